@@ -1,0 +1,37 @@
+// Device: one GPU or one partition of a GPU (MIG instance, AMD XCP, Intel
+// tile) as a collector discovered it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "schema/vendor.h"
+
+namespace gpufleet {
+
+struct PartitionInfo {
+  std::string kind;     // "mig", "amd_xcp", "intel_tile"; "" for a whole GPU
+  std::string id;       // MIG GPU-instance id, XCP index, tile index
+  std::string profile;  // "1g.10gb", "cpx", ...; may be ""
+};
+
+struct DeviceInfo {
+  Vendor vendor = Vendor::kUnknown;
+  std::string model;       // vendor name, e.g. "NVIDIA H100 80GB HBM3"
+  std::string uuid;        // for partitions: the parent GPU's UUID
+  std::string pci_bus_id;  // "0000:3b:00.0" (lower-case, 4-digit domain)
+  PartitionInfo partition;
+  std::string driver_version;
+  std::string runtime_version;  // CUDA / ROCm / Level Zero version
+  std::string arch;             // compute capability "9.0" / gfx target / Intel arch
+  uint64_t memory_total_bytes = 0;
+  std::string node;             // set by the sim collector; others use the agent's node name
+  std::string cloud;            // ditto
+  std::string region;           // ditto
+};
+
+// Normalizes a PCI bus id to "dddd:bb:dd.f" lower-case ("00000000:29:00.0" ->
+// "0000:29:00.0"). Returns the input unchanged when it does not parse.
+std::string CanonicalPciBusId(std::string_view id);
+
+}  // namespace gpufleet

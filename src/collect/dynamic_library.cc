@@ -1,0 +1,30 @@
+#include "collect/dynamic_library.h"
+
+#include <dlfcn.h>
+
+namespace gpufleet {
+
+StatusOr<std::unique_ptr<DynamicLibrary>> DynamicLibrary::Open(
+    const std::vector<std::string>& names) {
+  std::string tried;
+  std::string last_error;
+  for (const std::string& name : names) {
+    void* h = ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (h != nullptr) return std::unique_ptr<DynamicLibrary>(new DynamicLibrary(h, name));
+    const char* err = ::dlerror();
+    last_error = err != nullptr ? err : "unknown dlopen error";
+    if (!tried.empty()) tried += ", ";
+    tried += name;
+  }
+  return NotFoundError("cannot load any of [" + tried + "]: " + last_error);
+}
+
+DynamicLibrary::~DynamicLibrary() {
+  // Vendor libraries may keep threads alive; unloading them at exit is
+  // riskier than leaving them mapped. Close only on explicit destruction.
+  if (handle_ != nullptr) ::dlclose(handle_);
+}
+
+void* DynamicLibrary::Symbol(const char* name) const { return ::dlsym(handle_, name); }
+
+}  // namespace gpufleet

@@ -1,0 +1,52 @@
+#include "core/file_util.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace gpufleet {
+
+namespace {
+Status ErrnoStatus(const std::string& what, const std::string& path, int err) {
+  std::string msg = path + ": " + what + ": " + std::strerror(err);
+  if (err == ENOENT) return NotFoundError(msg);
+  if (err == EACCES || err == EPERM) return PermissionDeniedError(msg);
+  return UnavailableError(msg);
+}
+}  // namespace
+
+StatusOr<std::string> ReadFileToString(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus("cannot open", path, errno);
+  std::string out;
+  char buf[1 << 16];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      return ErrnoStatus("read failed", path, err);
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+Status WriteStringToFile(const std::string& path, std::string_view data) {
+  std::string tmp = path + ".tmp";
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) return ErrnoStatus("cannot create", tmp, errno);
+  size_t n = std::fwrite(data.data(), 1, data.size(), f);
+  bool ok = n == data.size() && std::fflush(f) == 0;
+  std::fclose(f);
+  if (!ok) return ErrnoStatus("write failed", tmp, errno);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) return ErrnoStatus("rename failed", path, errno);
+  return OkStatus();
+}
+
+}  // namespace gpufleet

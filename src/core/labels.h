@@ -1,0 +1,53 @@
+// Labels: a small set of (name, value) pairs kept sorted by name, names unique.
+//
+// Label sets in gpufleet are small (typically < 16), so a sorted vector beats
+// a map for both memory and speed. Not thread-safe; copy freely.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gpufleet {
+
+class Labels {
+ public:
+  using Pair = std::pair<std::string, std::string>;
+
+  Labels() = default;
+  Labels(std::initializer_list<Pair> pairs);
+
+  // Inserts or replaces `name`. An empty value removes the label, following
+  // Prometheus, where an empty label value equals an absent label.
+  void Set(std::string_view name, std::string_view value);
+  void Remove(std::string_view name);
+  // Returns "" when absent.
+  std::string_view Get(std::string_view name) const;
+  bool Has(std::string_view name) const;
+  // Adds every label of `other`, replacing existing ones.
+  void Merge(const Labels& other);
+
+  const std::vector<Pair>& pairs() const { return pairs_; }
+  size_t size() const { return pairs_.size(); }
+  bool empty() const { return pairs_.empty(); }
+
+  // `{a="1",b="x"}` with Prometheus escaping; "" when empty.
+  std::string ToString() const;
+
+  friend bool operator==(const Labels& a, const Labels& b) { return a.pairs_ == b.pairs_; }
+  friend bool operator<(const Labels& a, const Labels& b) { return a.pairs_ < b.pairs_; }
+
+ private:
+  std::vector<Pair> pairs_;
+};
+
+// Appends `value` to `out` escaped for a Prometheus label value (\\, \", \n).
+void AppendEscapedLabelValue(std::string_view value, std::string& out);
+
+// True for a valid Prometheus label name: [a-zA-Z_][a-zA-Z0-9_]*.
+bool IsValidLabelName(std::string_view name);
+// True for a valid Prometheus metric name: [a-zA-Z_:][a-zA-Z0-9_:]*.
+bool IsValidMetricName(std::string_view name);
+
+}  // namespace gpufleet

@@ -1,0 +1,106 @@
+#include "core/strings.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+
+namespace gpufleet {
+
+std::string_view TrimWhitespace(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r' || s[b] == '\n')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' || s[e - 1] == '\n')) --e;
+  return s.substr(b, e - b);
+}
+
+std::vector<std::string_view> SplitString(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (true) {
+    size_t pos = s.find(sep, start);
+    if (pos == std::string_view::npos) {
+      out.push_back(s.substr(start));
+      return out;
+    }
+    out.push_back(s.substr(start, pos - start));
+    start = pos + 1;
+  }
+}
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool EndsWith(std::string_view s, std::string_view x) {
+  return s.size() >= x.size() && s.substr(s.size() - x.size()) == x;
+}
+
+std::string ToLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+std::optional<double> ParseDouble(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  std::string_view body = s;
+  bool neg = false;
+  if (body[0] == '+' || body[0] == '-') {
+    neg = body[0] == '-';
+    body.remove_prefix(1);
+  }
+  if (body == "Inf" || body == "inf" || body == "INF") return neg ? -INFINITY : INFINITY;
+  if (body == "NaN" || body == "nan") return NAN;
+  if (body.empty() || body[0] == '+' || body[0] == '-') return std::nullopt;
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(body.data(), body.data() + body.size(), v);
+  if (ec == std::errc::result_out_of_range && ptr == body.data() + body.size()) {
+    // Overflow or underflow: clamp to +-Inf or 0 like strtod does.
+    v = std::strtod(std::string(body).c_str(), nullptr);
+    return neg ? -v : v;
+  }
+  if (ec != std::errc() || ptr != body.data() + body.size()) return std::nullopt;
+  return neg ? -v : v;
+}
+
+std::optional<int64_t> ParseInt64(std::string_view s) {
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+std::optional<uint64_t> ParseUint64(std::string_view s) {
+  uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+void AppendDouble(double v, std::string& out) {
+  if (std::isnan(v)) {
+    out += "NaN";
+    return;
+  }
+  if (std::isinf(v)) {
+    out += v > 0 ? "+Inf" : "-Inf";
+    return;
+  }
+  char buf[32];
+  // Integers up to 2^53 print without exponent or fraction, like Go's 'g'.
+  if (v == std::floor(v) && std::fabs(v) < 1e15) {
+    auto [p, ec] = std::to_chars(buf, buf + sizeof(buf), static_cast<int64_t>(v));
+    out.append(buf, p);
+    return;
+  }
+  auto [p, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  out.append(buf, p);
+}
+
+std::string FormatDouble(double v) {
+  std::string s;
+  AppendDouble(v, s);
+  return s;
+}
+
+}  // namespace gpufleet

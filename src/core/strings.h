@@ -1,0 +1,29 @@
+// Small string helpers shared by parsers.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpufleet {
+
+std::string_view TrimWhitespace(std::string_view s);
+std::vector<std::string_view> SplitString(std::string_view s, char sep);
+bool StartsWith(std::string_view s, std::string_view prefix);
+bool EndsWith(std::string_view s, std::string_view suffix);
+std::string ToLower(std::string_view s);
+
+// Parses a whole string as a double (also "NaN", "+Inf", "-Inf"). nullopt on
+// any trailing garbage.
+std::optional<double> ParseDouble(std::string_view s);
+// Parses a whole string as a base-10 signed/unsigned 64-bit integer.
+std::optional<int64_t> ParseInt64(std::string_view s);
+std::optional<uint64_t> ParseUint64(std::string_view s);
+
+// Formats a double the way Prometheus exposition expects: shortest
+// round-tripping form, "NaN", "+Inf", "-Inf".
+void AppendDouble(double v, std::string& out);
+std::string FormatDouble(double v);
+
+}  // namespace gpufleet

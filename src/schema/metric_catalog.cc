@@ -1,0 +1,150 @@
+#include "schema/metric_catalog.h"
+
+#include <cstdio>
+#include <map>
+
+#include "core/embedded.h"
+#include "core/labels.h"
+#include "core/strings.h"
+#include "schema/toml_util.h"
+
+namespace gpufleet {
+
+std::string_view MetricTypeName(MetricType t) {
+  switch (t) {
+    case MetricType::kGauge: return "gauge";
+    case MetricType::kCounter: return "counter";
+    case MetricType::kInfo: return "info";
+  }
+  return "gauge";
+}
+
+namespace {
+
+StatusOr<MetricType> ParseType(std::string_view s, const std::string& where) {
+  if (s == "gauge") return MetricType::kGauge;
+  if (s == "counter") return MetricType::kCounter;
+  if (s == "info") return MetricType::kInfo;
+  return InvalidArgumentError(where + "type must be gauge, counter or info, not '" +
+                              std::string(s) + "'");
+}
+
+// Checks the naming rules the catalog promises (Prometheus conventions).
+Status ValidateDef(const MetricDef& d, const std::string& where) {
+  if (!IsValidMetricName(d.name)) return InvalidArgumentError(where + "invalid metric name");
+  if (!StartsWith(d.name, "gpu_")) {
+    return InvalidArgumentError(where + "canonical metric '" + d.name + "' must start with gpu_");
+  }
+  bool total = EndsWith(d.name, "_total");
+  if (total != (d.type == MetricType::kCounter)) {
+    return InvalidArgumentError(where + "'" + d.name + "': counters and only counters end in _total");
+  }
+  if (EndsWith(d.name, "_info") != (d.type == MetricType::kInfo)) {
+    return InvalidArgumentError(where + "'" + d.name + "': info metrics and only they end in _info");
+  }
+  if (!d.unit.empty()) {
+    std::string base = total ? d.name.substr(0, d.name.size() - 6) : d.name;
+    if (!EndsWith(base, "_" + d.unit)) {
+      return InvalidArgumentError(where + "'" + d.name + "': name must end in its unit '" + d.unit +
+                                  "' (before _total)");
+    }
+  }
+  if (d.help.empty()) return InvalidArgumentError(where + "'" + d.name + "': help is empty");
+  for (const std::string& l : d.labels) {
+    if (!IsValidLabelName(l)) return InvalidArgumentError(where + "invalid label name '" + l + "'");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<MetricCatalog> MetricCatalog::Parse(std::string_view text, std::string_view origin) {
+  ASSIGN_OR_RETURN(toml::table root, ParseToml(text, origin));
+  const toml::array* arr = root["metric"].as_array();
+  if (arr == nullptr) return InvalidArgumentError(std::string(origin) + ": no [[metric]] entries");
+  MetricCatalog cat;
+  for (const toml::node& node : *arr) {
+    const toml::table* t = node.as_table();
+    std::string where = TomlWhere(origin, node);
+    if (t == nullptr) return InvalidArgumentError(where + "[[metric]] must be a table");
+    MetricDef d;
+    ASSIGN_OR_RETURN(d.name, RequiredString(*t, "name", origin));
+    ASSIGN_OR_RETURN(d.unit, OptionalString(*t, "unit", origin));
+    ASSIGN_OR_RETURN(std::string type, RequiredString(*t, "type", origin));
+    ASSIGN_OR_RETURN(d.type, ParseType(type, where));
+    ASSIGN_OR_RETURN(d.family, RequiredString(*t, "family", origin));
+    ASSIGN_OR_RETURN(d.help, RequiredString(*t, "help", origin));
+    ASSIGN_OR_RETURN(d.comparability, OptionalString(*t, "comparability", origin));
+    if (const toml::array* labels = t->get_as<toml::array>("labels")) {
+      for (const toml::node& l : *labels) {
+        auto v = l.value<std::string>();
+        if (!v) return InvalidArgumentError(TomlWhere(origin, l) + "labels must be strings");
+        d.labels.push_back(*v);
+      }
+    }
+    RETURN_IF_ERROR(ValidateDef(d, where));
+    for (const MetricDef& prev : cat.metrics_) {
+      if (prev.name == d.name) return InvalidArgumentError(where + "duplicate metric '" + d.name + "'");
+    }
+    cat.metrics_.push_back(std::move(d));
+  }
+  for (size_t i = 0; i < cat.metrics_.size(); ++i) cat.index_[cat.metrics_[i].name] = i;
+  return cat;
+}
+
+const MetricCatalog& MetricCatalog::Default() {
+  static const MetricCatalog* catalog = [] {
+    auto text = FindEmbeddedFile("metrics.toml");
+    GPUFLEET_CHECK(text.has_value());
+    StatusOr<MetricCatalog> c = Parse(*text, "data/metrics.toml");
+    if (!c.ok()) CheckFailed(__FILE__, __LINE__, "default catalog", c.status().ToString());
+    return new MetricCatalog(std::move(c).value());
+  }();
+  return *catalog;
+}
+
+const MetricDef* MetricCatalog::Find(std::string_view name) const {
+  auto it = index_.find(name);
+  return it == index_.end() ? nullptr : &metrics_[it->second];
+}
+
+std::string MetricCatalog::RenderMarkdown() const {
+  std::string out =
+      "# Canonical metrics\n\n"
+      "Generated from `data/metrics.toml` by `gpufleet docs metrics`; do not edit by hand.\n\n"
+      "Every series carries the device labels `vendor`, `model`, `gpu_uuid`, `pci_bus_id`, "
+      "`node` and, where known, `cloud`, `region`, `partition_kind` (mig, amd_xcp, intel_tile), "
+      "`partition_id`, `partition_profile`. Where vendors measure a family differently, the "
+      "`method` label says how the value was obtained (nvml, gpm, dcgm_prof, amdsmi, rocm_smi, "
+      "sysfs, levelzero, sim, or the exporter it was translated from).\n\n"
+      "Units are base units: ratios are 0-1, memory is bytes, power watts, energy joules, "
+      "temperature degrees Celsius, clocks hertz, time seconds. A value the device does not "
+      "report is absent; `gpu_up` and `gpufleet_agent_collector_errors_total` say why.\n";
+  std::map<std::string, std::vector<const MetricDef*>> by_family;
+  std::vector<std::string> order;
+  for (const MetricDef& d : metrics_) {
+    if (by_family.find(d.family) == by_family.end()) order.push_back(d.family);
+    by_family[d.family].push_back(&d);
+  }
+  for (const std::string& fam : order) {
+    out += "\n## " + fam + "\n\n";
+    out += "| metric | type | unit | labels | meaning |\n|---|---|---|---|---|\n";
+    for (const MetricDef* d : by_family[fam]) {
+      std::string labels;
+      for (const std::string& l : d->labels) labels += (labels.empty() ? "`" : ", `") + l + "`";
+      out += "| `" + d->name + "` | " + std::string(MetricTypeName(d->type)) + " | " +
+             (d->unit.empty() ? "-" : d->unit) + " | " + (labels.empty() ? "-" : labels) + " | " +
+             d->help + " |\n";
+    }
+    bool any_notes = false;
+    for (const MetricDef* d : by_family[fam]) {
+      if (d->comparability.empty()) continue;
+      if (!any_notes) out += "\nComparability:\n\n";
+      any_notes = true;
+      out += "- `" + d->name + "`: " + d->comparability + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace gpufleet

@@ -7,13 +7,24 @@
 //   vendor = "nvidia"                 # vendor label when the input has none
 //   sentinels = [4294967295.0]        # values meaning "no value" for every metric
 //   sentinel_at_least = 9.2e18        # optional: any value >= this is a sentinel
+//   name_prefixes = ["amd_"]          # optional: prefixes an exporter may be configured to
+//                                     # add; stripped before lookup when the full name misses
 //
 //   [labels]                          # exporter label -> canonical label
 //   rename = { UUID = "gpu_uuid", modelName = "model", Hostname = "node" }
 //   keep = ["sensor"]                 # passed through unchanged
 //   # every other input label is dropped (and counted)
+//   identity_fallback = { gpu = "gpu_index" }  # renamed only when the series has no gpu_uuid
+//                                     # (keeps devices apart when the exporter omits UUIDs)
 //   [labels.when_present]             # constant labels added when a label is present
-//   GPU_I_ID = { partition_kind = "mig" }
+//   GPU_I_ID = { partition_kind = "mig" }       # (non-empty after value_map)
+//   [labels.value_map]                # per *canonical* label: input value -> canonical value;
+//   domain = { system = "sm" }        # "" removes the label
+//   [labels.info.gpu_info]            # input labels that describe the device, moved off every
+//   DCGM_FI_DRIVER_VERSION = "driver_version"  # series onto one info series per device
+//
+//   [ignore]                          # known names deliberately not mapped, with the reason;
+//   DCGM_FI_DEV_FB_FREE = "no canonical metric (total - used)"  # not counted as unmapped
 //
 //   [[metric]]
 //   from = "DCGM_FI_DEV_POWER_USAGE"  # reading or exposition metric name
@@ -23,14 +34,23 @@
 //   labels = { sensor = "gpu" }       # optional constant labels
 //   derive = "rate"                   # optional: per-second rate of a counter input
 //   sentinels = [65535.0]             # optional, per metric
+//   match = { type = "actual" }       # optional: applies only to input series whose labels
+//                                     # have these values (several [[metric]] may then share
+//                                     # one `from`; the first that matches wins)
+//   rename_labels = { location = "sensor" }  # optional: per-metric label renames, checked
+//                                     # before [labels]
 //
 // Thread safety: immutable after Parse().
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/labels.h"
@@ -51,7 +71,31 @@ struct MetricMapping {
   Labels labels;
   Derive derive = Derive::kNone;
   std::vector<double> sentinels;
+  // Input label name -> required value (empty = applies to every series).
+  std::vector<std::pair<std::string, std::string>> match;
+  // Input label name -> canonical label name, for this metric only.
+  std::vector<std::pair<std::string, std::string>> rename_labels;
+
+  // True when `get(name)` returns the required value for every `match` entry.
+  // `get` returns "" for an absent label.
+  template <typename Getter>
+  bool Matches(const Getter& get) const {
+    for (const auto& [name, value] : match) {
+      if (get(std::string_view(name)) != std::string_view(value)) return false;
+    }
+    return true;
+  }
+  // The per-metric rename for an input label, or nullptr.
+  const std::string* RenamedLabel(std::string_view input_label) const;
 };
+
+// Transparent hashing so lookups by string_view do not allocate.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+template <typename V>
+using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
 
 class MappingTable {
  public:
@@ -65,8 +109,14 @@ class MappingTable {
 
   const std::string& source() const { return source_; }
   Vendor vendor() const { return vendor_; }
-  // nullptr when `from` is not mapped.
+  // nullptr when `from` is not mapped. With several entries for `from` (see
+  // `match`), the first one in file order.
   const MetricMapping* Find(std::string_view from) const;
+  // Indices into mappings() of every entry for `from`, in file order; nullptr
+  // when not mapped. Also tries `from` without each of name_prefixes.
+  const std::vector<uint32_t>* FindAll(std::string_view from) const;
+  // The first entry for `from` whose `match` accepts `labels`; nullptr when none.
+  const MetricMapping* FindMatching(std::string_view from, const Labels& labels) const;
   const std::vector<MetricMapping>& mappings() const { return mappings_; }
 
   // True when `value` means "no value" for `m` (table or metric sentinel, or
@@ -78,16 +128,34 @@ class MappingTable {
   std::optional<std::string_view> MapLabelName(std::string_view input_label) const;
   // Constant labels implied by the presence of an input label.
   const Labels* LabelsWhenPresent(std::string_view input_label) const;
+  // Canonical label name for `input_label` when the series has no gpu_uuid.
+  std::optional<std::string_view> IdentityFallback(std::string_view input_label) const;
+  // The canonical value for `value` of canonical label `label` (value_map);
+  // `value` itself when not mapped.
+  std::string_view MapLabelValue(std::string_view label, std::string_view value) const;
+  // Info metric name + info label name for an input label, or nullptr.
+  const std::pair<std::string, std::string>* InfoLabel(std::string_view input_label) const;
+  // Every info metric named in [labels.info.*] (sorted).
+  const std::vector<std::string>& info_metrics() const { return info_metrics_; }
+  // Reason a name is deliberately unmapped, or nullptr.
+  const std::string* IgnoreReason(std::string_view from) const;
+  const std::map<std::string, std::string, std::less<>>& ignored() const { return ignore_; }
 
  private:
   std::string source_;
   Vendor vendor_ = Vendor::kUnknown;
   std::vector<double> sentinels_;
   std::optional<double> sentinel_at_least_;
+  std::vector<std::string> name_prefixes_;
   std::vector<MetricMapping> mappings_;
-  std::unordered_map<std::string, size_t> by_from_;
-  std::unordered_map<std::string, std::string> label_rename_;
-  std::unordered_map<std::string, Labels> when_present_;
+  StringMap<std::vector<uint32_t>> by_from_;  // indices into mappings_
+  StringMap<std::string> label_rename_;
+  StringMap<Labels> when_present_;
+  StringMap<std::string> identity_fallback_;
+  StringMap<StringMap<std::string>> value_map_;
+  StringMap<std::pair<std::string, std::string>> info_labels_;
+  std::vector<std::string> info_metrics_;
+  std::map<std::string, std::string, std::less<>> ignore_;
 };
 
 }  // namespace gpufleet

@@ -1,5 +1,7 @@
 #include "schema/hardware_catalog.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 namespace gpufleet {
@@ -16,6 +18,73 @@ TEST(HardwareCatalogTest, DefaultCatalogHasAllThreeVendors) {
   }
   EXPECT_TRUE(nvidia);
   EXPECT_TRUE(amd);
+}
+
+// Data-sheet typos (a TB/s read as GB/s, sparse FLOP/s entered as dense)
+// show up as ratios no real part has.
+TEST(HardwareCatalogTest, EveryEntryIsPhysicallyPlausible) {
+  const HardwareCatalog& c = HardwareCatalog::Default();
+  for (const GpuModelSpec& m : c.models()) {
+    SCOPED_TRACE(m.key);
+    EXPECT_FALSE(m.name.empty());
+    EXPECT_FALSE(m.source.empty()) << "every entry names where its figures come from";
+    EXPECT_NE(m.vendor, Vendor::kUnknown);
+    EXPECT_GE(m.tdp_watts, 50);
+    EXPECT_LE(m.tdp_watts, 1500);
+    // Idle is a real draw (fans off, HBM refresh): 5-30% of TDP.
+    EXPECT_GE(m.idle_watts, 0.05 * m.tdp_watts);
+    EXPECT_LE(m.idle_watts, 0.30 * m.tdp_watts);
+    const double gib = static_cast<double>(m.memory_bytes) / (1024.0 * 1024 * 1024);
+    EXPECT_GE(gib, 8);
+    EXPECT_LE(gib, 512);
+    // Bytes per second per byte of memory: 10/s (big HBM) .. 60/s (small GDDR).
+    const double bw_per_byte = m.memory_bandwidth_bytes_per_s / static_cast<double>(m.memory_bytes);
+    EXPECT_GT(bw_per_byte, 8) << bw_per_byte;
+    EXPECT_LT(bw_per_byte, 70) << bw_per_byte;
+    // Low precision is never slower than fp32; parts without bf16 carry fp16.
+    const double low = std::max(m.peak_bf16_flops, m.peak_fp16_flops);
+    EXPECT_GT(low, 0);
+    EXPECT_GE(low, m.peak_fp32_flops);
+    if (m.peak_bf16_flops > 0) {
+      EXPECT_GE(m.peak_bf16_flops, m.peak_fp32_flops);
+    }
+    EXPECT_LE(m.peak_fp64_flops, m.peak_fp32_flops);
+    if (m.peak_fp8_flops > 0) {
+      EXPECT_GE(m.peak_fp8_flops, m.peak_bf16_flops);
+    }
+    EXPECT_LT(low, 3e15) << "dense figures only";
+    // Compute intensity at the ridge point (FLOP per byte) of any real part.
+    const double ridge = low / m.memory_bandwidth_bytes_per_s;
+    EXPECT_GT(ridge, 20);
+    EXPECT_LT(ridge, 600);
+    EXPECT_GT(m.pcie_bytes_per_s, 10e9);
+    EXPECT_LE(m.pcie_bytes_per_s, 64e9);
+    if (m.interconnect != "pcie") {
+      EXPECT_GT(m.interconnect_links, 0);
+      EXPECT_GT(m.interconnect_bytes_per_s, m.pcie_bytes_per_s);
+    }
+    if (m.max_sm_clock_hz > 0) {
+      EXPECT_GE(m.max_sm_clock_hz, 1.0e9);
+      EXPECT_LE(m.max_sm_clock_hz, 3.0e9);
+    }
+    EXPECT_GT(m.compute_units, 0);
+  }
+}
+
+TEST(HardwareCatalogTest, HasTheModelsOfAMixedFleet) {
+  const HardwareCatalog& c = HardwareCatalog::Default();
+  for (const char* key : {"h100-sxm", "h100-pcie", "h200-sxm", "a100-sxm-80gb", "a100-sxm-40gb",
+                          "l40s", "l4", "t4", "v100-sxm-32gb", "mi300x", "mi325x", "mi250x",
+                          "mi210", "max-1550", "flex-170"}) {
+    EXPECT_NE(c.Find(key), nullptr) << key;
+  }
+  int intel = 0;
+  for (const GpuModelSpec& m : c.models()) intel += m.vendor == Vendor::kIntel;
+  EXPECT_GE(intel, 2);
+  const GpuModelSpec* t4 = c.Find("Tesla T4");
+  ASSERT_NE(t4, nullptr);
+  EXPECT_EQ(t4->peak_bf16_flops, 0) << "Turing has no bf16";
+  EXPECT_DOUBLE_EQ(t4->peak_fp16_flops, 65e12);
 }
 
 TEST(HardwareCatalogTest, ConvertsDataSheetUnitsToBaseUnits) {

@@ -1,0 +1,48 @@
+// AgentServer: serves an Agent's snapshot over HTTP.
+//   GET /metrics  Prometheus text 0.0.4 or OpenMetrics 1.0 (Accept header)
+//   GET /healthz  200 "ok" once the first collection finished, else 503
+//   GET /         a short index page
+// Handlers only render the latest snapshot; they never wait for a
+// collection, so a hung vendor call cannot block a scrape.
+//
+// Thread safety: Start/Stop from one thread; handlers run on the server's
+// thread pool.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "agent/agent.h"
+#include "core/status.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace gpufleet {
+
+class AgentServer {
+ public:
+  explicit AgentServer(Agent& agent);
+  ~AgentServer();
+
+  // Binds host:port (port 0 = any free port) and starts serving in the
+  // background. Errors name the address.
+  Status Start(const std::string& host, int port);
+  void Stop();
+  // The bound port (useful with port 0).
+  int port() const { return port_; }
+
+ private:
+  Agent& agent_;
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  int port_ = 0;
+};
+
+// Splits "host:port", ":port" (all interfaces) or "port" (loopback). Errors
+// name the bad value.
+Status ParseListenAddress(const std::string& value, std::string* host, int* port);
+
+}  // namespace gpufleet

@@ -1,0 +1,32 @@
+// One gpufleet subcommand: its name, help, flags and Run(). main() owns
+// parsing; commands hold no logic beyond turning flags into library calls.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "core/status.h"
+
+namespace gpufleet {
+
+class Command {
+ public:
+  virtual ~Command() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::string_view help() const = 0;
+  // Declares the command's flags and positionals on `app`.
+  virtual void Configure(CLI::App& app) = 0;
+  virtual Status Run() = 0;
+};
+
+std::unique_ptr<Command> NewAgentCommand();
+std::unique_ptr<Command> NewTranslateCommand();
+std::unique_ptr<Command> NewDocsCommand();
+
+// Closest candidate to `word` by edit distance, or "" when none is close.
+std::string_view SuggestClosest(std::string_view word, const std::vector<std::string>& candidates);
+
+}  // namespace gpufleet

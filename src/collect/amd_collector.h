@@ -1,0 +1,47 @@
+// The AMD fallback chain: AMD SMI -> ROCm SMI -> amdgpu sysfs.
+//
+// OpenAmdCollector tries each source's Discover() in that order and returns
+// the first collector that finds at least one GPU, already discovered (the
+// caller may call Discover() again; each collector re-enumerates cleanly).
+// Its source() ("amdsmi", "rocm_smi" or "amdgpu_sysfs") selects the matching
+// mapping table. The choice is made once, at open time, rather than by a
+// wrapper that could switch sources later: a switch would change the
+// reading vocabulary and the `method` labels of live series mid-run.
+//
+// Why this order: AMD SMI is the library AMD supports and the only one that
+// reports compute partitions, violation status and per-process memory; ROCm
+// SMI is deprecated (absent from ROCm 10) but still the only library on many
+// nodes; sysfs needs no ROCm at all but gives the fewest fields.
+//
+// `log` (optional) receives one line per source tried, saying why it was
+// rejected or that it was chosen, e.g.
+//   "amd: amdsmi rejected: NOT_FOUND: cannot load any of [libamd_smi.so, ...]"
+//   "amd: using rocm_smi (2 devices)".
+// Errors: NotFound when no source finds a GPU (message lists every reason);
+// when some source failed for another reason (permission, driver mismatch)
+// that status's code is returned instead, so it is not mistaken for "no AMD
+// GPU here".
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collect/amdgpu_sysfs_collector.h"
+#include "collect/amdsmi_collector.h"
+#include "collect/collector.h"
+#include "collect/rocm_smi_collector.h"
+#include "core/status.h"
+
+namespace gpufleet {
+
+struct AmdCollectorOptions {
+  AmdSmiCollectorOptions amdsmi;
+  RocmSmiCollectorOptions rocm_smi;
+  AmdgpuSysfsOptions sysfs;
+};
+
+StatusOr<std::unique_ptr<Collector>> OpenAmdCollector(const AmdCollectorOptions& options,
+                                                      std::vector<std::string>* log = nullptr);
+
+}  // namespace gpufleet

@@ -1,0 +1,57 @@
+// Translates a vendor exporter's /metrics text (dcgm-exporter, AMD Device
+// Metrics Exporter, Intel XPU Manager legacy exporter) into canonical series
+// through that source's MappingTable: metric names, label rename/keep/drop,
+// partition labels, unit scaling, sentinel and absurd-value filtering, and
+// info series (gpu_info, gpu_workload_info) built from descriptive labels such
+// as DCGM_FI_DRIVER_VERSION or the Kubernetes pod labels.
+//
+// Speed: mapping lookups are cached per metric name and label translation per
+// distinct input label set, so a sample costs one label-set hash lookup and no
+// allocation once its series has been seen.
+//
+// Thread safety: a call is self-contained.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/sample.h"
+#include "core/status.h"
+#include "normalize/mapping_table.h"
+#include "normalize/translate_report.h"
+
+namespace gpufleet {
+
+class CanonicalOutput;
+
+// Translates `input` with `table` into `output`. Malformed lines are skipped
+// and reported (origin:line:column) in `report`, which also counts unmapped
+// names, dropped labels, sentinels and absurd values.
+void TranslateExpositionInto(std::string_view input, std::string_view origin,
+                             const MappingTable& table, const TranslateOptions& opts,
+                             CanonicalOutput& output, TranslateReport& report);
+
+// Picks the exporter vocabulary from the first samples: "dcgm_exporter",
+// "amd_dme" or "xpum"; "" when none fits.
+std::string SniffExporter(std::string_view input);
+
+// Canonical exposition text (opts.format), sorted and deterministic, with
+// HELP/TYPE from the catalog. `opts.from` must name an exporter source or be
+// "" (sniffed). Errors: InvalidArgument when the source is unknown or cannot
+// be sniffed; malformed lines are not errors (see report->partial).
+Status TranslateExposition(std::string_view input, std::string_view origin,
+                           const TranslateOptions& opts, std::string* out,
+                           TranslateReport* report);
+// Same, appending canonical samples (for the agent's scrape source); samples
+// without an input timestamp get `timestamp_ns`.
+Status TranslateExpositionToSamples(std::string_view input, std::string_view origin,
+                                    const TranslateOptions& opts, int64_t timestamp_ns,
+                                    std::vector<Sample>* out, TranslateReport* report);
+// Same with a table the caller keeps (a scrape loop loads it once).
+void TranslateExpositionToSamples(std::string_view input, std::string_view origin,
+                                  const MappingTable& table, const TranslateOptions& opts,
+                                  int64_t timestamp_ns, std::vector<Sample>* out,
+                                  TranslateReport* report);
+
+}  // namespace gpufleet

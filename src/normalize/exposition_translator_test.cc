@@ -1,0 +1,187 @@
+#include "normalize/exposition_translator.h"
+
+#include <gtest/gtest.h>
+
+#include "normalize/translate.h"
+
+namespace gpufleet {
+namespace {
+
+std::string Translate(std::string_view input, TranslateReport* report,
+                      std::string from = "", std::string node = "") {
+  TranslateOptions opts;
+  opts.from = std::move(from);
+  opts.node = std::move(node);
+  std::string out;
+  Status st = TranslateExposition(input, "in.prom", opts, &out, report);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return out;
+}
+
+bool Contains(const std::string& haystack, std::string_view needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+TEST(ExpositionTranslatorTest, DcgmUnitsLabelsAndInfo) {
+  TranslateReport report;
+  std::string out = Translate(
+      "# TYPE DCGM_FI_DEV_FB_USED gauge\n"
+      "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\",pci_bus_id=\"00000000:29:00.0\","
+      "device=\"nvidia0\",modelName=\"NVIDIA A100\",Hostname=\"h1\","
+      "DCGM_FI_DRIVER_VERSION=\"570.1\"} 4845\n"
+      "DCGM_FI_DEV_SM_CLOCK{gpu=\"0\",UUID=\"GPU-a\",Hostname=\"h1\"} 1215\n"
+      "DCGM_FI_DEV_MEMORY_TEMP{gpu=\"0\",UUID=\"GPU-a\",Hostname=\"h1\"} 9223372036854775794\n"
+      "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",UUID=\"GPU-a\",Hostname=\"h1\"} 140737488355328.0\n"
+      "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-a\",Hostname=\"h1\"} 250\n"
+      "DCGM_FI_CUSTOM_THING{gpu=\"0\",UUID=\"GPU-a\"} 1\n"
+      "DCGM_FI_DEV_FB_FREE{gpu=\"0\",UUID=\"GPU-a\"} 1\n",
+      &report);
+  EXPECT_EQ(report.source, "dcgm_exporter");
+  EXPECT_TRUE(Contains(out,
+                       "gpu_memory_used_bytes{gpu_uuid=\"GPU-a\",model=\"NVIDIA A100\","
+                       "node=\"h1\",pci_bus_id=\"0000:29:00.0\",vendor=\"nvidia\"} 5080350720\n"))
+      << out;
+  EXPECT_TRUE(Contains(out, "gpu_clock_hertz{domain=\"sm\",gpu_uuid=\"GPU-a\",node=\"h1\","
+                            "vendor=\"nvidia\"} 1215000000\n"))
+      << out;
+  EXPECT_TRUE(Contains(out, "gpu_info{driver_version=\"570.1\",gpu_uuid=\"GPU-a\","
+                            "model=\"NVIDIA A100\",node=\"h1\",pci_bus_id=\"0000:29:00.0\","
+                            "source=\"dcgm_exporter\",vendor=\"nvidia\"} 1\n"))
+      << out;
+  EXPECT_TRUE(Contains(out, "# TYPE gpu_memory_used_bytes gauge\n")) << out;
+  EXPECT_FALSE(Contains(out, "gpu_temperature_celsius"));
+  EXPECT_FALSE(Contains(out, "gpu_power_watts{"));
+  EXPECT_FALSE(Contains(out, "gpu_utilization_ratio{"));
+  EXPECT_EQ(report.input_samples, 7u);
+  EXPECT_EQ(report.sentinels, 2u);
+  EXPECT_EQ(report.absurd, 1u);
+  EXPECT_EQ(report.unmapped.at("DCGM_FI_CUSTOM_THING"), 1u);
+  EXPECT_EQ(report.ignored.at("DCGM_FI_DEV_FB_FREE"), 1u);
+  EXPECT_EQ(report.dropped_labels.at("device"), 1u);
+  EXPECT_FALSE(report.partial);
+}
+
+TEST(ExpositionTranslatorTest, MigRowsBecomePartitions) {
+  TranslateReport report;
+  std::string out = Translate(
+      "DCGM_FI_PROF_DRAM_ACTIVE{gpu=\"0\",UUID=\"GPU-a\",device=\"nvidia0\","
+      "GPU_I_PROFILE=\"1g.5gb\",GPU_I_ID=\"13\",Hostname=\"h\"} 0.800339\n",
+      &report);
+  EXPECT_TRUE(Contains(out, "gpu_memory_bandwidth_utilization_ratio{gpu_uuid=\"GPU-a\","
+                            "method=\"dcgm_prof\",node=\"h\",partition_id=\"13\","
+                            "partition_kind=\"mig\",partition_profile=\"1g.5gb\","
+                            "vendor=\"nvidia\"} 0.800339\n"))
+      << out;
+}
+
+TEST(ExpositionTranslatorTest, ReportsMalformedLinesAndKeepsTheRest) {
+  TranslateReport report;
+  std::string out = Translate(
+      "DCGM_FI_DEV_GPU_TEMP{UUID=\"GPU-a\"} 61\n"
+      "DCGM_FI_DEV_GPU_TEMP{UUID=\"GPU-b\" 62\n"
+      "DCGM_FI_DEV_GPU_TEMP{UUID=\"GPU-c\"} 63\n",
+      &report, "dcgm_exporter");
+  EXPECT_TRUE(report.partial);
+  EXPECT_EQ(report.parse_errors, 1u);
+  ASSERT_EQ(report.errors.size(), 1u);
+  EXPECT_TRUE(report.errors[0].starts_with("in.prom:2:")) << report.errors[0];
+  EXPECT_TRUE(Contains(out, "gpu_uuid=\"GPU-a\""));
+  EXPECT_TRUE(Contains(out, "gpu_uuid=\"GPU-c\""));
+}
+
+TEST(ExpositionTranslatorTest, AmdClockDomainsPartitionsAndFallbackIdentity) {
+  TranslateReport report;
+  std::string out = Translate(
+      "gpu_clock{card_model=\"x\",clock_index=\"2\",clock_type=\"system\","
+      "gpu_compute_partition_type=\"spx\",gpu_id=\"0\",gpu_partition_id=\"0\","
+      "hostname=\"n\"} 132\n"
+      "amd_gpu_gfx_activity{gpu_id=\"1\",gpu_uuid=\"00000000-0000-0000-0000-000000000000\","
+      "gpu_compute_partition_type=\"cpx\",gpu_partition_id=\"3\"} 55\n"
+      "gpu_energy_consumed{gpu_id=\"0\",gpu_uuid=\"abc\"} 2500000\n",
+      &report);
+  EXPECT_EQ(report.source, "amd_dme");
+  EXPECT_TRUE(Contains(out, "gpu_clock_hertz{domain=\"sm\",gpu_index=\"0\",node=\"n\","
+                            "vendor=\"amd\"} 132000000\n"))
+      << out;
+  EXPECT_TRUE(Contains(out, "gpu_utilization_ratio{gpu_index=\"1\",method=\"amdsmi\","
+                            "partition_id=\"3\",partition_kind=\"amd_xcp\","
+                            "partition_profile=\"cpx\",vendor=\"amd\"} 0.55\n"))
+      << out;
+  EXPECT_TRUE(Contains(out, "gpu_energy_joules_total{gpu_uuid=\"abc\",vendor=\"amd\"} 2.5\n"))
+      << out;
+}
+
+TEST(ExpositionTranslatorTest, XpumMatchAndPerMetricRename) {
+  TranslateReport report;
+  std::string out = Translate(
+      "xpum_frequency_mhz{uuid=\"u\",location=\"gpu\",type=\"actual\"} 1550\n"
+      "xpum_frequency_mhz{uuid=\"u\",location=\"gpu\",type=\"request\"} 1600\n"
+      "xpum_temperature_celsius{uuid=\"u\",location=\"mem\"} 40\n",
+      &report);
+  EXPECT_EQ(report.source, "xpum");
+  EXPECT_TRUE(Contains(out, "gpu_clock_hertz{domain=\"sm\",gpu_uuid=\"u\",vendor=\"intel\"} "
+                            "1550000000\n"))
+      << out;
+  EXPECT_FALSE(Contains(out, "1600000000"));
+  EXPECT_EQ(report.unmapped.at("xpum_frequency_mhz"), 1u);
+  EXPECT_TRUE(Contains(out, "gpu_temperature_celsius{gpu_uuid=\"u\",sensor=\"memory\","
+                            "vendor=\"intel\"} 40\n"))
+      << out;
+}
+
+TEST(ExpositionTranslatorTest, OutputIsSortedAndDeduplicated) {
+  TranslateReport report;
+  std::string out = Translate(
+      "DCGM_FI_DEV_GPU_TEMP{UUID=\"GPU-b\",pod=\"x\"} 2\n"
+      "DCGM_FI_DEV_GPU_TEMP{UUID=\"GPU-a\"} 1\n"
+      "DCGM_FI_DEV_GPU_TEMP{UUID=\"GPU-b\",pod=\"y\"} 3\n",
+      &report, "", "fallback-node");
+  size_t a = out.find("gpu_uuid=\"GPU-a\",node=\"fallback-node\",sensor=\"gpu\"");
+  size_t b = out.find("gpu_temperature_celsius{gpu_uuid=\"GPU-b\"");
+  ASSERT_NE(a, std::string::npos) << out;
+  ASSERT_NE(b, std::string::npos) << out;
+  EXPECT_LT(a, b);
+  EXPECT_EQ(report.duplicates, 1u);  // pod moved to gpu_workload_info: both GPU-b rows merge
+  EXPECT_TRUE(Contains(out, "gpu_workload_info{gpu_uuid=\"GPU-b\",node=\"fallback-node\","
+                            "vendor=\"nvidia\",workload_pod=\"y\"} 1\n"))
+      << out;
+}
+
+TEST(ExpositionTranslatorTest, SamplesVariantKeepsTimestamps) {
+  TranslateOptions opts;
+  TranslateReport report;
+  std::vector<Sample> out;
+  ASSERT_TRUE(TranslateExpositionToSamples("DCGM_FI_DEV_POWER_USAGE{UUID=\"G\"} 300 1700000000000\n"
+                                           "DCGM_FI_DEV_GPU_TEMP{UUID=\"G\"} 50\n",
+                                           "x", opts, 42, &out, &report)
+                  .ok());
+  ASSERT_EQ(out.size(), 3u);  // gpu_info, power, temperature (sorted)
+  EXPECT_EQ(out[0].name, "gpu_info");
+  EXPECT_EQ(out[1].name, "gpu_power_watts");
+  EXPECT_EQ(out[1].timestamp_ns, 1700000000000LL * 1000000);
+  EXPECT_EQ(out[2].timestamp_ns, 42);
+}
+
+TEST(ExpositionTranslatorTest, UnknownSourceIsAnError) {
+  TranslateOptions opts;
+  TranslateReport report;
+  std::string out;
+  Status st = TranslateExposition("foo_bar 1\n", "x.prom", opts, &out, &report);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("x.prom"), std::string::npos);
+  opts.from = "nope";
+  EXPECT_FALSE(TranslateExposition("foo 1\n", "x", opts, &out, &report).ok());
+}
+
+TEST(ExpositionTranslatorTest, SniffsSources) {
+  EXPECT_EQ(SniffSource("DCGM_FI_DEV_GPU_TEMP{gpu=\"0\"} 1\n"), "dcgm_exporter");
+  EXPECT_EQ(SniffSource("xpum_power_watts{dev_file=\"card0\"} 1\n"), "xpum");
+  EXPECT_EQ(SniffSource("gpu_power_usage{gpu_id=\"0\"} 1\n"), "amd_dme");
+  EXPECT_EQ(SniffSource("[{\"gpu\": 0}]"), "amd_smi_json");
+  EXPECT_EQ(SniffSource("GPU: 0\n    USAGE:\n"), "amd_smi_text");
+  EXPECT_EQ(SniffSource("| Device ID | 0 |\n"), "xpumcli");
+  EXPECT_EQ(SniffSource("gpu_power_watts{gpu_uuid=\"x\"} 1\n"), "");
+}
+
+}  // namespace
+}  // namespace gpufleet

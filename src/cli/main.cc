@@ -1,4 +1,5 @@
 // gpufleet: one binary, one subcommand per capability.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -41,6 +42,16 @@ int Main(int argc, char** argv) {
     c->Configure(*sub);
   }
 
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (auto& c : commands) names.emplace_back(c->name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      std::string_view best = SuggestClosest(argv[1], names);
+      std::fprintf(stderr, "gpufleet: unknown command '%s'%s\nRun 'gpufleet --help' for usage.\n",
+                   argv[1], best.empty() ? "" : (" (did you mean " + std::string(best) + "?)").c_str());
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

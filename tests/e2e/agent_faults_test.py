@@ -108,25 +108,25 @@ def test_healthy(env):
 
 
 def test_lost_gpu_once(env, gpus):
+    # Lost before discovery: NVML cannot read its identity, so the agent
+    # serves the other GPU and nothing stale for the lost one.
     env.write_config("lost = 1")
     p, s, _ = env.once()
     check(p.returncode == 0, "lost GPU: agent still exits 0")
-    lost = series(s, "gpu_up", reason="lost")
-    check(len(lost) >= 1 and all(x[2] == 0 for x in lost), f"lost GPU served as gpu_up 0: {lost}")
-    ok_power = series(s, "gpu_power_watts", gpu_uuid=gpus[0]) + series(s, "gpu_power_watts", gpu_uuid=gpus[1])
-    lost_uuid = lost[0][1]["gpu_uuid"] if lost else None
-    check(any(x[1]["gpu_uuid"] != lost_uuid for x in ok_power), "the other GPU keeps its values")
-    check(not [x for x in series(s, "gpu_power_watts") if x[1]["gpu_uuid"] == lost_uuid
-               and "partition_kind" not in x[1]], "no stale power for the lost GPU")
+    check(gpus[0] in uuids(s), f"the healthy GPU is still discovered: {uuids(s)}")
+    check(series(s, "gpu_power_watts", gpu_uuid=gpus[0]), "the other GPU keeps its values")
+    check(not series(s, "gpu_power_watts", gpu_uuid=gpus[1]), "no values for the lost GPU")
 
 
 def test_hang_once(env):
+    # Every call on GPU 1 blocks for 30 s, discovery included: --once must
+    # still finish, count the timeout, and not wait for the stuck call.
     env.write_config("hang_ms.1 = 30000")
     p, s, elapsed = env.once("--collect-timeout", "0.3", timeout=25)
     check(p.returncode == 0, "hung call: --once still finishes")
-    timeouts = series(s, "gpu_up", reason="timeout")
-    check(len(timeouts) >= 1, f"hung GPU marked timeout: {series(s, 'gpu_up')}")
-    check(len(series(s, "gpu_up", reason="ok")) >= 1, "the other GPU is still up")
+    check(elapsed < 20, f"--once does not wait for the 30 s hang ({elapsed:.1f} s)")
+    t = series(s, "gpufleet_agent_collector_errors_total", reason="timeout")
+    check(t and t[0][2] >= 1, "the stuck call is counted as a timeout")
 
 
 def test_absurd(env):

@@ -50,13 +50,20 @@ class TranslateCommand : public Command {
         format_ == "openmetrics" ? ExpositionFormat::kOpenMetrics : ExpositionFormat::kPrometheusText;
     std::string out;
     TranslateReport report;
-    RETURN_IF_ERROR(TranslateInput(data, input_ == "-" ? "<stdin>" : input_, opts_, &out, &report));
+    std::string_view origin = input_ == "-" ? "<stdin>" : input_;
     if (output_.empty()) {
-      if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size()) {
+      // Standard output is written in chunks as the output is produced.
+      bool write_failed = false;
+      ChunkSink to_stdout = [&write_failed](std::string_view chunk) {
+        if (std::fwrite(chunk.data(), 1, chunk.size(), stdout) != chunk.size()) write_failed = true;
+      };
+      RETURN_IF_ERROR(TranslateInput(data, origin, opts_, &out, &report, &to_stdout));
+      if (write_failed || std::fflush(stdout) != 0) {
         return UnavailableError("writing standard output failed");
       }
-      std::fflush(stdout);
     } else {
+      // A file appears whole or not at all (written aside, then renamed).
+      RETURN_IF_ERROR(TranslateInput(data, origin, opts_, &out, &report));
       RETURN_IF_ERROR(WriteStringToFile(output_, out));
     }
     if (!quiet_) std::fprintf(stderr, "%s", report.ToString().c_str());

@@ -1,9 +1,11 @@
 #include "core/file_util.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace gpufleet {
@@ -20,10 +22,16 @@ Status ErrnoStatus(const std::string& what, const std::string& path, int err) {
 StatusOr<std::string> ReadFileToString(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus("cannot open", path, errno);
+  // Regular files are read straight into a buffer of their size; pipes and
+  // /proc files (size 0) grow it as they go.
+  struct stat st;
+  size_t hint = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) : 0;
   std::string out;
-  char buf[1 << 16];
+  out.resize(std::max<size_t>(hint + 1, 1 << 16));
+  size_t used = 0;
   while (true) {
-    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (used == out.size()) out.resize(out.size() * 2);
+    ssize_t n = ::read(fd, out.data() + used, out.size() - used);
     if (n < 0) {
       if (errno == EINTR) continue;
       int err = errno;
@@ -31,9 +39,10 @@ StatusOr<std::string> ReadFileToString(const std::string& path) {
       return ErrnoStatus("read failed", path, err);
     }
     if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
+    used += static_cast<size_t>(n);
   }
   ::close(fd);
+  out.resize(used);
   return out;
 }
 

@@ -42,7 +42,15 @@ void Labels::Merge(const Labels& other) {
 }
 
 void AppendEscapedLabelValue(std::string_view value, std::string& out) {
-  for (char c : value) {
+  // Almost every value needs no escaping: append the clean prefix in one piece.
+  size_t clean = 0;
+  while (clean < value.size()) {
+    char c = value[clean];
+    if (c == '\\' || c == '"' || c == '\n') break;
+    ++clean;
+  }
+  out.append(value.substr(0, clean));
+  for (char c : value.substr(clean)) {
     switch (c) {
       case '\\': out += "\\\\"; break;
       case '"': out += "\\\""; break;

@@ -147,9 +147,12 @@ bool Parser::ParseSampleLine(const char* p, const char* end) {
   }
   p = SkipBlanks(p, end);
   labels_.clear();
+  std::string_view raw_labels;
   if (p < end && *p == '{') {
     ++p;
+    const char* raw_begin = p;
     if (!ParseLabels(p, end)) return false;
+    raw_labels = std::string_view(raw_begin, static_cast<size_t>(p - 1 - raw_begin));
     if (p < end && !Is(*p, kBlank)) return Fail(p, "expected a blank after the label set");
     p = SkipBlanks(p, end);
   }
@@ -178,7 +181,8 @@ bool Parser::ParseSampleLine(const char* p, const char* end) {
   if (p < end && *p != '#') return Fail(p, "unexpected text after the sample");
 
   handler_.OnSample(
-      ExpoSample{name, std::span<const ExpoLabel>(labels_), value, timestamp_ms, line_no_});
+      ExpoSample{name, std::span<const ExpoLabel>(labels_), value, timestamp_ms, line_no_,
+                 raw_labels});
   ++stats_.samples;
   return true;
 }

@@ -34,6 +34,9 @@ struct ExpoSample {
   double value = 0;
   std::optional<int64_t> timestamp_ms;  // OpenMetrics seconds are converted to ms
   size_t line = 0;                      // 1-based
+  // The label set exactly as written, between '{' and '}' ("" without one).
+  // Equal raw text means equal labels, so it is a cheap cache key.
+  std::string_view raw_labels;
 };
 
 enum class ExpoMetaKind { kHelp, kType, kUnit };

@@ -15,6 +15,10 @@
 
 namespace gpufleet {
 
+// Receives exposition text in pieces (large outputs are written in chunks of
+// about a megabyte rather than built whole in memory).
+using ChunkSink = std::function<void(std::string_view)>;
+
 enum class ExpositionFormat { kPrometheusText, kOpenMetrics };
 
 // Chooses the format from an HTTP Accept header: OpenMetrics when the client

@@ -7,105 +7,386 @@
 
 namespace gpufleet {
 
-uint32_t CanonicalOutput::AddSeries(std::string_view name, Labels labels) {
-  Series s;
-  s.name = name;
-  s.rendered = labels.ToString();
-  if (keep_labels_) s.labels = std::move(labels);
-  series_.push_back(std::move(s));
+namespace {
+
+constexpr size_t kChunkBytes = 1 << 20;
+
+void AppendTimestamp(int64_t timestamp_ms, ExpositionFormat format, std::string& out) {
+  out.push_back(' ');
+  if (format == ExpositionFormat::kOpenMetrics) {
+    // OpenMetrics timestamps are seconds.
+    AppendDouble(static_cast<double>(timestamp_ms) / 1000.0, out);
+  } else {
+    out.append(std::to_string(timestamp_ms));
+  }
+}
+
+}  // namespace
+
+uint32_t CanonicalOutput::AddLabels(const Labels& labels) {
+  LabelList list{static_cast<uint32_t>(fragments_.size()), static_cast<uint32_t>(labels.size()),
+                 0};
+  names_key_.clear();
+  for (const auto& [name, value] : labels.pairs()) {
+    names_key_.append(name);
+    names_key_.push_back('\0');
+  }
+  auto [it, inserted] =
+      names_index_.try_emplace(names_key_, static_cast<uint32_t>(names_index_.size()));
+  list.names = it->second;
+  bool first = true;
+  for (const auto& [name, value] : labels.pairs()) {
+    if (!first) arena_.push_back(',');
+    first = false;
+    Fragment f{arena_.size(), 0, static_cast<uint32_t>(name.size())};
+    arena_.append(name);
+    arena_.append("=\"");
+    AppendEscapedLabelValue(value, arena_);
+    arena_.push_back('"');
+    f.size = static_cast<uint32_t>(arena_.size() - f.offset);
+    fragments_.push_back(f);
+  }
+  lists_.push_back(list);
+  if (keep_labels_) list_labels_.push_back(labels);
+  return static_cast<uint32_t>(lists_.size() - 1);
+}
+
+uint32_t CanonicalOutput::AddSeries(std::string_view name, uint32_t base, uint32_t extra) {
+  series_.push_back(Series{name, base, extra});
   return static_cast<uint32_t>(series_.size() - 1);
 }
 
+std::string_view CanonicalOutput::Rendered(const LabelList& list) const {
+  if (list.count == 0) return {};
+  const Fragment& first = fragments_[list.first];
+  const Fragment& last = fragments_[list.first + list.count - 1];
+  return std::string_view(arena_).substr(first.offset, last.offset + last.size - first.offset);
+}
+
+void CanonicalOutput::RenderLabels(const Series& s, std::string& out) const {
+  const LabelList* a = s.base == kNoLabels ? nullptr : &lists_[s.base];
+  const LabelList* b = s.extra == kNoLabels ? nullptr : &lists_[s.extra];
+  if (a != nullptr && a->count == 0) a = nullptr;
+  if (b != nullptr && b->count == 0) b = nullptr;
+  if (a == nullptr && b == nullptr) return;
+  out.push_back('{');
+  if (a == nullptr || b == nullptr) {
+    out.append(Rendered(a != nullptr ? *a : *b));
+    out.push_back('}');
+    return;
+  }
+  // Both lists are sorted by name: merge them, `b` winning on equal names.
+  uint32_t i = a->first, ie = a->first + a->count;
+  uint32_t j = b->first, je = b->first + b->count;
+  bool first = true;
+  while (i < ie || j < je) {
+    const Fragment* f;
+    if (j == je) {
+      f = &fragments_[i++];
+    } else if (i == ie) {
+      f = &fragments_[j++];
+    } else {
+      int c = FragmentName(fragments_[i]).compare(FragmentName(fragments_[j]));
+      if (c < 0) {
+        f = &fragments_[i++];
+      } else {
+        if (c == 0) ++i;
+        f = &fragments_[j++];
+      }
+    }
+    if (!first) out.push_back(',');
+    first = false;
+    out.append(std::string_view(arena_).substr(f->offset, f->size));
+  }
+  out.push_back('}');
+}
+
+void CanonicalOutput::RankLabelLists() {
+  std::vector<std::pair<std::string_view, uint32_t>> texts(lists_.size());
+  for (uint32_t id = 0; id < lists_.size(); ++id) texts[id] = {Rendered(lists_[id]), id};
+  std::sort(texts.begin(), texts.end());
+  std::vector<uint32_t> order(lists_.size());
+  uint32_t rank = 0;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    if (i > 0 && texts[i - 1].first != texts[i].first) ++rank;
+    lists_[texts[i].second].rank = rank + 1;  // 0 is "no labels"
+    order[i] = texts[i].second;
+  }
+  texts.clear();
+  // Lay the lists out again in rank order: ordering and writing then read
+  // the arena front to back instead of jumping around it.
+  std::string arena;
+  arena.reserve(arena_.size());
+  for (uint32_t id : order) {
+    const LabelList& list = lists_[id];
+    if (list.count == 0) continue;
+    std::string_view text = Rendered(list);
+    uint64_t old_start = fragments_[list.first].offset;
+    uint64_t new_start = arena.size();
+    arena.append(text);
+    arena.push_back(',');
+    for (uint32_t f = list.first; f < list.first + list.count; ++f) {
+      fragments_[f].offset = fragments_[f].offset - old_start + new_start;
+    }
+  }
+  arena_ = std::move(arena);
+}
+
+bool CanonicalOutput::NamesOverlap(uint32_t base, uint32_t extra) {
+  uint64_t key = (static_cast<uint64_t>(lists_[base].names) << 32) | extra;
+  if (key == overlap_key_) return overlap_;
+  const LabelList& a = lists_[base];
+  const LabelList& b = lists_[extra];
+  bool overlap = false;
+  for (uint32_t i = a.first; i < a.first + a.count && !overlap; ++i) {
+    for (uint32_t j = b.first; j < b.first + b.count; ++j) {
+      if (FragmentName(fragments_[i]) == FragmentName(fragments_[j])) {
+        overlap = true;
+        break;
+      }
+    }
+  }
+  overlap_key_ = key;
+  overlap_ = overlap;
+  return overlap;
+}
+
+int CanonicalOutput::KnownOrder(const Series& x, const Series& y) {
+  // With the same extra list and base lists of the same label names, the
+  // merged renderings differ exactly where the bases do, unless the extra
+  // list replaces one of the base labels.
+  if (x.extra != y.extra) return kUnknownOrder;
+  if (x.base == y.base) return 0;
+  if (x.base == kNoLabels || y.base == kNoLabels) return kUnknownOrder;
+  const LabelList& a = lists_[x.base];
+  const LabelList& b = lists_[y.base];
+  if (a.names != b.names) return kUnknownOrder;
+  if (x.extra != kNoLabels && NamesOverlap(x.base, x.extra)) return kUnknownOrder;
+  return a.rank < b.rank ? -1 : (a.rank > b.rank ? 1 : 0);
+}
+
+void CanonicalOutput::OrderFamily(std::vector<uint32_t>& ids, std::string& scratch) {
+  // Sort (base rank, extra rank, id) keys rather than ids: the comparisons
+  // then touch only the array being sorted.
+  auto rank = [this](uint32_t list) -> uint64_t {
+    return list == kNoLabels ? 0u : lists_[list].rank;
+  };
+  struct Key {
+    uint64_t ranks;
+    uint32_t id;
+  };
+  std::vector<Key> keys(ids.size());
+  for (size_t k = 0; k < ids.size(); ++k) {
+    const Series& s = series_[ids[k]];
+    keys[k] = Key{(rank(s.base) << 32) | rank(s.extra), ids[k]};
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
+    return x.ranks != y.ranks ? x.ranks < y.ranks : x.id < y.id;
+  });
+  for (size_t k = 0; k < ids.size(); ++k) ids[k] = keys[k].id;
+  // The rank order is almost always the rendered order; verify it (rendering
+  // only where the ranks cannot tell), forming groups of equal renderings.
+  std::string prev, cur;
+  size_t groups_before = groups_.size();
+  size_t series_before = group_series_.size();
+  bool sorted = true;
+  for (size_t k = 0; k < ids.size(); ++k) {
+    int c = 1;
+    if (k > 0) {
+      c = -KnownOrder(series_[ids[k - 1]], series_[ids[k]]);
+      if (c == -kUnknownOrder) {
+        prev.clear();
+        cur.clear();
+        RenderLabels(series_[ids[k - 1]], prev);
+        RenderLabels(series_[ids[k]], cur);
+        c = cur.compare(prev);
+      }
+    }
+    if (c < 0) {
+      sorted = false;
+      break;
+    }
+    if (c > 0) groups_.push_back(Group{static_cast<uint32_t>(group_series_.size()), 0});
+    group_series_.push_back(ids[k]);
+    ++groups_.back().count;
+  }
+  if (sorted) return;
+
+  // Repair: sort by the rendered strings themselves.
+  groups_.resize(groups_before);
+  group_series_.resize(series_before);
+  scratch.clear();
+  std::vector<size_t> offset(ids.size() + 1);
+  for (size_t k = 0; k < ids.size(); ++k) {
+    offset[k] = scratch.size();
+    RenderLabels(series_[ids[k]], scratch);
+  }
+  offset[ids.size()] = scratch.size();
+  auto text = [&](size_t k) {
+    return std::string_view(scratch).substr(offset[k], offset[k + 1] - offset[k]);
+  };
+  std::vector<uint32_t> pos(ids.size());
+  std::iota(pos.begin(), pos.end(), 0);
+  std::sort(pos.begin(), pos.end(), [&](uint32_t x, uint32_t y) {
+    int c = text(x).compare(text(y));
+    return c != 0 ? c < 0 : ids[x] < ids[y];
+  });
+  for (size_t k = 0; k < pos.size(); ++k) {
+    if (k == 0 || text(pos[k]) != text(pos[k - 1])) {
+      groups_.push_back(Group{static_cast<uint32_t>(group_series_.size()), 0});
+    }
+    group_series_.push_back(ids[pos[k]]);
+    ++groups_.back().count;
+  }
+}
+
 void CanonicalOutput::Finalize(uint64_t* duplicates, uint64_t* output_samples) {
-  // Rank series once, then sort the (many more) records by integer rank.
-  // Few distinct names: rank them first so the big sort compares integers
-  // before label strings.
+  RankLabelLists();
+
+  // Families in name order; few distinct names, so rank them first.
   std::vector<std::string_view> names;
   for (const Series& s : series_) {
     if (names.empty() || names.back() != s.name) names.push_back(s.name);
   }
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
-  for (Series& s : series_) {
-    s.name_rank = static_cast<uint32_t>(
-        std::lower_bound(names.begin(), names.end(), s.name) - names.begin());
-  }
-  std::vector<uint32_t> order(series_.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
-    const Series& x = series_[a];
-    const Series& y = series_[b];
-    if (x.name_rank != y.name_rank) return x.name_rank < y.name_rank;
-    return x.rendered < y.rendered;
-  });
-  uint32_t rank = 0;
-  for (size_t i = 0; i < order.size(); ++i) {
-    if (i > 0) {
-      const Series& prev = series_[order[i - 1]];
-      const Series& cur = series_[order[i]];
-      if (prev.name_rank != cur.name_rank || prev.rendered != cur.rendered) ++rank;
+  std::vector<std::vector<uint32_t>> families(names.size());
+  std::string_view last_name;
+  size_t last_rank = 0;
+  for (uint32_t id = 0; id < series_.size(); ++id) {
+    std::string_view n = series_[id].name;
+    if (id == 0 || n != last_name) {
+      last_name = n;
+      last_rank = static_cast<size_t>(std::lower_bound(names.begin(), names.end(), n) -
+                                      names.begin());
     }
-    series_[order[i]].rank = rank;
+    families[last_rank].push_back(id);
   }
-  std::stable_sort(records_.begin(), records_.end(), [this](const Record& a, const Record& b) {
-    uint32_t ra = series_[a.series].rank, rb = series_[b.series].rank;
-    if (ra != rb) return ra < rb;
-    return a.timestamp_ms < b.timestamp_ms;
-  });
-  size_t kept = 0;
-  for (size_t i = 0; i < records_.size(); ++i) {
-    if (kept > 0) {
-      const Record& prev = records_[kept - 1];
-      if (series_[prev.series].rank == series_[records_[i].series].rank &&
-          prev.timestamp_ms == records_[i].timestamp_ms) {
-        ++*duplicates;
-        continue;
-      }
+  groups_.clear();
+  group_series_.clear();
+  std::string scratch;
+  for (std::vector<uint32_t>& ids : families) OrderFamily(ids, scratch);
+
+  // Records by series (a stable counting sort keeps input order per series).
+  record_begin_.assign(series_.size() + 1, 0);
+  for (const Record& r : records_) ++record_begin_[r.series + 1];
+  std::partial_sum(record_begin_.begin(), record_begin_.end(), record_begin_.begin());
+  std::vector<uint32_t> next(record_begin_.begin(), record_begin_.end() - 1);
+  sorted_records_.resize(records_.size());
+  for (const Record& r : records_) sorted_records_[next[r.series]++] = r;
+  records_.clear();
+  records_.shrink_to_fit();
+
+  uint64_t kept = 0;
+  std::vector<Record> scratch_records;
+  for (const Group& g : groups_) {
+    uint32_t s = group_series_[g.first];
+    if (g.count == 1 && record_begin_[s + 1] - record_begin_[s] <= 1) {
+      kept += record_begin_[s + 1] - record_begin_[s];
+      continue;
     }
-    records_[kept++] = records_[i];
+    GroupRecords(g, scratch_records, duplicates);
+    kept += scratch_records.size();
   }
-  records_.resize(kept);
+  output_samples_ = kept;
   *output_samples += kept;
 }
 
+void CanonicalOutput::GroupRecords(const Group& g, std::vector<Record>& out,
+                                   uint64_t* dropped) const {
+  out.clear();
+  for (uint32_t k = g.first; k < g.first + g.count; ++k) {
+    uint32_t s = group_series_[k];
+    out.insert(out.end(), sorted_records_.begin() + record_begin_[s],
+               sorted_records_.begin() + record_begin_[s + 1]);
+  }
+  std::sort(out.begin(), out.end(), [](const Record& x, const Record& y) {
+    if (x.timestamp_ms != y.timestamp_ms) return x.timestamp_ms < y.timestamp_ms;
+    return x.input_index < y.input_index;
+  });
+  size_t kept = 0;
+  for (size_t k = 0; k < out.size(); ++k) {
+    if (kept > 0 && out[k].timestamp_ms == out[kept - 1].timestamp_ms) {
+      ++*dropped;
+      continue;
+    }
+    out[kept++] = out[k];
+  }
+  out.resize(kept);
+}
+
 void CanonicalOutput::Write(const MetricCatalog& catalog, ExpositionFormat format,
-                            std::string* out) const {
+                            std::string* out, const ChunkSink* sink) const {
   ExpositionWriter writer(format, out);
   std::string_view family;
-  for (const Record& r : records_) {
-    const Series& s = series_[r.series];
+  std::vector<Record> recs;
+  std::string prefix;
+  uint64_t ignored = 0;
+  auto write_value = [&](const Record& r) {
+    out->push_back(' ');
+    AppendDouble(r.value, *out);
+    if (r.timestamp_ms != kNoTimestamp) AppendTimestamp(r.timestamp_ms, format, *out);
+    out->push_back('\n');
+  };
+  for (const Group& g : groups_) {
+    uint32_t first = group_series_[g.first];
+    const Series& s = series_[first];
+    uint32_t n = record_begin_[first + 1] - record_begin_[first];
+    if (g.count == 1 && n == 0) continue;
     if (s.name != family || family.empty()) {
       family = s.name;
       const MetricDef* def = catalog.Find(family);
       GPUFLEET_CHECK(def != nullptr);
       writer.BeginFamily(FamilyMeta{def->name, MetricTypeName(def->type), def->unit, def->help});
     }
-    // The label string is rendered once per series; writing it directly keeps
-    // this loop free of per-sample allocation.
-    out->append(s.name);
-    out->append(s.rendered);
-    out->push_back(' ');
-    AppendDouble(r.value, *out);
-    if (r.timestamp_ms != kNoTimestamp) {
-      out->push_back(' ');
-      if (format == ExpositionFormat::kOpenMetrics) {
-        // OpenMetrics timestamps are seconds.
-        AppendDouble(static_cast<double>(r.timestamp_ms) / 1000.0, *out);
-      } else {
-        out->append(std::to_string(r.timestamp_ms));
+    // Sample lines are written directly: the label string comes from
+    // fragments rendered once, so this loop allocates nothing per sample.
+    if (g.count == 1 && n == 1) {
+      out->append(s.name);
+      RenderLabels(s, *out);
+      write_value(sorted_records_[record_begin_[first]]);
+    } else {
+      GroupRecords(g, recs, &ignored);
+      prefix.assign(s.name);
+      RenderLabels(s, prefix);
+      for (const Record& r : recs) {
+        out->append(prefix);
+        write_value(r);
       }
     }
-    out->push_back('\n');
+    if (sink != nullptr && out->size() >= kChunkBytes) {
+      (*sink)(*out);
+      out->clear();
+    }
   }
   writer.Finish();
+  if (sink != nullptr) {
+    (*sink)(*out);
+    out->clear();
+  }
+}
+
+Labels CanonicalOutput::SeriesLabels(const Series& s) const {
+  Labels labels;
+  if (s.base != kNoLabels) labels = list_labels_[s.base];
+  if (s.extra != kNoLabels) labels.Merge(list_labels_[s.extra]);
+  return labels;
 }
 
 void CanonicalOutput::AppendSamples(int64_t default_timestamp_ns, std::vector<Sample>* out) const {
-  out->reserve(out->size() + records_.size());
-  for (const Record& r : records_) {
-    const Series& s = series_[r.series];
-    int64_t ts = r.timestamp_ms == kNoTimestamp ? default_timestamp_ns : r.timestamp_ms * 1000000;
-    out->push_back(Sample{std::string(s.name), s.labels, r.value, ts});
+  GPUFLEET_CHECK(keep_labels_);
+  out->reserve(out->size() + output_samples_);
+  std::vector<Record> recs;
+  uint64_t ignored = 0;
+  for (const Group& g : groups_) {
+    const Series& s = series_[group_series_[g.first]];
+    GroupRecords(g, recs, &ignored);
+    if (recs.empty()) continue;
+    Labels labels = SeriesLabels(s);
+    for (const Record& r : recs) {
+      int64_t ts = r.timestamp_ms == kNoTimestamp ? default_timestamp_ns : r.timestamp_ms * 1000000;
+      out->push_back(Sample{std::string(s.name), labels, r.value, ts});
+    }
   }
 }
 

@@ -1,6 +1,13 @@
 // CanonicalOutput: collects translated series and values, then writes them
-// sorted (metric name, then label string) so output is deterministic whatever
-// the input order. Private to normalize/.
+// sorted (metric name, then rendered label string) so output is deterministic
+// whatever the input order. Private to normalize/.
+//
+// Speed: a translated exposition has few distinct label lists (one per input
+// label set, one per mapping's extra labels) but a series for almost every
+// sample. Label lists are therefore rendered once (AddLabels) and a series is
+// a (base, extra) pair of them; series are ordered by integer ranks of those
+// lists, and the rendered order is only verified (and repaired by a string
+// sort where the ranks disagree with it).
 //
 // Thread safety: none; one per translation.
 #pragma once
@@ -14,49 +21,116 @@
 #include "core/labels.h"
 #include "core/sample.h"
 #include "expo/exposition_writer.h"
+#include "normalize/mapping_table.h"
 #include "schema/metric_catalog.h"
 
 namespace gpufleet {
 
 class CanonicalOutput {
  public:
+  static constexpr uint32_t kNoLabels = UINT32_MAX;
+
   // `keep_labels`: AppendSamples() will be used (text output needs only the
-  // rendered label string, so it does not keep the Labels).
+  // rendered label fragments, so it does not keep the Labels).
   explicit CanonicalOutput(bool keep_labels = false) : keep_labels_(keep_labels) {}
 
-  // `name` must outlive this object (catalog or mapping names).
+  // Renders a label list once; the id can be shared by any number of series.
+  uint32_t AddLabels(const Labels& labels);
+  // A series labelled `base` with `extra` added (extra wins on equal names).
+  // Either may be kNoLabels. `name` must outlive this object (catalog names).
   // REQUIRES: `name` is in the catalog used for Write().
-  uint32_t AddSeries(std::string_view name, Labels labels);
+  uint32_t AddSeries(std::string_view name, uint32_t base, uint32_t extra);
+  uint32_t AddSeries(std::string_view name, const Labels& labels) {
+    return AddSeries(name, AddLabels(labels), kNoLabels);
+  }
   void AddValue(uint32_t series, double value, std::optional<int64_t> timestamp_ms) {
-    records_.push_back(Record{series, value, timestamp_ms.value_or(kNoTimestamp)});
+    records_.push_back(Record{series, static_cast<uint32_t>(records_.size()), value,
+                              timestamp_ms.value_or(kNoTimestamp)});
   }
 
-  // Sorts, drops repeated (series, timestamp) pairs (first wins) and reports
-  // how many were dropped through `duplicates`, and how many remain.
+  // Orders series, merges series whose rendered labels are equal, drops
+  // repeated (series, timestamp) pairs (first in input order wins) and
+  // reports how many were dropped through `duplicates`, and how many remain.
   void Finalize(uint64_t* duplicates, uint64_t* output_samples);
+  // Writes the exposition to `out`; with a `sink`, hands `out` to it whenever
+  // it passes about a megabyte and at the end, and clears it.
   // REQUIRES: Finalize() was called.
-  void Write(const MetricCatalog& catalog, ExpositionFormat format, std::string* out) const;
+  void Write(const MetricCatalog& catalog, ExpositionFormat format, std::string* out,
+             const ChunkSink* sink = nullptr) const;
   // Appends samples; records without a timestamp get `default_timestamp_ns`.
-  // REQUIRES: Finalize() was called.
+  // REQUIRES: Finalize() was called and keep_labels was set.
   void AppendSamples(int64_t default_timestamp_ns, std::vector<Sample>* out) const;
 
  private:
   static constexpr int64_t kNoTimestamp = INT64_MIN;
+  // `name="escaped value"` in arena_; the name is its first name_size bytes.
+  struct Fragment {
+    uint64_t offset;
+    uint32_t size;
+    uint32_t name_size;
+  };
+  // Fragments [first, first + count), sorted by name and stored back to back
+  // in arena_ with ',' between them, so the list renders as one substring.
+  struct LabelList {
+    uint32_t first;
+    uint32_t count;
+    uint32_t names;     // equal for lists with the same label names
+    uint32_t rank = 0;  // position in rendered order; equal for equal renderings
+  };
   struct Series {
     std::string_view name;
-    Labels labels;
-    std::string rendered;  // Labels::ToString()
-    uint32_t rank = 0;     // position in (name, rendered) order; equal for equal series
-    uint32_t name_rank = 0;
+    uint32_t base;
+    uint32_t extra;
   };
   struct Record {
     uint32_t series;
+    uint32_t input_index;  // breaks timestamp ties: the first value wins
     double value;
     int64_t timestamp_ms;
   };
+  // Series with equal names and rendered labels, written as one.
+  struct Group {
+    uint32_t first;  // into group_series_
+    uint32_t count;
+  };
+
+  std::string_view Rendered(const LabelList& list) const;
+  std::string_view FragmentName(const Fragment& f) const {
+    return std::string_view(arena_).substr(f.offset, f.name_size);
+  }
+  // Appends "{...}" (nothing for no labels) of a series.
+  void RenderLabels(const Series& s, std::string& out) const;
+  void RankLabelLists();
+  // The order of two series known from their lists' ranks without rendering:
+  // <0, 0 or >0, or kUnknownOrder.
+  static constexpr int kUnknownOrder = 2;
+  int KnownOrder(const Series& x, const Series& y);
+  bool NamesOverlap(uint32_t base, uint32_t extra);
+  // Puts one family's series (ids in `ids`) in rendered order and appends its groups.
+  void OrderFamily(std::vector<uint32_t>& ids, std::string& scratch);
+  // Records of group `g` in output order, duplicates dropped; `*dropped` counts them.
+  void GroupRecords(const Group& g, std::vector<Record>& out, uint64_t* dropped) const;
+  Labels SeriesLabels(const Series& s) const;
+
   bool keep_labels_;
+  std::string arena_;
+  std::vector<Fragment> fragments_;
+  std::vector<LabelList> lists_;
+  StringMap<uint32_t> names_index_;  // label names joined by '\0' -> LabelList::names
+  std::string names_key_;            // scratch
+  // Last NamesOverlap() question (names id, extra list) and its answer.
+  uint64_t overlap_key_ = UINT64_MAX;
+  bool overlap_ = false;
+  std::vector<Labels> list_labels_;  // per list, only with keep_labels_
   std::vector<Series> series_;
   std::vector<Record> records_;
+  // Filled by Finalize(): groups in output order, their series, and records
+  // sorted by series (record_begin_[s] .. record_begin_[s + 1]).
+  std::vector<Group> groups_;
+  std::vector<uint32_t> group_series_;
+  std::vector<uint32_t> record_begin_;
+  std::vector<Record> sorted_records_;
+  uint64_t output_samples_ = 0;
 };
 
 }  // namespace gpufleet

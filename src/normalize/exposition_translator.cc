@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -52,7 +53,11 @@ class Translator final : public ExpositionHandler {
     uint64_t unmapped = 0;                            // samples no mapping accepted
   };
   struct LabelSet {
-    std::vector<std::pair<std::string, std::string>> input;  // input order
+    std::string_view raw;  // as written in the input (the key in label_set_index_)
+    uint32_t next = UINT32_MAX;  // the set that followed this one last time
+    uint32_t base_labels = CanonicalOutput::kNoLabels;  // `base` in out_, made on first use
+    // Input order; views into raw_chunks_ (values unescaped).
+    std::vector<std::pair<std::string_view, std::string_view>> input;
     // Canonical labels without per-metric parts, computed once: most input
     // series are distinct, so per-series work must stay small.
     Labels base;
@@ -61,7 +66,11 @@ class Translator final : public ExpositionHandler {
   };
 
   uint32_t LookupName(std::string_view name);
-  uint32_t LookupLabelSet(std::span<const ExpoLabel> labels);
+  uint32_t LookupLabelSet(const ExpoSample& s);
+  uint32_t AddLabelSet(const ExpoSample& s);
+  uint32_t ExtraLabels(uint32_t mapping);
+  // A stable copy of `raw` in raw_chunks_.
+  std::string_view KeepRaw(std::string_view raw);
   uint32_t SeriesFor(uint32_t label_set, uint32_t mapping);
   // Canonical labels of a series. `m` may be nullptr (device labels only).
   Labels Translate(const LabelSet& ls, const MetricMapping* m,
@@ -78,9 +87,18 @@ class Translator final : public ExpositionHandler {
   StringMap<uint32_t> name_index_;
   uint32_t last_name_ = UINT32_MAX;
   std::vector<LabelSet> label_sets_;
-  StringMap<uint32_t> label_set_index_;
-  std::string key_;  // scratch for label-set keys
-  std::unordered_map<uint64_t, uint32_t> series_index_;  // (label set, mapping) -> series
+  // Raw label texts, kept back to back in input order: the next sample's
+  // label set is checked against the expected one, and walking them in
+  // input order keeps that check in cache.
+  std::vector<std::unique_ptr<char[]>> raw_chunks_;
+  char* raw_chunk_next_ = nullptr;
+  size_t raw_chunk_left_ = 0;
+  std::unordered_map<std::string_view, uint32_t> label_set_index_;  // raw label text -> set
+  uint32_t last_label_set_ = UINT32_MAX;
+  std::vector<uint32_t> extra_labels_;  // per mapping: its own labels in out_
+  // (label set, mapping) -> series, for mappings that rename labels (their
+  // labels are translated per series, so once is enough).
+  std::unordered_map<uint64_t, uint32_t> renamed_series_;
   std::vector<std::string> dropped_names_;
   StringMap<uint32_t> dropped_index_;
   // (metric, device identity[, own labels]) -> info series, emitted by Finish().
@@ -101,22 +119,28 @@ uint32_t Translator::LookupName(std::string_view name) {
   return last_name_;
 }
 
-uint32_t Translator::LookupLabelSet(std::span<const ExpoLabel> labels) {
-  // Length-prefixed so no label content can make two different sets collide.
-  key_.clear();
-  for (const ExpoLabel& l : labels) {
-    uint32_t n = static_cast<uint32_t>(l.name.size());
-    uint32_t v = static_cast<uint32_t>(l.value.size());
-    key_.append(reinterpret_cast<const char*>(&n), sizeof(n));
-    key_.append(l.name);
-    key_.append(reinterpret_cast<const char*>(&v), sizeof(v));
-    key_.append(l.value);
+uint32_t Translator::LookupLabelSet(const ExpoSample& s) {
+  // Exporters print every family's series in the same order, so the set that
+  // followed the previous one last time is almost always the next one.
+  if (last_label_set_ != UINT32_MAX) {
+    LabelSet& prev = label_sets_[last_label_set_];
+    if (prev.next != UINT32_MAX && label_sets_[prev.next].raw == s.raw_labels) {
+      last_label_set_ = prev.next;
+      return last_label_set_;
+    }
   }
-  auto it = label_set_index_.find(std::string_view(key_));
-  if (it != label_set_index_.end()) return it->second;
+  auto it = label_set_index_.find(s.raw_labels);
+  uint32_t id = it != label_set_index_.end() ? it->second : AddLabelSet(s);
+  if (last_label_set_ != UINT32_MAX) label_sets_[last_label_set_].next = id;
+  last_label_set_ = id;
+  return id;
+}
+
+uint32_t Translator::AddLabelSet(const ExpoSample& s) {
   LabelSet ls;
-  ls.input.reserve(labels.size());
-  for (const ExpoLabel& l : labels) ls.input.emplace_back(l.name, l.value);
+  ls.raw = KeepRaw(s.raw_labels);
+  ls.input.reserve(s.labels.size());
+  for (const ExpoLabel& l : s.labels) ls.input.emplace_back(KeepRaw(l.name), KeepRaw(l.value));
   std::vector<std::string_view> dropped;
   ls.base = Translate(ls, nullptr, &dropped);
   for (std::string_view d : dropped) {
@@ -129,9 +153,36 @@ uint32_t Translator::LookupLabelSet(std::span<const ExpoLabel> labels) {
     ls.dropped.push_back(it->second);
   }
   uint32_t id = static_cast<uint32_t>(label_sets_.size());
+  label_set_index_.emplace(ls.raw, id);
   label_sets_.push_back(std::move(ls));
-  label_set_index_.emplace(key_, id);
   AddInfoSeries(label_sets_.back());
+  return id;
+}
+
+std::string_view Translator::KeepRaw(std::string_view raw) {
+  constexpr size_t kChunkBytes = 1 << 20;
+  if (raw.size() > raw_chunk_left_) {
+    size_t size = std::max(kChunkBytes, raw.size());
+    raw_chunks_.push_back(std::make_unique<char[]>(size));
+    raw_chunk_next_ = raw_chunks_.back().get();
+    raw_chunk_left_ = size;
+  }
+  char* dst = raw_chunk_next_;
+  std::copy(raw.begin(), raw.end(), dst);
+  raw_chunk_next_ += raw.size();
+  raw_chunk_left_ -= raw.size();
+  return std::string_view(dst, raw.size());
+}
+
+uint32_t Translator::ExtraLabels(uint32_t mapping) {
+  if (extra_labels_.empty()) extra_labels_.assign(table_.mappings().size(), UINT32_MAX - 1);
+  uint32_t& id = extra_labels_[mapping];
+  if (id == UINT32_MAX - 1) {
+    const MetricMapping& m = table_.mappings()[mapping];
+    Labels extra = m.labels;
+    if (!m.method.empty()) extra.Set("method", m.method);
+    id = extra.empty() ? CanonicalOutput::kNoLabels : out_.AddLabels(extra);
+  }
   return id;
 }
 
@@ -243,28 +294,26 @@ void Translator::AddInfoSeries(const LabelSet& ls) {
 }
 
 uint32_t Translator::SeriesFor(uint32_t label_set, uint32_t mapping) {
-  uint64_t key = (static_cast<uint64_t>(label_set) << 32) | mapping;
-  auto it = series_index_.find(key);
-  if (it != series_index_.end()) return it->second;
   const MetricMapping& m = table_.mappings()[mapping];
-  const LabelSet& ls = label_sets_[label_set];
-  Labels labels;
+  LabelSet& ls = label_sets_[label_set];
   if (m.rename_labels.empty()) {
-    labels = ls.base;
-    labels.Merge(m.labels);
-    if (!m.method.empty()) labels.Set("method", m.method);
-  } else {
-    labels = Translate(ls, &m, nullptr);
+    // A new series per sample costs less than finding the earlier one: the
+    // output merges series with equal labels anyway (CanonicalOutput).
+    if (ls.base_labels == CanonicalOutput::kNoLabels) ls.base_labels = out_.AddLabels(ls.base);
+    return out_.AddSeries(m.def->name, ls.base_labels, ExtraLabels(mapping));
   }
-  uint32_t id = out_.AddSeries(m.def->name, std::move(labels));
-  series_index_.emplace(key, id);
+  uint64_t key = (static_cast<uint64_t>(label_set) << 32) | mapping;
+  auto it = renamed_series_.find(key);
+  if (it != renamed_series_.end()) return it->second;
+  uint32_t id = out_.AddSeries(m.def->name, Translate(ls, &m, nullptr));
+  renamed_series_.emplace(key, id);
   return id;
 }
 
 void Translator::OnSample(const ExpoSample& s) {
   ++report_.input_samples;
   NameEntry& ne = names_[LookupName(s.name)];
-  uint32_t ls = LookupLabelSet(s.labels);
+  uint32_t ls = LookupLabelSet(s);
   if (ne.mappings == nullptr) {
     ++ne.unmapped;
     return;
@@ -308,7 +357,7 @@ void Translator::OnSample(const ExpoSample& s) {
 
 void Translator::Finish() {
   for (auto& [key, info] : info_) {
-    uint32_t id = out_.AddSeries(info.first->name, std::move(info.second));
+    uint32_t id = out_.AddSeries(info.first->name, info.second);
     out_.AddValue(id, 1.0, std::nullopt);
   }
   for (const NameEntry& ne : names_) {
@@ -398,13 +447,13 @@ StatusOr<MappingTable> ExporterTable(std::string_view input, std::string_view or
 
 Status TranslateExposition(std::string_view input, std::string_view origin,
                            const TranslateOptions& opts, std::string* out,
-                           TranslateReport* report) {
+                           TranslateReport* report, const ChunkSink* sink) {
   ASSIGN_OR_RETURN(MappingTable table, ExporterTable(input, origin, opts, report));
   CanonicalOutput output;
   TranslateExpositionInto(input, origin, table, opts, output, *report);
   output.Finalize(&report->duplicates, &report->output_samples);
-  out->reserve(out->size() + input.size());
-  output.Write(MetricCatalog::Default(), opts.format, out);
+  if (sink == nullptr) out->reserve(out->size() + input.size());
+  output.Write(MetricCatalog::Default(), opts.format, out, sink);
   return OkStatus();
 }
 

@@ -39,10 +39,11 @@ std::string SniffExporter(std::string_view input);
 // Canonical exposition text (opts.format), sorted and deterministic, with
 // HELP/TYPE from the catalog. `opts.from` must name an exporter source or be
 // "" (sniffed). Errors: InvalidArgument when the source is unknown or cannot
-// be sniffed; malformed lines are not errors (see report->partial).
+// be sniffed; malformed lines are not errors (see report->partial). With a
+// `sink`, output goes to it in chunks and `out` is scratch space.
 Status TranslateExposition(std::string_view input, std::string_view origin,
                            const TranslateOptions& opts, std::string* out,
-                           TranslateReport* report);
+                           TranslateReport* report, const ChunkSink* sink = nullptr);
 // Same, appending canonical samples (for the agent's scrape source); samples
 // without an input timestamp get `timestamp_ns`.
 Status TranslateExpositionToSamples(std::string_view input, std::string_view origin,

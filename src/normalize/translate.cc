@@ -53,12 +53,12 @@ Status TranslateCli(const CliParseResult& parsed, std::string_view origin,
     for (Sample& s : samples) {
       const MetricDef* def = catalog.Find(s.name);
       if (def == nullptr) continue;
-      uint32_t id = output.AddSeries(def->name, std::move(s.labels));
+      uint32_t id = output.AddSeries(def->name, s.labels);
       output.AddValue(id, s.value, std::nullopt);
     }
     Labels info = labels;
     info.Set("source", t.source());
-    uint32_t id = output.AddSeries(catalog.Find("gpu_info")->name, std::move(info));
+    uint32_t id = output.AddSeries(catalog.Find("gpu_info")->name, info);
     output.AddValue(id, 1.0, std::nullopt);
   }
   return OkStatus();
@@ -75,7 +75,8 @@ std::string SniffSource(std::string_view input) {
 }
 
 Status TranslateInput(std::string_view input, std::string_view origin,
-                      const TranslateOptions& opts, std::string* out, TranslateReport* report) {
+                      const TranslateOptions& opts, std::string* out, TranslateReport* report,
+                      const ChunkSink* sink) {
   std::string from = opts.from.empty() ? SniffSource(input) : opts.from;
   if (from.empty()) {
     return InvalidArgumentError(std::string(origin) +
@@ -86,7 +87,7 @@ Status TranslateInput(std::string_view input, std::string_view origin,
   if (from == "dcgm_exporter" || from == "amd_dme" || from == "xpum") {
     TranslateOptions o = opts;
     o.from = from;
-    return TranslateExposition(input, origin, o, out, report);
+    return TranslateExposition(input, origin, o, out, report, sink);
   }
   StatusOr<CliParseResult> parsed = InvalidArgumentError("unset");
   std::string table;
@@ -109,7 +110,7 @@ Status TranslateInput(std::string_view input, std::string_view origin,
   CanonicalOutput output;
   RETURN_IF_ERROR(TranslateCli(*parsed, origin, table, opts, output, *report));
   output.Finalize(&report->duplicates, &report->output_samples);
-  output.Write(MetricCatalog::Default(), opts.format, out);
+  output.Write(MetricCatalog::Default(), opts.format, out, sink);
   return OkStatus();
 }
 

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "core/status.h"
+#include "expo/exposition_writer.h"
 #include "normalize/translate_report.h"
 
 namespace gpufleet {
@@ -26,7 +27,9 @@ std::string SniffSource(std::string_view input);
 // the source is unknown or cannot be sniffed, or the input is structurally not
 // of that source (e.g. not JSON). Malformed lines or values are skipped and
 // reported in `report` (errors with line numbers or JSON paths, partial=true).
+// With a `sink`, output goes to it in chunks and `out` is scratch space.
 Status TranslateInput(std::string_view input, std::string_view origin,
-                      const TranslateOptions& opts, std::string* out, TranslateReport* report);
+                      const TranslateOptions& opts, std::string* out, TranslateReport* report,
+                      const ChunkSink* sink = nullptr);
 
 }  // namespace gpufleet

@@ -1,0 +1,132 @@
+#include "normalize/canonical_output.h"
+
+#include <gtest/gtest.h>
+
+namespace gpufleet {
+namespace {
+
+std::string Write(CanonicalOutput& out, uint64_t* duplicates = nullptr,
+                  uint64_t* samples = nullptr) {
+  uint64_t d = 0, n = 0;
+  out.Finalize(&d, &n);
+  if (duplicates != nullptr) *duplicates = d;
+  if (samples != nullptr) *samples = n;
+  std::string text;
+  out.Write(MetricCatalog::Default(), ExpositionFormat::kPrometheusText, &text);
+  // Keep only sample lines.
+  std::string lines;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    std::string_view line(text.data() + pos, nl - pos);
+    if (!line.starts_with("#")) {
+      lines.append(line);
+      lines.push_back('\n');
+    }
+    pos = nl + 1;
+  }
+  return lines;
+}
+
+TEST(CanonicalOutputTest, SortsByNameThenRenderedLabels) {
+  CanonicalOutput out;
+  uint32_t b = out.AddLabels(Labels{{"gpu_uuid", "GPU-b"}});
+  uint32_t a = out.AddLabels(Labels{{"gpu_uuid", "GPU-a"}});
+  out.AddValue(out.AddSeries("gpu_temperature_celsius", b, CanonicalOutput::kNoLabels), 40,
+               std::nullopt);
+  out.AddValue(out.AddSeries("gpu_power_watts", b, CanonicalOutput::kNoLabels), 300,
+               std::nullopt);
+  out.AddValue(out.AddSeries("gpu_temperature_celsius", a, CanonicalOutput::kNoLabels), 41,
+               std::nullopt);
+  EXPECT_EQ(Write(out),
+            "gpu_power_watts{gpu_uuid=\"GPU-b\"} 300\n"
+            "gpu_temperature_celsius{gpu_uuid=\"GPU-a\"} 41\n"
+            "gpu_temperature_celsius{gpu_uuid=\"GPU-b\"} 40\n");
+}
+
+TEST(CanonicalOutputTest, RepairsOrderWhereListRanksDisagreeWithRendering) {
+  // Alone, {a="1"} sorts after {a="1",c="2"} ('}' > ','); with b="x" merged
+  // in, the renderings {a="1",b="x"} and {a="1",b="x",c="2"} agree with
+  // that order, but with z="x" merged in they do not: the ranks of the base
+  // lists are then wrong and the rendered order must win.
+  CanonicalOutput out;
+  uint32_t short_list = out.AddLabels(Labels{{"a", "1"}});
+  uint32_t long_list = out.AddLabels(Labels{{"a", "1"}, {"c", "2"}});
+  uint32_t z = out.AddLabels(Labels{{"method", "x"}});
+  out.AddValue(out.AddSeries("gpu_power_watts", short_list, z), 1, std::nullopt);
+  out.AddValue(out.AddSeries("gpu_power_watts", long_list, z), 2, std::nullopt);
+  EXPECT_EQ(Write(out),
+            "gpu_power_watts{a=\"1\",c=\"2\",method=\"x\"} 2\n"
+            "gpu_power_watts{a=\"1\",method=\"x\"} 1\n");
+}
+
+TEST(CanonicalOutputTest, MergesSeriesWithEqualLabelsAndDropsRepeatedTimestamps) {
+  // The extra list replaces the only label in which the two bases differ, so
+  // both series render alike and are one series; of two values at the same
+  // timestamp the first in input order wins.
+  CanonicalOutput out;
+  uint32_t x = out.AddLabels(Labels{{"gpu_uuid", "GPU-a"}, {"method", "nvml"}});
+  uint32_t y = out.AddLabels(Labels{{"gpu_uuid", "GPU-a"}, {"method", "dcgm"}});
+  uint32_t m = out.AddLabels(Labels{{"method", "gpm"}});
+  uint32_t s1 = out.AddSeries("gpu_power_watts", x, m);
+  uint32_t s2 = out.AddSeries("gpu_power_watts", y, m);
+  out.AddValue(s2, 5, 2000);
+  out.AddValue(s1, 6, 1000);
+  out.AddValue(s1, 7, 2000);
+  uint64_t duplicates = 0, samples = 0;
+  EXPECT_EQ(Write(out, &duplicates, &samples),
+            "gpu_power_watts{gpu_uuid=\"GPU-a\",method=\"gpm\"} 6 1000\n"
+            "gpu_power_watts{gpu_uuid=\"GPU-a\",method=\"gpm\"} 5 2000\n");
+  EXPECT_EQ(duplicates, 1u);
+  EXPECT_EQ(samples, 2u);
+}
+
+TEST(CanonicalOutputTest, EscapesLabelValuesOnce) {
+  CanonicalOutput out;
+  uint32_t l = out.AddLabels(Labels{{"pod", "a\"b\\c\nd"}});
+  out.AddValue(out.AddSeries("gpu_power_watts", l, CanonicalOutput::kNoLabels), 1,
+               std::nullopt);
+  EXPECT_EQ(Write(out), "gpu_power_watts{pod=\"a\\\"b\\\\c\\nd\"} 1\n");
+}
+
+TEST(CanonicalOutputTest, WritesInChunksThroughASink) {
+  CanonicalOutput out;
+  for (int i = 0; i < 20000; ++i) {
+    uint32_t l = out.AddLabels(Labels{{"gpu_uuid", "GPU-" + std::to_string(100000 + i)}});
+    out.AddValue(out.AddSeries("gpu_power_watts", l, CanonicalOutput::kNoLabels), i,
+                 std::nullopt);
+  }
+  uint64_t d = 0, n = 0;
+  out.Finalize(&d, &n);
+  std::string whole, scratch;
+  out.Write(MetricCatalog::Default(), ExpositionFormat::kPrometheusText, &whole);
+  std::string chunked;
+  int chunks = 0;
+  ChunkSink sink = [&](std::string_view c) {
+    chunked.append(c);
+    ++chunks;
+  };
+  out.Write(MetricCatalog::Default(), ExpositionFormat::kPrometheusText, &scratch, &sink);
+  EXPECT_EQ(chunked, whole);
+  EXPECT_TRUE(scratch.empty());
+  EXPECT_EQ(n, 20000u);
+  EXPECT_EQ(chunks, 1);  // ~900 KB of output stays under one chunk
+}
+
+TEST(CanonicalOutputTest, AppendSamplesKeepsMergedLabels) {
+  CanonicalOutput out(/*keep_labels=*/true);
+  uint32_t base = out.AddLabels(Labels{{"gpu_uuid", "GPU-a"}, {"method", "nvml"}});
+  uint32_t extra = out.AddLabels(Labels{{"method", "gpm"}});
+  out.AddValue(out.AddSeries("gpu_power_watts", base, extra), 3, std::nullopt);
+  uint64_t d = 0, n = 0;
+  out.Finalize(&d, &n);
+  std::vector<Sample> samples;
+  out.AppendSamples(42, &samples);
+  ASSERT_EQ(samples.size(), 1u);
+  EXPECT_EQ(samples[0].name, "gpu_power_watts");
+  EXPECT_EQ(samples[0].labels, (Labels{{"gpu_uuid", "GPU-a"}, {"method", "gpm"}}));
+  EXPECT_EQ(samples[0].timestamp_ns, 42);
+}
+
+}  // namespace
+}  // namespace gpufleet

@@ -25,6 +25,8 @@ class Command {
 std::unique_ptr<Command> NewAgentCommand();
 std::unique_ptr<Command> NewTranslateCommand();
 std::unique_ptr<Command> NewDocsCommand();
+std::unique_ptr<Command> NewCanaryCommand();
+std::unique_ptr<Command> NewCompatCommand();
 
 // Closest candidate to `word` by edit distance, or "" when none is close.
 std::string_view SuggestClosest(std::string_view word, const std::vector<std::string>& candidates);

@@ -37,6 +37,8 @@ int Main(int argc, char** argv) {
   commands.push_back(NewAgentCommand());
   commands.push_back(NewTranslateCommand());
   commands.push_back(NewDocsCommand());
+  commands.push_back(NewCanaryCommand());
+  commands.push_back(NewCompatCommand());
   for (auto& c : commands) {
     CLI::App* sub = app.add_subcommand(std::string(c->name()), std::string(c->help()));
     c->Configure(*sub);

@@ -17,6 +17,7 @@ PACKAGES=(
   prometheus
   # test and benchmark tooling
   python3 curl util-linux
+  prometheus-node-exporter valgrind  # anchor and profiler of bench/agent_footprint.py
 )
 
 missing=()

@@ -278,9 +278,16 @@ void Agent::CycleCollector(CollectorState& cs, int64_t wall_ns, std::vector<Samp
 void Agent::CollectOnce() {
   auto snap = std::make_shared<Snapshot>();
   snap->timestamp_ns = clock_.NowNs();
+  // Hands `source` the samples appended since `begin`.
+  auto enrich = [&](std::string_view source, size_t begin) {
+    if (!options_.enrich || begin >= snap->samples.size()) return;
+    options_.enrich(source, std::span<Sample>(snap->samples).subspan(begin));
+  };
   for (auto& cs : collectors_) {
     int up = 0, discovered = 0;
+    const size_t begin = snap->samples.size();
     CycleCollector(*cs, snap->timestamp_ns, snap->samples, up, discovered);
+    enrich(cs->name, begin);
     self_.Set("gpufleet_agent_devices_up", Labels{{"collector", cs->name}}, up);
     self_.Set("gpufleet_agent_devices_discovered", Labels{{"collector", cs->name}}, discovered);
     snap->devices_up += up;
@@ -289,7 +296,9 @@ void Agent::CollectOnce() {
   for (ExtraSource& src : extra_) {
     int64_t start = SteadyNowNs();
     std::map<std::string, uint64_t> errors;
+    const size_t begin = snap->samples.size();
     Status st = src.collect(snap->samples, errors);
+    enrich(src.name, begin);
     for (const auto& [reason, n] : errors) CountError(src.name, reason, n);
     if (!st.ok()) {
       CountError(src.name, "scrape_failed");
@@ -298,7 +307,6 @@ void Agent::CollectOnce() {
     self_.Set("gpufleet_agent_collection_duration_seconds", Labels{{"collector", src.name}},
               static_cast<double>(SteadyNowNs() - start) / kNsPerSecond);
   }
-  if (options_.enrich) options_.enrich(snap->samples);
   self_.Add("gpufleet_agent_collections_total", Labels{}, 1);
   self_.Set("gpufleet_agent_last_collection_timestamp_seconds", Labels{},
             static_cast<double>(snap->timestamp_ns) / kNsPerSecond);

@@ -21,7 +21,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agent/self_metrics.h"
@@ -46,9 +48,11 @@ struct AgentOptions {
   int64_t rediscover_interval_ns = 30'000'000'000;
   // Mapping table per collector source; default MappingTable::ForSource.
   std::function<StatusOr<MappingTable>(std::string_view source)> table_for;
-  // Called on every cycle's samples before publishing (e.g. to add workload
-  // labels to per-process series). Optional.
-  std::function<void(std::vector<Sample>&)> enrich;
+  // Called every cycle before publishing, once per collector and per extra
+  // source, on the samples that source produced this cycle (e.g. to add
+  // workload labels to per-process series; the source name lets it skip the
+  // simulator, whose pids are not this host's). Optional.
+  std::function<void(std::string_view source, std::span<Sample> samples)> enrich;
 };
 
 // A source of already-canonical samples (e.g. a translated vendor exporter

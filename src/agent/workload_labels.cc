@@ -4,7 +4,11 @@
 
 namespace gpufleet {
 
-void AddWorkloadLabels(ProcessAttributor& attributor, std::vector<Sample>& samples) {
+bool HasHostPids(std::string_view source) { return source != "sim"; }
+
+void AddWorkloadLabels(ProcessAttributor& attributor, std::string_view source,
+                       std::span<Sample> samples) {
+  if (!HasHostPids(source)) return;
   for (Sample& s : samples) {
     std::string_view pid = s.labels.Get("pid");
     if (pid.empty()) continue;

@@ -83,8 +83,8 @@ class AgentCommand : public Command {
     options.interval_ns = static_cast<int64_t>(interval_s_ * kNsPerSecond);
     if (timeout_s_ > 0) options.collect_timeout_ns = static_cast<int64_t>(timeout_s_ * kNsPerSecond);
     auto attributor = std::make_shared<ProcessAttributor>(proc_root_);
-    options.enrich = [attributor](std::vector<Sample>& samples) {
-      AddWorkloadLabels(*attributor, samples);
+    options.enrich = [attributor](std::string_view source, std::span<Sample> samples) {
+      AddWorkloadLabels(*attributor, source, samples);
     };
     Agent agent(options, std::move(collectors), RealClock::Get());
     for (const std::string& target : scrapes_) {

@@ -50,7 +50,7 @@ class TranslateCommand : public Command {
         format_ == "openmetrics" ? ExpositionFormat::kOpenMetrics : ExpositionFormat::kPrometheusText;
     std::string out;
     TranslateReport report;
-    std::string_view origin = input_ == "-" ? "<stdin>" : input_;
+    const std::string origin = input_ == "-" ? "<stdin>" : input_;
     if (output_.empty()) {
       // Standard output is written in chunks as the output is produced.
       bool write_failed = false;

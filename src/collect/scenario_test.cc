@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <set>
 
 namespace gpufleet {
@@ -141,6 +142,25 @@ TEST(ScenarioTest, MissingFileIsNotFound) {
   StatusOr<Scenario> s = LoadScenario("/nonexistent/scenario.toml");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), StatusCode::kNotFound);
+}
+
+TEST(ScenarioTest, EveryShippedScenarioLoads) {
+  const std::filesystem::path dir = std::filesystem::path(GPUFLEET_SOURCE_DIR) / "data/scenarios";
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".toml") continue;
+    ++files;
+    StatusOr<Scenario> s = LoadScenario(entry.path().string());
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    EXPECT_FALSE(s->nodes.empty()) << entry.path();
+    if (entry.path().filename() == "footprint_8gpu.toml") {
+      // bench/agent_footprint.py measures the goal on exactly 8 GPUs.
+      ASSERT_EQ(s->nodes.size(), 1u);
+      EXPECT_EQ(s->nodes[0].gpus.size(), 8u);
+      EXPECT_TRUE(s->episodes.empty()) << "every cycle must do the same work";
+    }
+  }
+  EXPECT_GE(files, 2);
 }
 
 }  // namespace

@@ -170,6 +170,61 @@ TEST_F(SimTest, OverAnHourEveryValueIsPhysicalAndEnergyIsTheIntegralOfPower) {
   }
 }
 
+// The agent collects on the real clock: intervals are uneven, a slow cycle
+// is followed by a short one, and a device can be read twice in one second.
+// Whatever the pattern, the energy counter at time t must be the power gauge
+// integrated up to t (the gauge shown during second g is the power of second
+// g), so rate(energy) over any window equals the gauge's time-weighted mean.
+TEST_F(SimTest, EnergyIsThePowerGaugeIntegratedUnderUnevenCollection) {
+  constexpr size_t kDevice = 0;  // H100 in the stepped training job: power moves every second
+  constexpr int kSeconds = 90;
+  // The gauge of every second and the counter at its start, from a twin read
+  // once per second in mid-second.
+  FakeClock grid_clock(start_ns_);
+  auto twin = NewSimCollector(scenario_, grid_clock);
+  std::vector<double> power(kSeconds), energy_at(kSeconds + 1, 0);
+  for (int g = 0; g < kSeconds; ++g) {
+    grid_clock.Set(start_ns_ + static_cast<int64_t>((g + 0.5) * kNsPerSecond));
+    DeviceReadings r;
+    ASSERT_TRUE(twin->Collect(kDevice, r).ok());
+    power[g] = *Value(r, "gpu_power_watts");
+    energy_at[g + 1] = energy_at[g] + power[g];
+  }
+  EXPECT_NEAR(*Value(At(kDevice, 0), "gpu_energy_joules_total"), 0, 1e-9);
+
+  // Uneven times: bursts inside one second, repeats, gaps of several seconds.
+  std::vector<double> times;
+  for (double t = 0.05; t < kSeconds - 1; t += 0.37 + 2.9 * std::fmod(t * 7.31, 1.0)) {
+    times.push_back(t);
+    times.push_back(t + 0.001);
+    times.push_back(t + 0.001);
+  }
+  ASSERT_GT(times.size(), 60u);
+  double last_t = 0, last_energy = 0;
+  for (double t : times) {
+    const double ts = static_cast<double>(static_cast<int64_t>(t * kNsPerSecond)) / kNsPerSecond;
+    DeviceReadings r = At(kDevice, t);
+    const int g = static_cast<int>(std::floor(ts));
+    const double energy = *Value(r, "gpu_energy_joules_total");
+    SCOPED_TRACE("t=" + std::to_string(ts));
+    EXPECT_DOUBLE_EQ(*Value(r, "gpu_power_watts"), power[g]);
+    EXPECT_NEAR(energy, energy_at[g] + power[g] * (ts - g), 1e-9 * energy_at[kSeconds]);
+    if (ts > last_t + 0.5) {
+      // What Prometheus computes: increase over the window / window length.
+      double mean_power = 0;
+      for (double a = last_t; a < ts;) {
+        const double b = std::min(ts, std::floor(a) + 1);
+        mean_power += power[static_cast<int>(std::floor(a))] * (b - a);
+        a = b;
+      }
+      mean_power /= ts - last_t;
+      EXPECT_NEAR((energy - last_energy) / (ts - last_t), mean_power, 1e-6 * mean_power);
+      last_t = ts;
+      last_energy = energy;
+    }
+  }
+}
+
 TEST_F(SimTest, MemoryContentionRaisesBandwidthAndCutsOccupancyInItsWindow) {
   DeviceReadings before = At(kH100Inference, 100);
   DeviceReadings during = At(kH100Inference, 300);

@@ -10,7 +10,10 @@
 //   clocks drop above 83 C (thermal throttle);
 // - counters (energy, PCIe and link bytes, throttle time, ECC errors) are the
 //   integral of their rates on a 1 s grid from scenario time 0, so they are
-//   monotonic and the same for the same time whatever the collection pattern.
+//   monotonic and the same for the same time whatever the collection pattern;
+//   gauges show the values of the grid second that contains t, so a counter's
+//   increase over any window is its gauge integrated over that window (what
+//   rate() over the window compares with avg_over_time of the gauge).
 // Episode magnitudes m in [0, 1] scale the effects (memory contention with
 // m = 0.5 costs ~25% throughput, in the range of Gavel's measured co-location
 // slowdowns).

@@ -68,6 +68,63 @@ class Checks:
             print(f"FAIL: {msg}", file=sys.stderr)
 
 
+# Energy (joules counter) and power (watts gauge) must agree: the counter's
+# increase over a window is the mean power times the time it covers.
+#
+# Two traps this avoids (the first is why an earlier rate(energy)/power check
+# read ~0.36 and was taken for a simulator bug):
+# - rate() divides by the whole range, so a window longer than the series has
+#   existed (the agent started seconds ago) under-reads by the missing part.
+#   The check waits until the window is fully covered by scrapes.
+# - rate() extrapolates to the window edges on *scrape* times, while the
+#   counter advances on *collection* times; scrape and collection are both
+#   1 s apart but out of phase, so one endpoint can be up to 1 s staler than
+#   the other (up to 1/30 of a 30 s window). Dividing the counter's increase
+#   by the delta of the agent's own collection timestamp, taken from the same
+#   scrapes and extrapolated the same way, cancels both effects.
+# What is left is the gauge being sampled once per collection: the window's
+# first and last gauge values stand in for one second each, and a collection
+# period slightly longer than the scrape period repeats one gauge value in
+# about 100; with 24 devices whose power changes by at most ~20% between
+# seconds, that is well under 1% in the sum and under 2% per device.
+ENERGY_WINDOW_S = 30
+
+
+def check_energy_matches_power(c, base):
+    w = f"[{ENERGY_WINDOW_S}s]"
+    wait_for(f"{ENERGY_WINDOW_S} s of scrapes",
+             lambda: (lambda r: r and float(r[0]["value"][1]) >= ENERGY_WINDOW_S - 1)(
+                 query(base, f"min(count_over_time(gpu_power_watts{w}))")),
+             ENERGY_WINDOW_S + 60)
+    ts = query(base, f"delta(gpufleet_agent_last_collection_timestamp_seconds{w})")
+    c.check(len(ts) == 1, f"one collection timestamp series: {ts}")
+    if not ts:
+        return
+    covered_s = float(ts[0]["value"][1])
+    c.check(ENERGY_WINDOW_S * 0.9 < covered_s < ENERGY_WINDOW_S * 1.1,
+            f"collections cover {covered_s} s of the {ENERGY_WINDOW_S} s window")
+    key = "gpu_uuid, partition_id"
+    energy = {tuple(r["metric"].get(k, "") for k in ("gpu_uuid", "partition_id")):
+              float(r["value"][1])
+              for r in query(base, f"sum by ({key}) (increase(gpu_energy_joules_total{w}))")}
+    power = {tuple(r["metric"].get(k, "") for k in ("gpu_uuid", "partition_id")):
+             float(r["value"][1])
+             for r in query(base, f"sum by ({key}) (avg_over_time(gpu_power_watts{w}))")}
+    c.check(len(energy) == 24 and energy.keys() == power.keys(),
+            f"energy and power for the same 24 devices: {len(energy)} vs {len(power)}")
+    ratios = {k: energy[k] / (covered_s * power[k]) for k in energy if power.get(k)}
+    if not ratios:
+        return
+    for k, r in ratios.items():
+        c.check(0.98 < r < 1.02,
+                f"device {k}: energy increase / (covered s * mean power) = {r:.4f}")
+    total = sum(energy.values()) / (covered_s * sum(power.values()))
+    c.check(0.99 < total < 1.01,
+            f"fleet: energy increase / (covered s * mean power) = {total:.4f}, want 1 +- 1%")
+    print(f"energy/power over {ENERGY_WINDOW_S} s: fleet {total:.4f}, devices "
+          f"{min(ratios.values()):.4f}..{max(ratios.values()):.4f}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gpufleet", required=True)
@@ -160,10 +217,7 @@ scrape_configs:
                 c.check(0 < v <= spec["tdp_watts"] * 1.05,
                         f"power {v} W within TDP {spec['tdp_watts']} ({s['metric']['model']})")
 
-        # Energy must be a joules counter that rises (its consistency with the
-        # power gauge under the real clock is a known open bug of the sim).
-        rate = query(base, "rate(gpu_energy_joules_total[20s])")
-        c.check(rate and all(float(r["value"][1]) > 0 for r in rate), "energy counter rises")
+        check_energy_matches_power(c, base)
 
         self_up = query(base, "gpufleet_agent_devices_up")
         c.check(self_up and float(self_up[0]["value"][1]) > 0, f"self-metric devices up: {self_up}")

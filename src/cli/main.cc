@@ -39,6 +39,7 @@ int Main(int argc, char** argv) {
   commands.push_back(NewDocsCommand());
   commands.push_back(NewCanaryCommand());
   commands.push_back(NewCompatCommand());
+  commands.push_back(NewSimCommand());
   for (auto& c : commands) {
     CLI::App* sub = app.add_subcommand(std::string(c->name()), std::string(c->help()));
     c->Configure(*sub);

@@ -20,7 +20,7 @@ function(gpufleet_fake_amd_library target source output_name subdir)
     OUTPUT_NAME ${output_name}
     LIBRARY_OUTPUT_DIRECTORY ${GPUFLEET_FAKE_AMD_DIR}/${subdir})
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src)
-  target_link_libraries(${target} PRIVATE Threads::Threads)
+  target_link_libraries(${target} PRIVATE gpufleet_fake_support)
 endfunction()
 
 gpufleet_fake_amd_library(fake_amdsmi fake_amdsmi.cc amd_smi amdsmi)
@@ -35,7 +35,7 @@ gpufleet_test(collect_amd_test
     rocm_smi_collector_test.cc
     amdgpu_sysfs_collector_test.cc
     amd_collector_test.cc
-  LIBS gpufleet::collect gpufleet::normalize gpufleet::data
+  LIBS gpufleet::collect gpufleet::normalize gpufleet::data gpufleet_collect_testing
   LABELS unit)
 target_compile_definitions(collect_amd_test PRIVATE
   FAKE_AMDSMI_PATH="$<TARGET_FILE:fake_amdsmi>"
@@ -43,4 +43,3 @@ target_compile_definitions(collect_amd_test PRIVATE
   FAKE_ROCM_SMI_PATH="$<TARGET_FILE:fake_rocm_smi>"
   AMD_SYSFS_TREE="${PROJECT_SOURCE_DIR}/tests/data/sysfs/amd")
 add_dependencies(collect_amd_test fake_amdsmi fake_amdsmi_partial fake_rocm_smi)
-target_include_directories(collect_amd_test PRIVATE ${PROJECT_SOURCE_DIR}/tests/fakes/amd)

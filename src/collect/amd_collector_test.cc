@@ -4,14 +4,14 @@
 
 #include <cmath>
 
-#include "fake_amd_control.h"
+#include "collect/testing/collector_test_util.h"
 #include "normalize/mapping_table.h"
 #include "normalize/normalizer.h"
 
 namespace gpufleet {
 namespace {
 
-using fake_amd::FakeControl;
+using testing::FakeLibrary;
 
 constexpr char kMissing[] = "/nonexistent/libmissing.so";
 
@@ -32,8 +32,8 @@ class AmdCollectorTest : public ::testing::Test {
   }
   void TearDown() override { SetUp(); }
 
-  FakeControl amdsmi_{FAKE_AMDSMI_PATH, "FakeAmdSmi_"};
-  FakeControl rocm_{FAKE_ROCM_SMI_PATH, "FakeRocmSmi_"};
+  FakeLibrary amdsmi_{FAKE_AMDSMI_PATH, "FakeAmdSmi_"};
+  FakeLibrary rocm_{FAKE_ROCM_SMI_PATH, "FakeRocmSmi_"};
 };
 
 TEST_F(AmdCollectorTest, PrefersAmdSmi) {
@@ -105,20 +105,14 @@ TEST_F(AmdCollectorTest, EveryReadingNameIsMapped) {
     auto c = OpenAmdCollector(o);
     ASSERT_TRUE(c.ok()) << c.status().ToString();
     std::string source((*c)->source());
-    auto table = MappingTable::ForSource(source);
-    ASSERT_TRUE(table.ok()) << source << ": " << table.status().ToString();
-    auto devices = (*c)->Discover();
-    ASSERT_TRUE(devices.ok());
+    size_t devices = testing::MustDiscover(**c).size();
+    std::vector<DeviceReadings> all;
     size_t readings = 0;
-    for (size_t i = 0; i < devices->size(); ++i) {
-      DeviceReadings r;
-      ASSERT_TRUE((*c)->Collect(i, r).ok()) << source << " device " << i;
-      readings += r.readings.size();
-      for (const RawReading& x : r.readings) {
-        EXPECT_NE(table->FindMatching(x.name, x.labels), nullptr)
-            << source << ": reading '" << x.name << "' " << x.labels.ToString() << " unmapped";
-      }
+    for (size_t i = 0; i < devices; ++i) {
+      all.push_back(testing::MustCollect(**c, i));
+      readings += all.back().readings.size();
     }
+    testing::ExpectAllMapped(source, all);
     EXPECT_GT(readings, 10u) << source;
   }
 }
@@ -149,10 +143,7 @@ class AmdNormalizeTest : public AmdCollectorTest {
 
   static const Sample* Find(const std::vector<Sample>& s, const std::string& name,
                             const std::string& label = "", const std::string& value = "") {
-    for (const Sample& x : s) {
-      if (x.name == name && (label.empty() || x.labels.Get(label) == value)) return &x;
-    }
-    return nullptr;
+    return testing::FindSample(s, name, label.empty() ? Labels() : Labels{{label, value}});
   }
 
   static double Value(const std::vector<Sample>& s, const std::string& name,

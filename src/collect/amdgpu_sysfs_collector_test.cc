@@ -4,14 +4,15 @@
 
 #include <filesystem>
 
-#include "fake_amd_control.h"
+#include "collect/testing/collector_test_util.h"
 
 namespace gpufleet {
 namespace {
 
 namespace fs = std::filesystem;
-using fake_amd::ErrorCount;
-using fake_amd::FindReading;
+using testing::ErrorCount;
+using testing::ExpectReading;
+using testing::FindReading;
 
 std::unique_ptr<Collector> OpenTree(const std::string& root = AMD_SYSFS_TREE) {
   return NewAmdgpuSysfsCollector(AmdgpuSysfsOptions{root});
@@ -40,9 +41,7 @@ TEST(AmdgpuSysfsCollectorTest, ReadsDeviceAndHwmonFiles) {
   DeviceReadings r;
   ASSERT_TRUE(c->Collect(0, r).ok());
   auto value = [&](const char* name, const char* label = "", const char* v = "") {
-    const RawReading* x = FindReading(r, name, label, v);
-    EXPECT_NE(x, nullptr) << name << " " << label << "=" << v;
-    return x != nullptr ? x->value : -1.0;
+    return ExpectReading(r, name, label, v);
   };
   EXPECT_EQ(value("gpu_busy_percent"), 63);
   EXPECT_EQ(value("mem_busy_percent"), 21);
@@ -77,9 +76,7 @@ TEST(AmdgpuSysfsCollectorTest, MissingFilesAreCountedAsUnsupported) {
 }
 
 TEST(AmdgpuSysfsCollectorTest, VanishedCardIsUnavailableAndRecovers) {
-  fs::path root = fs::path(::testing::TempDir()) / "amd_sysfs_lost";
-  fs::remove_all(root);
-  fs::copy(AMD_SYSFS_TREE, root, fs::copy_options::recursive);
+  fs::path root = testing::CopyTree(AMD_SYSFS_TREE, "amd_sysfs_lost");
   auto c = OpenTree(root.string());
   ASSERT_TRUE(c->Discover().ok());
   fs::path card1 = root / "class" / "drm" / "card1";

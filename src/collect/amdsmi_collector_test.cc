@@ -2,20 +2,17 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-
-#include "fake_amd_control.h"
+#include "collect/testing/collector_test_util.h"
 
 namespace gpufleet {
 namespace {
 
-using fake_amd::CountReadings;
-using fake_amd::ErrorCount;
-using fake_amd::FakeControl;
-using fake_amd::FindReading;
+using testing::CountReadings;
+using testing::ErrorCount;
+using testing::ExpectReading;
+using testing::FakeLibrary;
+using testing::FindReading;
+using testing::ScopedConfigFile;
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
@@ -30,7 +27,7 @@ class AmdSmiCollectorTest : public ::testing::Test {
     return NewAmdSmiCollector(options);
   }
 
-  FakeControl fake_{FAKE_AMDSMI_PATH, "FakeAmdSmi_"};
+  FakeLibrary fake_{FAKE_AMDSMI_PATH, "FakeAmdSmi_"};
 };
 
 TEST_F(AmdSmiCollectorTest, DiscoversCpxPartitionsAndWholeGpu) {
@@ -66,9 +63,7 @@ TEST_F(AmdSmiCollectorTest, PartitionZeroCarriesEveryFamily) {
   DeviceReadings r;
   ASSERT_TRUE(c->Collect(0, r).ok());
   auto value = [&](const char* name, const char* label = "", const char* v = "") {
-    const RawReading* x = FindReading(r, name, label, v);
-    EXPECT_NE(x, nullptr) << name << " " << label << "=" << v;
-    return x != nullptr ? x->value : -1.0;
+    return ExpectReading(r, name, label, v);
   };
   EXPECT_EQ(value("gfx_activity_percent"), 63);
   EXPECT_EQ(value("umc_activity_percent"), 21);
@@ -212,24 +207,19 @@ TEST_F(AmdSmiCollectorTest, DriverReloadReinitializesOnNextDiscover) {
 }
 
 TEST_F(AmdSmiCollectorTest, ConfigFileInjectsFailuresAndIsReread) {
-  std::string path = ::testing::TempDir() + "/fake_amdsmi_config.txt";
-  { std::ofstream(path) << "# lose the MI250X\nlost = 1\n"; }
-  ASSERT_EQ(::setenv("GPUFLEET_FAKE_AMDSMI_CONFIG", path.c_str(), 1), 0);
+  ScopedConfigFile config("GPUFLEET_FAKE_AMDSMI_CONFIG", "fake_amdsmi_config.txt");
+  config.Write("# lose the MI250X\nlost = 1\n");
   auto c = Open();
   ASSERT_TRUE(c->Discover().ok());
   DeviceReadings r;
   EXPECT_EQ(c->Collect(8, r).code(), StatusCode::kUnavailable);
-  {
-    std::ofstream(path) << "lost =\nabsurd.0 = 1\n";  // different size: seen as a change
-  }
+  config.Write("lost =\nabsurd.0 = 1\n");
   DeviceReadings back;
   EXPECT_TRUE(c->Collect(8, back).ok());
   DeviceReadings absurd;
   ASSERT_TRUE(c->Collect(0, absurd).ok());
   ASSERT_NE(FindReading(absurd, "temperature_celsius", "sensor", "junction"), nullptr);
   EXPECT_EQ(FindReading(absurd, "temperature_celsius", "sensor", "junction")->value, 60000);
-  ::unsetenv("GPUFLEET_FAKE_AMDSMI_CONFIG");
-  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -29,9 +29,11 @@ if(GPUFLEET_LEVEL_ZERO_INCLUDE_DIR)
   # functions missing).
   foreach(variant full partial)
     set(_target gpufleet_fake_ze_loader_${variant})
-    add_library(${_target} SHARED ${PROJECT_SOURCE_DIR}/tests/fakes/levelzero/fake_ze_loader.cc)
+    add_library(${_target} SHARED
+      ${PROJECT_SOURCE_DIR}/tests/fakes/levelzero/fake_ze_loader.cc
+      ${PROJECT_SOURCE_DIR}/tests/fakes/levelzero/fake_ze_model.cc)
     target_include_directories(${_target} SYSTEM PRIVATE ${GPUFLEET_LEVEL_ZERO_INCLUDE_DIR})
-    target_link_libraries(${_target} PRIVATE Threads::Threads)
+    target_link_libraries(${_target} PRIVATE gpufleet_fake_support)
     set_target_properties(${_target} PROPERTIES
       OUTPUT_NAME ze_loader
       PREFIX lib
@@ -48,9 +50,11 @@ endif()
 
 gpufleet_test(collect_intel_test
   SOURCES ${_intel_test_sources}
-  LIBS gpufleet::collect gpufleet::normalize gpufleet::data
+  LIBS gpufleet::collect gpufleet::normalize gpufleet::data gpufleet_collect_testing
   LABELS unit)
 target_include_directories(collect_intel_test PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+target_compile_definitions(collect_intel_test PRIVATE
+  INTEL_SYSFS_TREE="${PROJECT_SOURCE_DIR}/tests/data/sysfs/intel")
 if(GPUFLEET_LEVEL_ZERO_INCLUDE_DIR)
   add_dependencies(collect_intel_test
     gpufleet_fake_ze_loader_full gpufleet_fake_ze_loader_partial)

@@ -5,7 +5,7 @@
 namespace gpufleet {
 namespace {
 
-std::string TreeRoot() { return std::string(GPUFLEET_SOURCE_DIR) + "/tests/data/sysfs/intel"; }
+std::string TreeRoot() { return INTEL_SYSFS_TREE; }
 
 #ifdef GPUFLEET_HAVE_LEVEL_ZERO
 TEST(IntelCollectorTest, PrefersLevelZero) {

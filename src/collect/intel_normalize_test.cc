@@ -1,15 +1,17 @@
 // Intel readings through the real Normalizer and mapping tables: canonical
 // names, base units and labels come out right (uJ -> J, MHz -> Hz, m°C -> °C,
 // mW / uW -> W, tiles as partitions).
-#include <filesystem>
 #include <functional>
 
 #include <gtest/gtest.h>
 
-#include "collect/dynamic_library.h"
 #include "collect/intel_sysfs_collector.h"
 #include "collect/levelzero_collector.h"
+#include "collect/testing/collector_test_util.h"
 #include "core/file_util.h"
+#ifdef GPUFLEET_HAVE_LEVEL_ZERO
+#include "collect/testing/fake_levelzero.h"
+#endif
 #include "normalize/normalizer.h"
 
 namespace gpufleet {
@@ -38,30 +40,15 @@ std::vector<Sample> NormalizeTwice(Collector& c, const std::function<void()>& be
   return out;
 }
 
-const Sample* FindSample(const std::vector<Sample>& samples, std::string_view name,
-                         const Labels& must) {
-  for (const Sample& s : samples) {
-    if (s.name != name) continue;
-    bool ok = true;
-    for (const auto& [k, v] : must.pairs()) ok = ok && s.labels.Get(k) == v;
-    if (ok) return &s;
-  }
-  return nullptr;
-}
+using testing::FindSample;
 
 #ifdef GPUFLEET_HAVE_LEVEL_ZERO
 TEST(IntelNormalizeTest, LevelZeroSamplesAreCanonical) {
-  std::string path = std::string(GPUFLEET_FAKE_LEVELZERO_DIR) + "/libze_loader.so.1";
-  auto lib = DynamicLibrary::Open({path});
-  ASSERT_TRUE(lib.ok());
-  void (*reset)() = nullptr;
-  void (*advance)(uint64_t) = nullptr;
-  ASSERT_TRUE((*lib)->Bind("fake_ze_reset", reset));
-  ASSERT_TRUE((*lib)->Bind("fake_ze_advance_us", advance));
-  reset();
-  auto c = NewLevelZeroCollector({.library_names = {path}});
+  testing::FakeLevelZero fake(GPUFLEET_FAKE_LEVELZERO_DIR);
+  auto advance = [&] { fake.advance_us(1'000'000); };
+  auto c = NewLevelZeroCollector({.library_names = {fake.path}});
   NormalizeStats stats;
-  auto samples = NormalizeTwice(*c, [&] { advance(1'000'000); }, stats);
+  auto samples = NormalizeTwice(*c, advance, stats);
   EXPECT_EQ(stats.unmapped, 0u);
   EXPECT_EQ(stats.absurd, 0u);
 
@@ -104,11 +91,7 @@ TEST(IntelNormalizeTest, LevelZeroSamplesAreCanonical) {
 #endif
 
 TEST(IntelNormalizeTest, SysfsSamplesAreCanonical) {
-  namespace fs = std::filesystem;
-  std::string root = ::testing::TempDir() + "/intel_sysfs_normalize";
-  fs::remove_all(root);
-  fs::copy(std::string(GPUFLEET_SOURCE_DIR) + "/tests/data/sysfs/intel", root,
-           fs::copy_options::recursive);
+  std::string root = testing::CopyTree(INTEL_SYSFS_TREE, "intel_sysfs_normalize");
   FakeClock clock;
   auto c = NewIntelSysfsCollector({.sysfs_root = root, .clock = &clock});
   std::string energy = root + "/class/drm/card1/device/hwmon/hwmon5/energy1_input";

@@ -1,10 +1,10 @@
 #include "collect/intel_sysfs_collector.h"
 
 #include <filesystem>
-#include <optional>
 
 #include <gtest/gtest.h>
 
+#include "collect/testing/collector_test_util.h"
 #include "core/file_util.h"
 
 namespace gpufleet {
@@ -12,22 +12,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string TreeRoot() { return std::string(GPUFLEET_SOURCE_DIR) + "/tests/data/sysfs/intel"; }
+using testing::CopyTree;
+using testing::ReadingValue;
 
-std::optional<double> Find(const DeviceReadings& r, const std::string& name) {
-  for (const RawReading& x : r.readings) {
-    if (x.name == name) return x.value;
-  }
-  return std::nullopt;
-}
-
-// A writable copy of the checked-in tree, so tests can move counters.
-std::string CopyTree(const std::string& name) {
-  std::string dst = ::testing::TempDir() + "/" + name;
-  fs::remove_all(dst);
-  fs::copy(TreeRoot(), dst, fs::copy_options::recursive);
-  return dst;
-}
+std::string TreeRoot() { return INTEL_SYSFS_TREE; }
 
 TEST(IntelSysfsCollectorTest, DiscoversIntelCardsOnly) {
   FakeClock clock;
@@ -56,25 +44,25 @@ TEST(IntelSysfsCollectorTest, ReadsHwmonFrequencyAndMemory) {
   ASSERT_TRUE(c->Discover().ok());
   DeviceReadings flex;
   ASSERT_TRUE(c->Collect(0, flex).ok());
-  EXPECT_DOUBLE_EQ(*Find(flex, "energy1_input_microjoules"), 81234567890.0);
-  EXPECT_DOUBLE_EQ(*Find(flex, "power1_max_microwatts"), 150000000.0);
-  EXPECT_DOUBLE_EQ(*Find(flex, "gt_act_freq_mhz"), 1950);
-  EXPECT_DOUBLE_EQ(*Find(flex, "lmem_total_bytes"), 17179869184.0);
-  EXPECT_DOUBLE_EQ(*Find(flex, "lmem_used_bytes"), 17179869184.0 - 12884901888.0);
-  EXPECT_FALSE(Find(flex, "power_watts").has_value());  // first collection: no rate
-  EXPECT_FALSE(Find(flex, "gt_awake_ratio").has_value());
+  EXPECT_DOUBLE_EQ(*ReadingValue(flex, "energy1_input_microjoules"), 81234567890.0);
+  EXPECT_DOUBLE_EQ(*ReadingValue(flex, "power1_max_microwatts"), 150000000.0);
+  EXPECT_DOUBLE_EQ(*ReadingValue(flex, "gt_act_freq_mhz"), 1950);
+  EXPECT_DOUBLE_EQ(*ReadingValue(flex, "lmem_total_bytes"), 17179869184.0);
+  EXPECT_DOUBLE_EQ(*ReadingValue(flex, "lmem_used_bytes"), 17179869184.0 - 12884901888.0);
+  EXPECT_FALSE(ReadingValue(flex, "power_watts").has_value());  // first collection: no rate
+  EXPECT_FALSE(ReadingValue(flex, "gt_awake_ratio").has_value());
 
   DeviceReadings max;
   ASSERT_TRUE(c->Collect(1, max).ok());
-  EXPECT_DOUBLE_EQ(*Find(max, "temp_gpu_millicelsius"), 58000);
-  EXPECT_DOUBLE_EQ(*Find(max, "temp_memory_millicelsius"), 51000);
-  EXPECT_DOUBLE_EQ(*Find(max, "gt_act_freq_mhz"), 1400);
-  EXPECT_DOUBLE_EQ(*Find(max, "vram_total_bytes"), static_cast<double>(128ull << 30));
+  EXPECT_DOUBLE_EQ(*ReadingValue(max, "temp_gpu_millicelsius"), 58000);
+  EXPECT_DOUBLE_EQ(*ReadingValue(max, "temp_memory_millicelsius"), 51000);
+  EXPECT_DOUBLE_EQ(*ReadingValue(max, "gt_act_freq_mhz"), 1400);
+  EXPECT_DOUBLE_EQ(*ReadingValue(max, "vram_total_bytes"), static_cast<double>(128ull << 30));
   EXPECT_TRUE(max.field_errors.empty());
 }
 
 TEST(IntelSysfsCollectorTest, PowerAndAwakeRatioFromCounterDeltas) {
-  std::string root = CopyTree("intel_sysfs_rates");
+  std::string root = CopyTree(TreeRoot(), "intel_sysfs_rates");
   FakeClock clock;
   auto c = NewIntelSysfsCollector({.sysfs_root = root, .clock = &clock});
   ASSERT_TRUE(c->Discover().ok());
@@ -89,13 +77,14 @@ TEST(IntelSysfsCollectorTest, PowerAndAwakeRatioFromCounterDeltas) {
 
   DeviceReadings second;
   ASSERT_TRUE(c->Collect(1, second).ok());
-  EXPECT_NEAR(*Find(second, "power_watts"), 350.0, 1e-6);
-  EXPECT_NEAR(*Find(second, "gt_awake_ratio"), 0.75, 1e-9);
-  EXPECT_GT(*Find(second, "energy1_input_microjoules"), *Find(first, "energy1_input_microjoules"));
+  EXPECT_NEAR(*ReadingValue(second, "power_watts"), 350.0, 1e-6);
+  EXPECT_NEAR(*ReadingValue(second, "gt_awake_ratio"), 0.75, 1e-9);
+  EXPECT_GT(*ReadingValue(second, "energy1_input_microjoules"),
+            *ReadingValue(first, "energy1_input_microjoules"));
 }
 
 TEST(IntelSysfsCollectorTest, RemovedCardIsUnavailable) {
-  std::string root = CopyTree("intel_sysfs_removed");
+  std::string root = CopyTree(TreeRoot(), "intel_sysfs_removed");
   FakeClock clock;
   auto c = NewIntelSysfsCollector({.sysfs_root = root, .clock = &clock});
   ASSERT_TRUE(c->Discover().ok());

@@ -2,81 +2,28 @@
 
 #include <level_zero/ze_api.h>
 
-#include <chrono>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <optional>
-
 #include <gtest/gtest.h>
 
-#include "collect/dynamic_library.h"
-#include "fakes/levelzero/fake_ze_control.h"
+#include "collect/testing/collector_test_util.h"
+#include "collect/testing/fake_levelzero.h"
 
 namespace gpufleet {
 namespace {
 
-std::string FakePath() { return std::string(GPUFLEET_FAKE_LEVELZERO_DIR) + "/libze_loader.so.1"; }
-std::string PartialPath() {
-  return std::string(GPUFLEET_FAKE_LEVELZERO_PARTIAL_DIR) + "/libze_loader.so.1";
-}
-
-// The fake's control functions, bound from the same file the collector loads.
-struct FakeZe {
-  std::unique_ptr<DynamicLibrary> lib;
-  decltype(&fake_ze_reset) reset = nullptr;
-  decltype(&fake_ze_set_init_result) set_init_result = nullptr;
-  decltype(&fake_ze_set_device_lost) set_device_lost = nullptr;
-  decltype(&fake_ze_set_hang_ms) set_hang_ms = nullptr;
-  decltype(&fake_ze_set_kind_result) set_kind_result = nullptr;
-  decltype(&fake_ze_advance_us) advance_us = nullptr;
-
-  explicit FakeZe(const std::string& path) {
-    auto l = DynamicLibrary::Open({path});
-    GPUFLEET_CHECK(l.ok());
-    lib = std::move(l).value();
-    GPUFLEET_CHECK(lib->Bind("fake_ze_reset", reset));
-    GPUFLEET_CHECK(lib->Bind("fake_ze_set_init_result", set_init_result));
-    GPUFLEET_CHECK(lib->Bind("fake_ze_set_device_lost", set_device_lost));
-    GPUFLEET_CHECK(lib->Bind("fake_ze_set_hang_ms", set_hang_ms));
-    GPUFLEET_CHECK(lib->Bind("fake_ze_set_kind_result", set_kind_result));
-    GPUFLEET_CHECK(lib->Bind("fake_ze_advance_us", advance_us));
-    reset();
-  }
-};
-
-std::optional<double> Find(const DeviceReadings& r, const std::string& name) {
-  for (const RawReading& x : r.readings) {
-    if (x.name == name) return x.value;
-  }
-  return std::nullopt;
-}
-
-size_t Count(const DeviceReadings& r, const std::string& name) {
-  size_t n = 0;
-  for (const RawReading& x : r.readings) n += x.name == name;
-  return n;
-}
+using FakeZe = testing::FakeLevelZero;
+using testing::CountReadings;
+using testing::ReadingValue;
 
 // Indices in the fake's Discover() order.
 constexpr size_t kMax = 0, kMaxTile0 = 1, kMaxTile1 = 2, kFlex = 3;
 
 class LevelZeroCollectorTest : public ::testing::Test {
  protected:
-  LevelZeroCollectorTest() : fake_(FakePath()) {
-    collector_ = NewLevelZeroCollector({.library_names = {FakePath()}});
+  LevelZeroCollectorTest() : fake_(GPUFLEET_FAKE_LEVELZERO_DIR) {
+    collector_ = NewLevelZeroCollector({.library_names = {fake_.path}});
   }
-  std::vector<DeviceInfo> DiscoverOk() {
-    auto devices = collector_->Discover();
-    EXPECT_TRUE(devices.ok()) << devices.status().ToString();
-    return devices.ok() ? *devices : std::vector<DeviceInfo>{};
-  }
-  DeviceReadings CollectOk(size_t index) {
-    DeviceReadings r;
-    Status s = collector_->Collect(index, r);
-    EXPECT_TRUE(s.ok()) << s.ToString();
-    return r;
-  }
+  std::vector<DeviceInfo> DiscoverOk() { return testing::MustDiscover(*collector_); }
+  DeviceReadings CollectOk(size_t index) { return testing::MustCollect(*collector_, index); }
 
   FakeZe fake_;
   std::unique_ptr<Collector> collector_;
@@ -111,35 +58,35 @@ TEST_F(LevelZeroCollectorTest, DiscoversDevicesAndTiles) {
 TEST_F(LevelZeroCollectorTest, UtilizationAndPowerComeFromCounterDeltas) {
   DiscoverOk();
   DeviceReadings first = CollectOk(kMax);
-  EXPECT_FALSE(Find(first, "engine_all_utilization_ratio").has_value());
-  EXPECT_FALSE(Find(first, "power_watts").has_value());
-  EXPECT_FALSE(Find(first, "memory_bandwidth_ratio").has_value());
-  EXPECT_TRUE(Find(first, "energy_microjoules").has_value());
+  EXPECT_FALSE(ReadingValue(first, "engine_all_utilization_ratio").has_value());
+  EXPECT_FALSE(ReadingValue(first, "power_watts").has_value());
+  EXPECT_FALSE(ReadingValue(first, "memory_bandwidth_ratio").has_value());
+  EXPECT_TRUE(ReadingValue(first, "energy_microjoules").has_value());
   CollectOk(kMaxTile0);
   CollectOk(kFlex);
 
   fake_.advance_us(2'000'000);
   DeviceReadings second = CollectOk(kMax);
-  auto util = Find(second, "engine_all_utilization_ratio");
+  auto util = ReadingValue(second, "engine_all_utilization_ratio");
   ASSERT_TRUE(util.has_value());
   EXPECT_GE(*util, 0.0);
   EXPECT_LE(*util, 1.0);
   EXPECT_NEAR(*util, 0.62, 0.01);  // the fake's default busy fraction, averaged over tiles
-  EXPECT_NEAR(*Find(second, "engine_compute_utilization_ratio"), 0.62 * 0.95, 0.01);
-  EXPECT_NEAR(*Find(second, "power_watts"), 420.0, 1.0);  // card domain, not card + tiles
-  auto bw = Find(second, "memory_bandwidth_ratio");
+  EXPECT_NEAR(*ReadingValue(second, "engine_compute_utilization_ratio"), 0.62 * 0.95, 0.01);
+  EXPECT_NEAR(*ReadingValue(second, "power_watts"), 420.0, 1.0);  // card domain, not card + tiles
+  auto bw = ReadingValue(second, "memory_bandwidth_ratio");
   ASSERT_TRUE(bw.has_value());
   EXPECT_NEAR(*bw, 0.1 + 0.5 * 0.62, 0.01);
-  EXPECT_NEAR(*Find(second, "power_limit_milliwatts"), 600000, 0.5);
+  EXPECT_NEAR(*ReadingValue(second, "power_limit_milliwatts"), 600000, 0.5);
 
   DeviceReadings tile = CollectOk(kMaxTile0);
-  EXPECT_NEAR(*Find(tile, "engine_all_utilization_ratio"), 0.62, 0.01);
-  EXPECT_NEAR(*Find(tile, "power_watts"), 420.0 * 0.45, 1.0);
+  EXPECT_NEAR(*ReadingValue(tile, "engine_all_utilization_ratio"), 0.62, 0.01);
+  EXPECT_NEAR(*ReadingValue(tile, "power_watts"), 420.0 * 0.45, 1.0);
 
   DeviceReadings flex = CollectOk(kFlex);
-  EXPECT_NEAR(*Find(flex, "engine_all_utilization_ratio"), 0.35, 0.01);
-  EXPECT_NEAR(*Find(flex, "engine_media_decode_utilization_ratio"), 0.35 * 0.4, 0.01);
-  EXPECT_NEAR(*Find(flex, "power_watts"), 95.0, 1.0);
+  EXPECT_NEAR(*ReadingValue(flex, "engine_all_utilization_ratio"), 0.35, 0.01);
+  EXPECT_NEAR(*ReadingValue(flex, "engine_media_decode_utilization_ratio"), 0.35 * 0.4, 0.01);
+  EXPECT_NEAR(*ReadingValue(flex, "power_watts"), 95.0, 1.0);
 }
 
 TEST_F(LevelZeroCollectorTest, EnergyCounterIsMonotonic) {
@@ -147,7 +94,7 @@ TEST_F(LevelZeroCollectorTest, EnergyCounterIsMonotonic) {
   double last = 0;
   for (int i = 0; i < 4; ++i) {
     DeviceReadings r = CollectOk(kFlex);
-    auto e = Find(r, "energy_microjoules");
+    auto e = ReadingValue(r, "energy_microjoules");
     ASSERT_TRUE(e.has_value());
     if (i > 0) {
       EXPECT_GT(*e, last);
@@ -162,21 +109,21 @@ TEST_F(LevelZeroCollectorTest, TilesSplitSensorsAndLinks) {
   DeviceReadings whole = CollectOk(kMax);
   DeviceReadings tile1 = CollectOk(kMaxTile1);
   // The fake runs tile 1 two degrees hotter; the device reports the hottest tile.
-  EXPECT_DOUBLE_EQ(*Find(whole, "temperature_gpu_celsius"),
-                   *Find(tile1, "temperature_gpu_celsius"));
-  EXPECT_EQ(Count(whole, "fabric_rx_bytes"), 4u);
-  EXPECT_EQ(Count(tile1, "fabric_rx_bytes"), 2u);
+  EXPECT_DOUBLE_EQ(*ReadingValue(whole, "temperature_gpu_celsius"),
+                   *ReadingValue(tile1, "temperature_gpu_celsius"));
+  EXPECT_EQ(CountReadings(whole, "fabric_rx_bytes"), 4u);
+  EXPECT_EQ(CountReadings(tile1, "fabric_rx_bytes"), 2u);
   for (const RawReading& r : tile1.readings) {
     if (r.name == "fabric_rx_bytes") {
       EXPECT_FALSE(r.labels.ToString().empty());
     }
   }
   // PCI counters belong to the device, not to a tile.
-  EXPECT_TRUE(Find(whole, "pci_rx_bytes").has_value());
-  EXPECT_FALSE(Find(tile1, "pci_rx_bytes").has_value());
-  EXPECT_DOUBLE_EQ(*Find(whole, "ras_correctable_cache"), 4);  // 2 per tile
-  EXPECT_DOUBLE_EQ(*Find(tile1, "ras_correctable_cache"), 2);
-  EXPECT_DOUBLE_EQ(*Find(whole, "memory_size_bytes"), static_cast<double>(128ull << 30));
+  EXPECT_TRUE(ReadingValue(whole, "pci_rx_bytes").has_value());
+  EXPECT_FALSE(ReadingValue(tile1, "pci_rx_bytes").has_value());
+  EXPECT_DOUBLE_EQ(*ReadingValue(whole, "ras_correctable_cache"), 4);  // 2 per tile
+  EXPECT_DOUBLE_EQ(*ReadingValue(tile1, "ras_correctable_cache"), 2);
+  EXPECT_DOUBLE_EQ(*ReadingValue(whole, "memory_size_bytes"), static_cast<double>(128ull << 30));
 }
 
 TEST_F(LevelZeroCollectorTest, LostDeviceIsUnavailableWhileTheOtherWorksThenRecovers) {
@@ -190,15 +137,15 @@ TEST_F(LevelZeroCollectorTest, LostDeviceIsUnavailableWhileTheOtherWorksThenReco
     EXPECT_NE(s.message().find("DEVICE_LOST"), std::string::npos);
   }
   DeviceReadings flex = CollectOk(kFlex);
-  EXPECT_TRUE(Find(flex, "energy_microjoules").has_value());
+  EXPECT_TRUE(ReadingValue(flex, "energy_microjoules").has_value());
 
   fake_.set_device_lost(0, 0);
   fake_.advance_us(1'000'000);
   DeviceReadings back = CollectOk(kMax);
   // Rates restart after a loss: no stale interval spanning the outage.
-  EXPECT_FALSE(Find(back, "engine_all_utilization_ratio").has_value());
+  EXPECT_FALSE(ReadingValue(back, "engine_all_utilization_ratio").has_value());
   fake_.advance_us(1'000'000);
-  EXPECT_TRUE(Find(CollectOk(kMax), "engine_all_utilization_ratio").has_value());
+  EXPECT_TRUE(ReadingValue(CollectOk(kMax), "engine_all_utilization_ratio").has_value());
 }
 
 TEST_F(LevelZeroCollectorTest, FieldPermissionErrorIsCounted) {
@@ -206,8 +153,8 @@ TEST_F(LevelZeroCollectorTest, FieldPermissionErrorIsCounted) {
   fake_.set_kind_result(1, "engine", ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS);
   DeviceReadings r = CollectOk(kFlex);
   EXPECT_GT(r.field_errors["permission"], 0u);
-  EXPECT_TRUE(Find(r, "energy_microjoules").has_value());
-  EXPECT_TRUE(Find(r, "temperature_gpu_celsius").has_value());
+  EXPECT_TRUE(ReadingValue(r, "energy_microjoules").has_value());
+  EXPECT_TRUE(ReadingValue(r, "temperature_gpu_celsius").has_value());
 }
 
 TEST_F(LevelZeroCollectorTest, InitPermissionErrorIsPermissionDenied) {
@@ -222,27 +169,18 @@ TEST_F(LevelZeroCollectorTest, HungCallBlocksThenReturns) {
   DiscoverOk();
   fake_.set_hang_ms(1, 20);
   DeviceReadings r = CollectOk(kFlex);
-  EXPECT_TRUE(Find(r, "energy_microjoules").has_value());
+  EXPECT_TRUE(ReadingValue(r, "energy_microjoules").has_value());
 }
 
 TEST_F(LevelZeroCollectorTest, ConfigFileDrivesTheFake) {
   DiscoverOk();
-  std::string path = ::testing::TempDir() + "/fake_levelzero.conf";
-  {
-    std::ofstream(path) << "# end-to-end knobs\ndevice.1.lost = 1\n";
-  }
-  setenv("GPUFLEET_FAKE_LEVELZERO_CONFIG", path.c_str(), 1);
+  testing::ScopedConfigFile config("GPUFLEET_FAKE_LEVELZERO_CONFIG", "fake_levelzero.conf");
+  config.Write("# end-to-end knobs\ndevice.1.lost = 1\n");
   DeviceReadings r;
   EXPECT_EQ(collector_->Collect(kFlex, r).code(), StatusCode::kUnavailable);
-  {
-    std::ofstream(path) << "device.1.lost = 0\n";
-  }
-  // Make sure the mtime moves even on coarse-timestamp file systems.
-  std::filesystem::last_write_time(
-      path, std::filesystem::last_write_time(path) + std::chrono::seconds(2));
+  config.Write("device.1.lost = 0\n");  // same size: only the mtime tells
   DeviceReadings again;
   EXPECT_TRUE(collector_->Collect(kFlex, again).ok());
-  unsetenv("GPUFLEET_FAKE_LEVELZERO_CONFIG");
 }
 
 TEST(LevelZeroCollectorLoadTest, MissingLibraryIsNotFound) {
@@ -255,10 +193,10 @@ TEST(LevelZeroCollectorLoadTest, MissingLibraryIsNotFound) {
 }
 
 TEST(LevelZeroCollectorLoadTest, PartialLibraryGivesFewerReadingsAndSymbolMissing) {
-  FakeZe partial(PartialPath());
-  FakeZe full(FakePath());
-  auto full_collector = NewLevelZeroCollector({.library_names = {FakePath()}});
-  auto partial_collector = NewLevelZeroCollector({.library_names = {PartialPath()}});
+  FakeZe partial(GPUFLEET_FAKE_LEVELZERO_PARTIAL_DIR);
+  FakeZe full(GPUFLEET_FAKE_LEVELZERO_DIR);
+  auto full_collector = NewLevelZeroCollector({.library_names = {full.path}});
+  auto partial_collector = NewLevelZeroCollector({.library_names = {partial.path}});
   // The partial loader lacks zesInit: discovery goes through zeInit.
   auto d = partial_collector->Discover();
   ASSERT_TRUE(d.ok()) << d.status().ToString();
@@ -272,8 +210,8 @@ TEST(LevelZeroCollectorLoadTest, PartialLibraryGivesFewerReadingsAndSymbolMissin
   EXPECT_LT(p.readings.size(), f.readings.size());
   EXPECT_GT(p.field_errors["symbol_missing"], 0u);
   EXPECT_EQ(f.field_errors.count("symbol_missing"), 0u);
-  EXPECT_FALSE(Find(p, "temperature_gpu_celsius").has_value());
-  EXPECT_TRUE(Find(p, "energy_microjoules").has_value());
+  EXPECT_FALSE(ReadingValue(p, "temperature_gpu_celsius").has_value());
+  EXPECT_TRUE(ReadingValue(p, "energy_microjoules").has_value());
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ function(gpufleet_fake_nvml target subdir)
     ${PROJECT_SOURCE_DIR}/tests/fakes/nvml/fake_nvml_mig_gpm.cc
     ${PROJECT_SOURCE_DIR}/tests/fakes/nvml/fake_nvml_state.cc)
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src)
-  target_link_libraries(${target} PRIVATE Threads::Threads)
+  target_link_libraries(${target} PRIVATE gpufleet_fake_support)
   target_compile_definitions(${target} PRIVATE ${ARGN})
   # Never unloaded: its state outlives dlclose (as a driver's would), threads
   # blocked in a scripted hang stay safe, and LeakSanitizer still sees it.
@@ -32,7 +32,7 @@ gpufleet_fake_nvml(fake_nvml_broken "/broken" FAKE_NVML_NO_UUID)
 
 gpufleet_test(collect_nvml_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/nvml_collector_test.cc
-  LIBS gpufleet::collect gpufleet::normalize gpufleet::data
+  LIBS gpufleet::collect gpufleet::normalize gpufleet::data gpufleet_collect_testing
   LABELS unit)
 target_include_directories(collect_nvml_test PRIVATE ${PROJECT_SOURCE_DIR})
 target_compile_definitions(collect_nvml_test PRIVATE

@@ -6,62 +6,39 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <set>
 #include <string>
 #include <thread>
 
-#include "collect/dynamic_library.h"
+#include "collect/testing/collector_test_util.h"
 #include "normalize/mapping_table.h"
 #include "tests/fakes/nvml/fake_nvml_control.h"
 
 namespace gpufleet {
 namespace {
 
-// Calls one of the fake's control functions in the library opened by the fixture.
-#define FAKE(fn) (*Control<decltype(fn)>(lib_.get(), #fn))
+using testing::CountReadings;
+using testing::ErrorCount;
+using testing::FakeLibrary;
+using testing::MustCollect;
+using testing::MustDiscover;
 
-template <typename Fn>
-Fn* Control(const DynamicLibrary* lib, const char* name) {
-  Fn* fn = nullptr;
-  GPUFLEET_CHECK(lib != nullptr && lib->Bind(name, fn));
-  return fn;
-}
+// Calls one of the fake's control functions in the library opened by the fixture.
+#define FAKE(fn) FAKE_CALL(*fake_, fn)
 
 const RawReading* Find(const DeviceReadings& r, std::string_view name, const Labels& labels = {}) {
-  for (const RawReading& x : r.readings) {
-    if (x.name != name) continue;
-    bool match = true;
-    for (const auto& [k, v] : labels.pairs()) match = match && x.labels.Get(k) == v;
-    if (match) return &x;
-  }
-  return nullptr;
-}
-
-size_t Count(const DeviceReadings& r, std::string_view name) {
-  size_t n = 0;
-  for (const RawReading& x : r.readings) n += x.name == name ? 1 : 0;
-  return n;
-}
-
-uint64_t Errors(const DeviceReadings& r, const std::string& reason) {
-  auto it = r.field_errors.find(reason);
-  return it == r.field_errors.end() ? 0 : it->second;
+  return testing::FindReadingWith(r, name, labels);
 }
 
 class NvmlCollectorTest : public ::testing::Test {
  protected:
-  void SetUp() override { lib_ = OpenFake(FAKE_NVML_PATH); }
+  void SetUp() override { fake_ = OpenFake(FAKE_NVML_PATH); }
   void TearDown() override { ::unsetenv("GPUFLEET_FAKE_NVML_CONFIG"); }
 
-  static std::unique_ptr<DynamicLibrary> OpenFake(const char* path) {
-    auto lib = DynamicLibrary::Open({path});
-    GPUFLEET_CHECK(lib.ok());
-    std::unique_ptr<DynamicLibrary> l = std::move(lib).value();
-    Control<decltype(FakeNvml_Reset)>(l.get(), "FakeNvml_Reset")();
-    return l;
+  static std::unique_ptr<FakeLibrary> OpenFake(const char* path) {
+    auto fake = std::make_unique<FakeLibrary>(path);
+    FAKE_CALL(*fake, FakeNvml_Reset)();
+    return fake;
   }
 
   static std::unique_ptr<Collector> NewCollector(const char* path = FAKE_NVML_PATH) {
@@ -70,20 +47,7 @@ class NvmlCollectorTest : public ::testing::Test {
     return NewNvmlCollector(options);
   }
 
-  static std::vector<DeviceInfo> MustDiscover(Collector& c) {
-    auto devices = c.Discover();
-    EXPECT_TRUE(devices.ok()) << devices.status().ToString();
-    return devices.ok() ? *devices : std::vector<DeviceInfo>{};
-  }
-
-  static DeviceReadings MustCollect(Collector& c, size_t index) {
-    DeviceReadings r;
-    Status st = c.Collect(index, r);
-    EXPECT_TRUE(st.ok()) << "device " << index << ": " << st.ToString();
-    return r;
-  }
-
-  std::unique_ptr<DynamicLibrary> lib_;
+  std::unique_ptr<FakeLibrary> fake_;
 };
 
 TEST_F(NvmlCollectorTest, DiscoversGpusAndMigInstances) {
@@ -160,9 +124,9 @@ TEST_F(NvmlCollectorTest, CollectsEveryReadingFamilyWithPlausibleValues) {
   EXPECT_EQ(value("clock_event_reason_active", {{"reason", "power"}}), 1);
   EXPECT_EQ(Find(r, "clock_event_reason_active", {{"reason", "thermal"}}), nullptr);
   EXPECT_GT(value("throttle_ns", {{"reason", "power"}}), 0);
-  EXPECT_EQ(Count(r, "throttle_ns"), 6u);
-  EXPECT_EQ(Count(r, "nvlink_tx_kib"), 18u);  // H100 SXM: 18 NVLink 4 links
-  EXPECT_EQ(Count(r, "nvlink_rx_kib"), 18u);
+  EXPECT_EQ(CountReadings(r, "throttle_ns"), 6u);
+  EXPECT_EQ(CountReadings(r, "nvlink_tx_kib"), 18u);  // H100 SXM: 18 NVLink 4 links
+  EXPECT_EQ(CountReadings(r, "nvlink_rx_kib"), 18u);
   EXPECT_GT(value("nvlink_tx_kib", {{"link", "17"}}), 0);
   EXPECT_EQ(value("process_used_memory_bytes", {{"pid", "4242"}}), 20.0 * (1ULL << 30));
   EXPECT_EQ(value("process_used_memory_bytes", {{"pid", "4343"}}), 8.0 * (1ULL << 30));
@@ -214,14 +178,14 @@ TEST_F(NvmlCollectorTest, MigInstancesReportMemoryProcessesAndNotGpuWideValues) 
   EXPECT_NE(Find(mig, "process_used_memory_bytes", {{"pid", "5151"}}), nullptr);
   EXPECT_EQ(Find(mig, "power_usage_mw"), nullptr);
   DeviceReadings empty_instance = MustCollect(*c, 3);
-  EXPECT_EQ(Count(empty_instance, "process_used_memory_bytes"), 0u);
+  EXPECT_EQ(CountReadings(empty_instance, "process_used_memory_bytes"), 0u);
 
   // The parent in MIG mode: NVML does not report utilization there.
   DeviceReadings parent = MustCollect(*c, 1);
   EXPECT_EQ(Find(parent, "utilization_gpu_pct"), nullptr);
-  EXPECT_GE(Errors(parent, "not_supported"), 1u);
+  EXPECT_GE(ErrorCount(parent, "not_supported"), 1u);
   EXPECT_NE(Find(parent, "power_usage_mw"), nullptr);
-  EXPECT_EQ(Count(parent, "process_used_memory_bytes"), 0u);  // reported per instance
+  EXPECT_EQ(CountReadings(parent, "process_used_memory_bytes"), 0u);  // reported per instance
 }
 
 TEST_F(NvmlCollectorTest, NotSupportedFieldsAreSkippedAndCounted) {
@@ -234,7 +198,7 @@ TEST_F(NvmlCollectorTest, NotSupportedFieldsAreSkippedAndCounted) {
   EXPECT_EQ(Find(r, "temperature_c", {{"sensor", "memory"}}), nullptr);
   EXPECT_NE(Find(r, "temperature_c", {{"sensor", "gpu"}}), nullptr);
   EXPECT_NE(Find(r, "power_limit_mw"), nullptr);
-  EXPECT_EQ(Errors(r, "not_supported"), 2u);
+  EXPECT_EQ(ErrorCount(r, "not_supported"), 2u);
 }
 
 TEST_F(NvmlCollectorTest, LostDeviceIsUnavailableWhileOthersCollectThenRecovers) {
@@ -289,7 +253,7 @@ TEST_F(NvmlCollectorTest, MissingRequiredSymbolIsNotFoundNamingIt) {
 }
 
 TEST_F(NvmlCollectorTest, PartialLibraryWorksWithFewerReadings) {
-  std::unique_ptr<DynamicLibrary> partial = OpenFake(FAKE_NVML_PARTIAL_PATH);
+  std::unique_ptr<FakeLibrary> partial = OpenFake(FAKE_NVML_PARTIAL_PATH);
   auto c = NewCollector(FAKE_NVML_PARTIAL_PATH);
   std::vector<DeviceInfo> d = MustDiscover(*c);
   ASSERT_EQ(d.size(), 4u);
@@ -297,8 +261,8 @@ TEST_F(NvmlCollectorTest, PartialLibraryWorksWithFewerReadings) {
   EXPECT_EQ(d[0].memory_total_bytes, 81559ULL << 20);  // via v1 memory info
 
   DeviceReadings r = MustCollect(*c, 0);
-  EXPECT_GE(Errors(r, "symbol_missing"), 2u);  // field values, GPM
-  EXPECT_EQ(Count(r, "nvlink_tx_kib"), 0u);
+  EXPECT_GE(ErrorCount(r, "symbol_missing"), 2u);  // field values, GPM
+  EXPECT_EQ(CountReadings(r, "nvlink_tx_kib"), 0u);
   EXPECT_EQ(Find(r, "gpm_available"), nullptr);
   EXPECT_EQ(Find(r, "temperature_c", {{"sensor", "memory"}}), nullptr);
   EXPECT_NE(Find(r, "pcie_tx_kib_per_s"), nullptr);  // throughput instead of counters
@@ -337,7 +301,7 @@ TEST_F(NvmlCollectorTest, DriverReloadReinitializesOnNextDiscover) {
 TEST_F(NvmlCollectorTest, XidEventsAreRunningCountersPerCode) {
   auto c = NewCollector();
   MustDiscover(*c);
-  EXPECT_EQ(Count(MustCollect(*c, 0), "xid_errors_total"), 0u);
+  EXPECT_EQ(CountReadings(MustCollect(*c, 0), "xid_errors_total"), 0u);
   FAKE(FakeNvml_InjectXid)(0, 79);
   FAKE(FakeNvml_InjectXid)(0, 79);
   FAKE(FakeNvml_InjectXid)(0, 48);
@@ -345,7 +309,7 @@ TEST_F(NvmlCollectorTest, XidEventsAreRunningCountersPerCode) {
   ASSERT_NE(Find(r, "xid_errors_total", {{"code", "79"}}), nullptr);
   EXPECT_EQ(Find(r, "xid_errors_total", {{"code", "79"}})->value, 2);
   EXPECT_EQ(Find(r, "xid_errors_total", {{"code", "48"}})->value, 1);
-  EXPECT_EQ(Count(MustCollect(*c, 1), "xid_errors_total"), 0u);  // other GPU untouched
+  EXPECT_EQ(CountReadings(MustCollect(*c, 1), "xid_errors_total"), 0u);  // other GPU untouched
 
   // Events queued before a re-discovery are not lost, and counts survive it.
   FAKE(FakeNvml_InjectXid)(0, 48);
@@ -378,14 +342,9 @@ TEST_F(NvmlCollectorTest, HungDeviceBlocksOnlyItsOwnCollect) {
 }
 
 TEST_F(NvmlCollectorTest, ConfigFileScriptsTheFake) {
-  std::string path =
-      ::testing::TempDir() + "gpufleet_fake_nvml_" + std::to_string(::getpid()) + ".conf";
-  auto write = [&](const std::string& text) {
-    std::ofstream out(path, std::ios::trunc);
-    out << text;
-  };
-  write("# two GPUs, the first fell off the bus\nlost = 0\ntemperature_c.1 = 60000\n");
-  ::setenv("GPUFLEET_FAKE_NVML_CONFIG", path.c_str(), 1);
+  testing::ScopedConfigFile config("GPUFLEET_FAKE_NVML_CONFIG",
+                                   "gpufleet_fake_nvml_" + std::to_string(::getpid()) + ".conf");
+  config.Write("# two GPUs, the first fell off the bus\nlost = 0\ntemperature_c.1 = 60000\n");
   auto c = NewCollector();
   std::vector<DeviceInfo> d = MustDiscover(*c);
   ASSERT_EQ(d.size(), 3u);
@@ -394,18 +353,16 @@ TEST_F(NvmlCollectorTest, ConfigFileScriptsTheFake) {
   EXPECT_EQ(Find(r, "temperature_c", {{"sensor", "gpu"}})->value, 60000);  // absurd on purpose
 
   // A changed file is picked up by the running library.
-  write("device_count = 1\nmig_device = -1\nxid.0 = 13\n");
+  config.Write("device_count = 1\nmig_device = -1\nxid.0 = 13\n");
   d = MustDiscover(*c);
   ASSERT_EQ(d.size(), 1u);
   r = MustCollect(*c, 0);
   EXPECT_LT(Find(r, "temperature_c", {{"sensor", "gpu"}})->value, 100);
   EXPECT_NE(Find(r, "utilization_gpu_pct"), nullptr);
 
-  write("init_result = 18\n");
+  config.Write("init_result = 18\n");
   c = NewCollector();
   EXPECT_EQ(c->Discover().status().code(), StatusCode::kFailedPrecondition);
-  ::unsetenv("GPUFLEET_FAKE_NVML_CONFIG");
-  std::remove(path.c_str());
 }
 
 TEST_F(NvmlCollectorTest, ProcessesAndGpmCanBeTurnedOff) {
@@ -439,7 +396,7 @@ TEST_F(NvmlCollectorTest, EveryEmittedReadingIsMapped) {
   };
   auto full = NewCollector();
   gather(*full, true);
-  std::unique_ptr<DynamicLibrary> partial_lib = OpenFake(FAKE_NVML_PARTIAL_PATH);
+  std::unique_ptr<FakeLibrary> partial_lib = OpenFake(FAKE_NVML_PARTIAL_PATH);
   auto partial = NewCollector(FAKE_NVML_PARTIAL_PATH);
   gather(*partial, false);
   EXPECT_GE(names.size(), 30u);

@@ -2,14 +2,15 @@
 
 #include <gtest/gtest.h>
 
-#include "fake_amd_control.h"
+#include "collect/testing/collector_test_util.h"
 
 namespace gpufleet {
 namespace {
 
-using fake_amd::ErrorCount;
-using fake_amd::FakeControl;
-using fake_amd::FindReading;
+using testing::ErrorCount;
+using testing::ExpectReading;
+using testing::FakeLibrary;
+using testing::FindReading;
 
 class RocmSmiCollectorTest : public ::testing::Test {
  protected:
@@ -23,7 +24,7 @@ class RocmSmiCollectorTest : public ::testing::Test {
     return NewRocmSmiCollector(options);
   }
 
-  FakeControl fake_{FAKE_ROCM_SMI_PATH, "FakeRocmSmi_"};
+  FakeLibrary fake_{FAKE_ROCM_SMI_PATH, "FakeRocmSmi_"};
 };
 
 TEST_F(RocmSmiCollectorTest, DiscoversWholeGpus) {
@@ -49,9 +50,7 @@ TEST_F(RocmSmiCollectorTest, ReadsEveryFamilyInRocmSmiUnits) {
   DeviceReadings r;
   ASSERT_TRUE(c->Collect(0, r).ok());
   auto value = [&](const char* name, const char* label = "", const char* v = "") {
-    const RawReading* x = FindReading(r, name, label, v);
-    EXPECT_NE(x, nullptr) << name << " " << label << "=" << v;
-    return x != nullptr ? x->value : -1.0;
+    return ExpectReading(r, name, label, v);
   };
   EXPECT_EQ(value("busy_percent"), 71);
   EXPECT_EQ(value("memory_busy_percent"), 24);

@@ -7,20 +7,17 @@
 //          current socket power (average only), UMC activity = 0xFFFF.
 // Counters (energy, xGMI bytes) grow with time since load.
 //
-// Failure injection, per physical GPU: FakeAmdSmi_* control functions
-// (below), or the config file named by $GPUFLEET_FAKE_AMDSMI_CONFIG (see
-// fake_config.h), re-read when it changes.
+// Failure injection, per physical GPU: FakeAmdSmi_* control functions, or
+// the config file named by $GPUFLEET_FAKE_AMDSMI_CONFIG, re-read when it
+// changes (tests/fakes/common/fake_faults.h lists both).
 // Built twice: complete, and with FAKE_AMDSMI_PARTIAL (no energy, link
 // metrics, violation status or process list symbols).
-#include <chrono>
+#include <algorithm>
 #include <cstring>
-#include <map>
 #include <mutex>
-#include <string>
-#include <thread>
 
 #include "collect/amdsmi_api.h"
-#include "fake_config.h"
+#include "tests/fakes/common/fake_faults.h"
 
 using namespace amdsmi_abi;  // NOLINT(build/namespaces)
 
@@ -38,71 +35,29 @@ struct Proc {
 Proc g_procs[kXcps + 1] = {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {1, 0}};
 int g_sockets[kGpus] = {0, 1};
 
-struct State {
-  std::mutex mu;
-  bool initialized = false;
-  int init_calls = 0;
-  amdsmi_status_t init_result = AMDSMI_STATUS_SUCCESS;
-  int device_count = kGpus;
-  bool lost[kGpus] = {};
-  int hang_ms[kGpus] = {};
-  bool absurd[kGpus] = {};
-  fake_amd::ConfigFile config{"GPUFLEET_FAKE_AMDSMI_CONFIG"};
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-
-  void ResetInjection() {
-    init_result = AMDSMI_STATUS_SUCCESS;
-    device_count = kGpus;
-    for (int i = 0; i < kGpus; ++i) {
-      lost[i] = false;
-      hang_ms[i] = 0;
-      absurd[i] = false;
-    }
-  }
-
-  // REQUIRES: mu held.
-  void ReloadConfig() {
-    std::map<std::string, std::string> v;
-    if (!config.Reload(v)) return;
-    ResetInjection();
-    using fake_amd::ConfigFile;
-    init_result = static_cast<amdsmi_status_t>(ConfigFile::Int(v, "init_result", 0));
-    device_count = static_cast<int>(ConfigFile::Int(v, "device_count", kGpus));
-    for (int i = 0; i < kGpus; ++i) {
-      lost[i] = ConfigFile::InList(v, "lost", i);
-      hang_ms[i] = static_cast<int>(ConfigFile::Int(v, "hang_ms." + std::to_string(i), 0));
-      absurd[i] = ConfigFile::Int(v, "absurd." + std::to_string(i), 0) != 0;
-    }
-  }
-};
-
-State& S() {
-  static State s;
+fake_common::FaultState<kGpus>& S() {
+  static fake_common::FaultState<kGpus> s("GPUFLEET_FAKE_AMDSMI_CONFIG");
   return s;
 }
 
-[[maybe_unused]] double ElapsedSeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - S().start).count();
-}
+[[maybe_unused]] double ElapsedSeconds() { return S().ElapsedSeconds(); }
 
 // Common entry of every per-processor call: validates the handle, applies
 // hang and loss injection. Returns SUCCESS and sets *p, or the status to return.
 amdsmi_status_t Enter(amdsmi_processor_handle h, const Proc** p) {
-  int hang = 0;
-  {
-    std::lock_guard<std::mutex> lock(S().mu);
-    S().ReloadConfig();
-    if (!S().initialized) return AMDSMI_STATUS_NOT_INIT;
-    const Proc* proc = static_cast<const Proc*>(h);
-    if (proc < g_procs || proc >= g_procs + (kXcps + 1)) return AMDSMI_STATUS_INVAL;
-    if (proc->gpu >= S().device_count) return AMDSMI_STATUS_INVAL;
-    *p = proc;
-    hang = S().hang_ms[proc->gpu];
+  const Proc* proc = static_cast<const Proc*>(h);
+  bool known = proc >= g_procs && proc < g_procs + (kXcps + 1);
+  switch (S().Enter(known ? proc->gpu : -1)) {
+    case fake_common::Admission::kNotInitialized:
+      return AMDSMI_STATUS_NOT_INIT;
+    case fake_common::Admission::kNoSuchDevice:
+      return AMDSMI_STATUS_INVAL;
+    case fake_common::Admission::kLost:
+      return AMDSMI_STATUS_NOT_FOUND;
+    case fake_common::Admission::kOk:
+      break;
   }
-  // Sleep outside the lock: a hung GPU must not block the other one.
-  if (hang > 0) std::this_thread::sleep_for(std::chrono::milliseconds(hang));
-  std::lock_guard<std::mutex> lock(S().mu);
-  if (S().lost[(*p)->gpu]) return AMDSMI_STATUS_NOT_FOUND;
+  *p = proc;
   return AMDSMI_STATUS_SUCCESS;
 }
 
@@ -112,58 +67,29 @@ amdsmi_status_t Enter(amdsmi_processor_handle h, const Proc** p) {
 
 bool IsMi300(const Proc* p) { return p->gpu == 0; }
 
-void CopyString(char* dst, size_t n, const char* src) {
-  std::strncpy(dst, src, n - 1);
-  dst[n - 1] = '\0';
+// The list protocol of AMD SMI: without an array, how many there are;
+// otherwise up to *count handles to first[0..n), and how many were written.
+template <typename H, typename T>
+amdsmi_status_t ListHandles(uint32_t* count, H* handles, T* first, uint32_t n) {
+  if (handles != nullptr) {
+    n = std::min(n, *count);
+    for (uint32_t i = 0; i < n; ++i) handles[i] = first + i;
+  }
+  *count = n;
+  return AMDSMI_STATUS_SUCCESS;
 }
+
+using fake_common::CopyString;
 
 }  // namespace
 
+FAKE_DEFINE_FAULT_CONTROLS(FakeAmdSmi_, S)
+
 extern "C" {
-
-// ---- control functions (tests call these through dlsym) ----
-
-void FakeAmdSmi_Reset() {
-  std::lock_guard<std::mutex> lock(S().mu);
-  S().ResetInjection();
-  S().init_calls = 0;
-}
-void FakeAmdSmi_SetDeviceLost(int gpu, int lost) {
-  std::lock_guard<std::mutex> lock(S().mu);
-  if (gpu >= 0 && gpu < kGpus) S().lost[gpu] = lost != 0;
-}
-void FakeAmdSmi_SetHangMs(int gpu, int ms) {
-  std::lock_guard<std::mutex> lock(S().mu);
-  if (gpu >= 0 && gpu < kGpus) S().hang_ms[gpu] = ms;
-}
-void FakeAmdSmi_SetInitResult(int rc) {
-  std::lock_guard<std::mutex> lock(S().mu);
-  S().init_result = static_cast<amdsmi_status_t>(rc);
-}
-void FakeAmdSmi_SetAbsurd(int gpu, int on) {
-  std::lock_guard<std::mutex> lock(S().mu);
-  if (gpu >= 0 && gpu < kGpus) S().absurd[gpu] = on != 0;
-}
-// Simulates a driver unload: later calls answer NOT_INIT until amdsmi_init.
-void FakeAmdSmi_DropInit() {
-  std::lock_guard<std::mutex> lock(S().mu);
-  S().initialized = false;
-}
-int FakeAmdSmi_InitCalls() {
-  std::lock_guard<std::mutex> lock(S().mu);
-  return S().init_calls;
-}
 
 // ---- AMD SMI ABI ----
 
-amdsmi_status_t amdsmi_init(uint64_t /*flags*/) {
-  std::lock_guard<std::mutex> lock(S().mu);
-  S().ReloadConfig();
-  ++S().init_calls;
-  if (S().init_result != AMDSMI_STATUS_SUCCESS) return S().init_result;
-  S().initialized = true;
-  return AMDSMI_STATUS_SUCCESS;
-}
+amdsmi_status_t amdsmi_init(uint64_t /*flags*/) { return static_cast<amdsmi_status_t>(S().Init()); }
 
 amdsmi_status_t amdsmi_shut_down() {
   std::lock_guard<std::mutex> lock(S().mu);
@@ -175,15 +101,7 @@ amdsmi_status_t amdsmi_get_socket_handles(uint32_t* count, amdsmi_socket_handle*
   std::lock_guard<std::mutex> lock(S().mu);
   if (!S().initialized) return AMDSMI_STATUS_NOT_INIT;
   if (count == nullptr) return AMDSMI_STATUS_INVAL;
-  uint32_t n = static_cast<uint32_t>(S().device_count);
-  if (handles == nullptr) {
-    *count = n;
-    return AMDSMI_STATUS_SUCCESS;
-  }
-  if (*count < n) n = *count;
-  for (uint32_t i = 0; i < n; ++i) handles[i] = &g_sockets[i];
-  *count = n;
-  return AMDSMI_STATUS_SUCCESS;
+  return ListHandles(count, handles, g_sockets, static_cast<uint32_t>(S().faults.device_count));
 }
 
 amdsmi_status_t amdsmi_get_processor_handles(amdsmi_socket_handle socket, uint32_t* count,
@@ -192,16 +110,8 @@ amdsmi_status_t amdsmi_get_processor_handles(amdsmi_socket_handle socket, uint32
   if (!S().initialized) return AMDSMI_STATUS_NOT_INIT;
   if (count == nullptr || socket == nullptr) return AMDSMI_STATUS_INVAL;
   int gpu = *static_cast<int*>(socket);
-  Proc* first = gpu == 0 ? &g_procs[0] : &g_procs[kXcps];
-  uint32_t n = gpu == 0 ? kXcps : 1;
-  if (handles == nullptr) {
-    *count = n;
-    return AMDSMI_STATUS_SUCCESS;
-  }
-  if (*count < n) n = *count;
-  for (uint32_t i = 0; i < n; ++i) handles[i] = first + i;
-  *count = n;
-  return AMDSMI_STATUS_SUCCESS;
+  return gpu == 0 ? ListHandles(count, handles, &g_procs[0], kXcps)
+                  : ListHandles(count, handles, &g_procs[kXcps], 1);
 }
 
 amdsmi_status_t amdsmi_get_processor_type(amdsmi_processor_handle h, processor_type_t* type) {
@@ -361,11 +271,7 @@ amdsmi_status_t amdsmi_get_temp_metric(amdsmi_processor_handle h, amdsmi_tempera
                                        amdsmi_temperature_metric_t metric, int64_t* value) {
   ENTER(h);
   if (metric != AMDSMI_TEMP_CURRENT) return AMDSMI_STATUS_NOT_SUPPORTED;
-  bool absurd = false;
-  {
-    std::lock_guard<std::mutex> lock(S().mu);
-    absurd = S().absurd[p->gpu];
-  }
+  bool absurd = S().Absurd(p->gpu);
   switch (type) {
     case AMDSMI_TEMPERATURE_TYPE_EDGE:
       if (IsMi300(p)) return AMDSMI_STATUS_NOT_SUPPORTED;  // MI300X has no edge sensor

@@ -4,82 +4,40 @@
 //   device 0: "AMD Instinct MI300X" (whole GPU: 5.2.3 has no partitions)
 //   device 1: "AMD Instinct MI250X" (edge, junction and memory sensors)
 // Failure injection per device: FakeRocmSmi_* control functions, or the
-// config file named by $GPUFLEET_FAKE_ROCM_SMI_CONFIG (see fake_config.h).
+// config file named by $GPUFLEET_FAKE_ROCM_SMI_CONFIG (see
+// tests/fakes/common/fake_faults.h).
 // A lost device answers RSMI_STATUS_FILE_ERROR, as when its sysfs vanished.
 #include <rocm_smi/rocm_smi.h>
 
-#include <chrono>
 #include <cstring>
-#include <map>
 #include <mutex>
-#include <string>
-#include <thread>
 
-#include "fake_config.h"
+#include "tests/fakes/common/fake_faults.h"
 
 namespace {
 
 constexpr int kGpus = 2;
 constexpr uint64_t kGiB = 1ull << 30;
 
-struct State {
-  std::mutex mu;
-  bool initialized = false;
-  rsmi_status_t init_result = RSMI_STATUS_SUCCESS;
-  int device_count = kGpus;
-  bool lost[kGpus] = {};
-  int hang_ms[kGpus] = {};
-  bool absurd[kGpus] = {};
-  fake_amd::ConfigFile config{"GPUFLEET_FAKE_ROCM_SMI_CONFIG"};
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-
-  void ResetInjection() {
-    init_result = RSMI_STATUS_SUCCESS;
-    device_count = kGpus;
-    for (int i = 0; i < kGpus; ++i) {
-      lost[i] = false;
-      hang_ms[i] = 0;
-      absurd[i] = false;
-    }
-  }
-
-  // REQUIRES: mu held.
-  void ReloadConfig() {
-    std::map<std::string, std::string> v;
-    if (!config.Reload(v)) return;
-    ResetInjection();
-    using fake_amd::ConfigFile;
-    init_result = static_cast<rsmi_status_t>(ConfigFile::Int(v, "init_result", 0));
-    device_count = static_cast<int>(ConfigFile::Int(v, "device_count", kGpus));
-    for (int i = 0; i < kGpus; ++i) {
-      lost[i] = ConfigFile::InList(v, "lost", i);
-      hang_ms[i] = static_cast<int>(ConfigFile::Int(v, "hang_ms." + std::to_string(i), 0));
-      absurd[i] = ConfigFile::Int(v, "absurd." + std::to_string(i), 0) != 0;
-    }
-  }
-};
-
-State& S() {
-  static State s;
+fake_common::FaultState<kGpus>& S() {
+  static fake_common::FaultState<kGpus> s("GPUFLEET_FAKE_ROCM_SMI_CONFIG");
   return s;
 }
 
-double ElapsedSeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - S().start).count();
-}
+double ElapsedSeconds() { return S().ElapsedSeconds(); }
 
 rsmi_status_t Enter(uint32_t dv) {
-  int hang = 0;
-  {
-    std::lock_guard<std::mutex> lock(S().mu);
-    S().ReloadConfig();
-    if (!S().initialized) return RSMI_INITIALIZATION_ERROR;
-    if (dv >= static_cast<uint32_t>(S().device_count)) return RSMI_STATUS_INVALID_ARGS;
-    hang = S().hang_ms[dv];
+  switch (S().Enter(dv < kGpus ? static_cast<int>(dv) : -1)) {
+    case fake_common::Admission::kNotInitialized:
+      return RSMI_INITIALIZATION_ERROR;
+    case fake_common::Admission::kNoSuchDevice:
+      return RSMI_STATUS_INVALID_ARGS;
+    case fake_common::Admission::kLost:
+      return RSMI_STATUS_FILE_ERROR;  // as when the device's sysfs vanished
+    case fake_common::Admission::kOk:
+      break;
   }
-  if (hang > 0) std::this_thread::sleep_for(std::chrono::milliseconds(hang));
-  std::lock_guard<std::mutex> lock(S().mu);
-  return S().lost[dv] ? RSMI_STATUS_FILE_ERROR : RSMI_STATUS_SUCCESS;
+  return RSMI_STATUS_SUCCESS;
 }
 
 #define ENTER(dv)                                                  \
@@ -87,52 +45,17 @@ rsmi_status_t Enter(uint32_t dv) {
     return rc_;                                                    \
   }
 
-void CopyString(char* dst, size_t n, const char* src) {
-  if (n == 0) return;
-  std::strncpy(dst, src, n - 1);
-  dst[n - 1] = '\0';
-}
+using fake_common::CopyString;
 
 }  // namespace
 
+FAKE_DEFINE_FAULT_CONTROLS(FakeRocmSmi_, S)
+
 extern "C" {
-
-// ---- control functions ----
-
-void FakeRocmSmi_Reset() {
-  std::lock_guard<std::mutex> lock(S().mu);
-  S().ResetInjection();
-}
-void FakeRocmSmi_SetDeviceLost(int dv, int lost) {
-  std::lock_guard<std::mutex> lock(S().mu);
-  if (dv >= 0 && dv < kGpus) S().lost[dv] = lost != 0;
-}
-void FakeRocmSmi_SetHangMs(int dv, int ms) {
-  std::lock_guard<std::mutex> lock(S().mu);
-  if (dv >= 0 && dv < kGpus) S().hang_ms[dv] = ms;
-}
-void FakeRocmSmi_SetInitResult(int rc) {
-  std::lock_guard<std::mutex> lock(S().mu);
-  S().init_result = static_cast<rsmi_status_t>(rc);
-}
-void FakeRocmSmi_SetAbsurd(int dv, int on) {
-  std::lock_guard<std::mutex> lock(S().mu);
-  if (dv >= 0 && dv < kGpus) S().absurd[dv] = on != 0;
-}
-void FakeRocmSmi_SetDeviceCount(int n) {
-  std::lock_guard<std::mutex> lock(S().mu);
-  S().device_count = n;
-}
 
 // ---- ROCm SMI ABI ----
 
-rsmi_status_t rsmi_init(uint64_t /*flags*/) {
-  std::lock_guard<std::mutex> lock(S().mu);
-  S().ReloadConfig();
-  if (S().init_result != RSMI_STATUS_SUCCESS) return S().init_result;
-  S().initialized = true;
-  return RSMI_STATUS_SUCCESS;
-}
+rsmi_status_t rsmi_init(uint64_t /*flags*/) { return static_cast<rsmi_status_t>(S().Init()); }
 
 rsmi_status_t rsmi_shut_down(void) {
   std::lock_guard<std::mutex> lock(S().mu);
@@ -144,7 +67,7 @@ rsmi_status_t rsmi_num_monitor_devices(uint32_t* n) {
   std::lock_guard<std::mutex> lock(S().mu);
   S().ReloadConfig();
   if (!S().initialized) return RSMI_INITIALIZATION_ERROR;
-  *n = static_cast<uint32_t>(S().device_count);
+  *n = static_cast<uint32_t>(S().faults.device_count);
   return RSMI_STATUS_SUCCESS;
 }
 
@@ -229,11 +152,7 @@ rsmi_status_t rsmi_dev_temp_metric_get(uint32_t dv, uint32_t sensor,
                                        rsmi_temperature_metric_t metric, int64_t* millic) {
   ENTER(dv);
   if (metric != RSMI_TEMP_CURRENT) return RSMI_STATUS_NOT_SUPPORTED;
-  bool absurd = false;
-  {
-    std::lock_guard<std::mutex> lock(S().mu);
-    absurd = S().absurd[dv];
-  }
+  bool absurd = S().Absurd(static_cast<int>(dv));
   switch (sensor) {
     case RSMI_TEMP_TYPE_EDGE:
       if (dv == 0) return RSMI_STATUS_NOT_SUPPORTED;  // MI300X: no edge sensor

@@ -74,17 +74,13 @@ const char* nvmlErrorString(nvmlReturn_t rc) {
 }
 
 nvmlReturn_t nvmlSystemGetDriverVersion(char* version, unsigned int length) {
-  State& s = GetState();
-  std::lock_guard<std::mutex> lock(s.mu);
-  if (nvmlReturn_t rc = EnterSystem(s); rc != NVML_SUCCESS) return rc;
+  FAKE_ENTER_SYSTEM();
   CopyString("550.54.15", version, length);
   return NVML_SUCCESS;
 }
 
 nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* version) {
-  State& s = GetState();
-  std::lock_guard<std::mutex> lock(s.mu);
-  if (nvmlReturn_t rc = EnterSystem(s); rc != NVML_SUCCESS) return rc;
+  FAKE_ENTER_SYSTEM();
   *version = 12040;
   return NVML_SUCCESS;
 }
@@ -94,18 +90,14 @@ nvmlReturn_t nvmlSystemGetCudaDriverVersion(int* version) {
 }
 
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* count) {
-  State& s = GetState();
-  std::lock_guard<std::mutex> lock(s.mu);
-  if (nvmlReturn_t rc = EnterSystem(s); rc != NVML_SUCCESS) return rc;
+  FAKE_ENTER_SYSTEM();
   *count = static_cast<unsigned>(s.device_count);
   return NVML_SUCCESS;
 }
 
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* device) {
   {
-    State& s = GetState();
-    std::lock_guard<std::mutex> lock(s.mu);
-    if (nvmlReturn_t rc = EnterSystem(s); rc != NVML_SUCCESS) return rc;
+    FAKE_ENTER_SYSTEM();
     if (index >= static_cast<unsigned>(s.device_count)) return NVML_ERROR_INVALID_ARGUMENT;
   }
   nvmlDevice_t d = fake_nvml::GpuHandle(static_cast<int>(index));

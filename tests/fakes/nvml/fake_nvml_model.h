@@ -43,6 +43,13 @@ inline nvmlReturn_t EnterSystem(State& s) {
   return s.init_refs > 0 ? NVML_SUCCESS : NVML_ERROR_UNINITIALIZED;
 }
 
+// The prologue of a call that needs only an initialized library; declares
+// `s` (the state) and holds its lock.
+#define FAKE_ENTER_SYSTEM()                                  \
+  fake_nvml::State& s = fake_nvml::GetState();               \
+  std::lock_guard<std::mutex> lock(s.mu);                    \
+  if (nvmlReturn_t rc_ = fake_nvml::EnterSystem(s); rc_ != NVML_SUCCESS) return rc_
+
 // Every device call passes here: config reload, init check, the scripted
 // hang (waiting without the lock), lost and not-supported answers.
 inline nvmlReturn_t EnterDevice(State& s, std::unique_lock<std::mutex>& lock, nvmlDevice_t d,

@@ -1,12 +1,8 @@
 // The fake's scripted state, its config file and the FakeNvml_* controls.
 #include "fake_nvml_state.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "fake_nvml_control.h"
 
@@ -74,23 +70,7 @@ void QueueXid(State& s, int index, unsigned long long xid) {
 
 namespace {
 
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
-
-std::vector<std::string> SplitList(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    item = Trim(item);
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
+using fake_common::SplitList;
 
 bool ParseIndex(const std::string& s, int& index) {
   char* end = nullptr;
@@ -134,26 +114,11 @@ void ApplyLine(State& s, const std::string& key, const std::string& value) {
 }  // namespace
 
 void MaybeReloadConfig(State& s) {
-  const char* path = std::getenv("GPUFLEET_FAKE_NVML_CONFIG");
-  if (path == nullptr || *path == '\0') return;
-  struct stat st {};
-  if (::stat(path, &st) != 0) return;  // keep the last state until it reappears
-  int64_t mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  if (s.config_path == path && s.config_mtime_ns == mtime_ns && s.config_size == st.st_size) {
-    return;
-  }
-  s.config_path = path;
-  s.config_mtime_ns = mtime_ns;
-  s.config_size = st.st_size;
-  std::ifstream in(path);
+  // A vanished file keeps the last state until it reappears.
+  if (!s.config.Reload()) return;
   s.ResetScripted();
-  std::string line;
-  while (std::getline(in, line)) {
-    line = line.substr(0, line.find('#'));
-    size_t eq = line.find('=');
-    if (eq == std::string::npos) continue;
-    ApplyLine(s, Trim(line.substr(0, eq)), Trim(line.substr(eq + 1)));
-  }
+  // In file order: each xid line queues its events.
+  for (const auto& [key, value] : s.config.entries()) ApplyLine(s, key, value);
 }
 
 }  // namespace fake_nvml

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "collect/nvml_types.h"
+#include "tests/fakes/common/fake_config.h"
 
 namespace gpufleet::nvml {
 
@@ -59,9 +60,7 @@ struct State {
   int hanging = 0;
   DeviceState dev[kMaxDevices];
   std::vector<gpufleet::nvml::nvmlEventSet_st*> sets;
-  std::string config_path;
-  int64_t config_mtime_ns = -1;
-  int64_t config_size = -1;
+  fake_common::ConfigFile config{"GPUFLEET_FAKE_NVML_CONFIG"};
   // Set at construction.
   const std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 

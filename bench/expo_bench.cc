@@ -1,6 +1,8 @@
 // Parse and write throughput of the exposition code on dcgm-exporter style
-// input (see dcgm_exposition_gen.h). Counters: bytes_per_second (MB/s in the
-// report) and samples_per_second.
+// input (see dcgm_exposition_gen.h), and of the whole dcgm-exporter ->
+// canonical translation on the same input, whose anchor is the parse alone
+// (BM_ParseDcgmExposition, same run). Counters: bytes_per_second (MB/s in
+// the report) and samples_per_second.
 //
 //   expo_bench                                   # generated ~32 MB input
 //   GPUFLEET_EXPO_BENCH_FILE=x.prom expo_bench --benchmark_filter=ParseFile
@@ -17,6 +19,7 @@
 #include "core/sample.h"
 #include "expo/exposition_parser.h"
 #include "expo/exposition_writer.h"
+#include "normalize/translate.h"
 
 namespace gpufleet {
 namespace {
@@ -64,6 +67,25 @@ void RunParse(benchmark::State& state, const std::string& input) {
 
 void BM_ParseDcgmExposition(benchmark::State& state) { RunParse(state, GeneratedInput()); }
 BENCHMARK(BM_ParseDcgmExposition)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Parse, map, order and write (output counted, not kept), as `gpufleet
+// translate --from dcgm_exporter` does.
+void BM_TranslateDcgmExposition(benchmark::State& state) {
+  const std::string& input = GeneratedInput();
+  TranslateOptions opts;
+  opts.from = "dcgm_exporter";
+  size_t out_bytes = 0;
+  for (auto _ : state) {
+    std::string scratch;
+    TranslateReport report;
+    ChunkSink sink = [&out_bytes](std::string_view chunk) { out_bytes += chunk.size(); };
+    Status st = TranslateInput(input, "bench", opts, &scratch, &report, &sink);
+    if (!st.ok()) state.SkipWithError(st.ToString().c_str());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * input.size()));
+  benchmark::DoNotOptimize(out_bytes);
+}
+BENCHMARK(BM_TranslateDcgmExposition)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The file named by $GPUFLEET_EXPO_BENCH_FILE (bench/translate_vs_promtool.sh
 // --parser-only uses this on its generated file).

@@ -29,7 +29,5 @@ std::unique_ptr<Command> NewCanaryCommand();
 std::unique_ptr<Command> NewCompatCommand();
 std::unique_ptr<Command> NewSimCommand();
 
-// Closest candidate to `word` by edit distance, or "" when none is close.
-std::string_view SuggestClosest(std::string_view word, const std::vector<std::string>& candidates);
 
 }  // namespace gpufleet

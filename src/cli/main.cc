@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/command.h"
+#include "core/strings.h"
 
 namespace gpufleet {
 namespace {

@@ -26,4 +26,24 @@ std::optional<uint64_t> ParseUint64(std::string_view s);
 void AppendDouble(double v, std::string& out);
 std::string FormatDouble(double v);
 
+// Levenshtein distance in bytes.
+size_t EditDistance(std::string_view a, std::string_view b);
+
+// The candidate closest to `word` by edit distance when it is close enough to
+// be a likely typo (at most max(2, |word| / 3) edits), else "". For "did you
+// mean ...?" hints on unknown flags, commands and fields.
+template <typename Range>
+std::string_view SuggestClosest(std::string_view word, const Range& candidates) {
+  std::string_view best;
+  size_t best_d = (word.size() / 3 > 2 ? word.size() / 3 : 2) + 1;
+  for (const auto& c : candidates) {
+    size_t d = EditDistance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
 }  // namespace gpufleet

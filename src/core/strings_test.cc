@@ -38,5 +38,16 @@ TEST(StringsTest, SplitAndTrim) {
   EXPECT_FALSE(ParseUint64("-1").has_value());
 }
 
+TEST(StringsTest, SuggestClosestOffersOnlyLikelyTypos) {
+  EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
+  EXPECT_EQ(EditDistance("", "abc"), 3u);
+  std::vector<std::string> flags = {"--source", "--listen", "--interval"};
+  EXPECT_EQ(SuggestClosest("--sorce", flags), "--source");
+  EXPECT_EQ(SuggestClosest("--intervl", flags), "--interval");
+  EXPECT_EQ(SuggestClosest("--verbose", flags), "");
+  std::initializer_list<std::string_view> fields = {"driver", "cuda", "rocm"};
+  EXPECT_EQ(SuggestClosest("cdua", fields), "cuda");
+}
+
 }  // namespace
 }  // namespace gpufleet

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/strings.h"
 #include "schema/toml_util.h"
 
 namespace gpufleet {
@@ -10,20 +11,6 @@ namespace {
 
 std::string FieldWhere(std::string_view origin, const toml::node& n, std::string_view key) {
   return TomlWhere(origin, n) + "field '" + std::string(key) + "': ";
-}
-
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
 }
 
 }  // namespace
@@ -130,15 +117,7 @@ Status CheckKnownKeys(const toml::table& t, std::initializer_list<std::string_vi
   for (const auto& [k, v] : t) {
     std::string_view key = k.str();
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-    std::string_view best;
-    size_t best_d = 3;  // suggest only close matches
-    for (std::string_view cand : known) {
-      size_t d = EditDistance(key, cand);
-      if (d < best_d) {
-        best_d = d;
-        best = cand;
-      }
-    }
+    std::string_view best = SuggestClosest(key, known);
     std::string msg = TomlWhere(origin, v) + "unknown field '" + std::string(key) + "'";
     if (!best.empty()) msg += " (did you mean '" + std::string(best) + "'?)";
     return InvalidArgumentError(msg);

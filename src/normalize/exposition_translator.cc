@@ -175,9 +175,11 @@ std::string_view Translator::KeepRaw(std::string_view raw) {
 }
 
 uint32_t Translator::ExtraLabels(uint32_t mapping) {
-  if (extra_labels_.empty()) extra_labels_.assign(table_.mappings().size(), UINT32_MAX - 1);
+  // kNotMade: not rendered yet (kNoLabels is a valid answer: no extra labels).
+  constexpr uint32_t kNotMade = CanonicalOutput::kNoLabels - 1;
+  if (extra_labels_.empty()) extra_labels_.assign(table_.mappings().size(), kNotMade);
   uint32_t& id = extra_labels_[mapping];
-  if (id == UINT32_MAX - 1) {
+  if (id == kNotMade) {
     const MetricMapping& m = table_.mappings()[mapping];
     Labels extra = m.labels;
     if (!m.method.empty()) extra.Set("method", m.method);

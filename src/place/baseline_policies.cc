@@ -8,17 +8,6 @@
 namespace gpufleet::place {
 namespace {
 
-GpuMask FirstFullyFree(const NodeState& node, int count) {
-  GpuMask m = 0;
-  for (int g = 0; g < static_cast<int>(node.gpu_free_milli.size()) && count > 0; ++g) {
-    if (node.gpu_free_milli[g] == kMilliPerGpu) {
-      m |= GpuMask{1} << g;
-      --count;
-    }
-  }
-  return m;
-}
-
 class RandomPolicy : public PlacementPolicy {
  public:
   std::string_view name() const override { return "random"; }
@@ -32,7 +21,7 @@ class RandomPolicy : public PlacementPolicy {
                      Rng& rng) override {
     const NodeState& st = cluster.state(node);
     if (!req.needs_gpu()) return 0;
-    if (!req.is_gpu_share()) return FirstFullyFree(st, req.gpu_count);
+    if (!req.is_gpu_share()) return st.LowestFullyFreeGpus(req.gpu_count);
     GpuMask chosen = 0;
     uint64_t seen = 0;
     for (int g = 0; g < static_cast<int>(st.gpu_free_milli.size()); ++g) {
@@ -95,7 +84,7 @@ class BestFitPolicy : public BestGpuPolicy {
 
 GpuMask BestFitGpus(const NodeState& node, const WorkloadRequest& req) {
   if (!req.needs_gpu()) return 0;
-  if (!req.is_gpu_share()) return FirstFullyFree(node, req.gpu_count);
+  if (!req.is_gpu_share()) return node.LowestFullyFreeGpus(req.gpu_count);
   int best = -1;
   for (int g = 0; g < static_cast<int>(node.gpu_free_milli.size()); ++g) {
     int64_t free = node.gpu_free_milli[g];

@@ -17,17 +17,6 @@
 namespace gpufleet::place {
 namespace {
 
-GpuMask LowestFullyFree(const NodeState& node, int count) {
-  GpuMask m = 0;
-  for (int g = 0; g < static_cast<int>(node.gpu_free_milli.size()) && count > 0; ++g) {
-    if (node.gpu_free_milli[g] == kMilliPerGpu) {
-      m |= GpuMask{1} << g;
-      --count;
-    }
-  }
-  return m;
-}
-
 class FragPolicyBase : public PlacementPolicy {
  public:
   explicit FragPolicyBase(TargetWorkload target) : target_(std::move(target)) {}
@@ -121,7 +110,7 @@ class FragPolicyBase : public PlacementPolicy {
       if (!found) e.score = 0, e.gpus = 0;
       return e;
     }
-    GpuMask m = req.needs_gpu() ? LowestFullyFree(st, req.gpu_count) : 0;
+    GpuMask m = req.needs_gpu() ? st.LowestFullyFreeGpus(req.gpu_count) : 0;
     for (int g = 0; g < gpus; ++g) {
       if (m & (GpuMask{1} << g)) free[g] -= req.gpu_milli;
     }

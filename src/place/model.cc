@@ -18,6 +18,17 @@ int NodeState::fully_free_gpus() const {
   return n;
 }
 
+GpuMask NodeState::LowestFullyFreeGpus(int count) const {
+  GpuMask m = 0;
+  for (int g = 0; g < static_cast<int>(gpu_free_milli.size()) && count > 0; ++g) {
+    if (gpu_free_milli[g] == kMilliPerGpu) {
+      m |= GpuMask{1} << g;
+      --count;
+    }
+  }
+  return m;
+}
+
 Cluster::Cluster(std::vector<NodeSpec> nodes) : nodes_(std::move(nodes)) {
   states_.resize(nodes_.size());
   for (size_t i = 0; i < nodes_.size(); ++i) {

@@ -71,6 +71,8 @@ struct NodeState {
 
   int64_t total_gpu_free_milli() const;
   int fully_free_gpus() const;
+  // The `count` lowest-indexed fully free GPUs (fewer when not enough are).
+  GpuMask LowestFullyFreeGpus(int count) const;
 };
 
 // Nodes plus their free capacity. Node indices are stable.

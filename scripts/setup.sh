@@ -10,11 +10,11 @@ PACKAGES=(
   # libraries
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcpp-httplib-dev libcli11-dev libtomlplusplus-dev
-  libprotobuf-dev protobuf-compiler libsnappy-dev libsqlite3-dev
+  libprotobuf-dev protobuf-compiler libsnappy-dev libsqlite3-dev libsimdjson-dev zlib1g-dev
   # vendor headers (types only; the libraries are loaded at run time, never linked)
   librocm-smi-dev libze-dev
   # real components the integration tests start on loopback
-  prometheus
+  prometheus victoria-metrics prometheus-alertmanager
   # test and benchmark tooling
   python3 curl util-linux
   prometheus-node-exporter valgrind  # anchor and profiler of bench/agent_footprint.py

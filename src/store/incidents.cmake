@@ -1,0 +1,1 @@
+# Incidents, evidence and inventory in the SQLite state database.

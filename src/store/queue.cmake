@@ -1,0 +1,1 @@
+# Bounded on-disk queue and the remote-write forwarder that drains it.

@@ -1,0 +1,1 @@
+# In-memory window store of recent samples per series.

@@ -1,0 +1,1 @@
+# Analyses (breakdown, idle, kernel stats, launch delay, overlap, stragglers, diff) and report writers.

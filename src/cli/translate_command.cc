@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 #include <iterator>
+#include <optional>
 
 #include "agent/scrape_source.h"
 #include "cli/command.h"
@@ -38,13 +39,19 @@ class TranslateCommand : public Command {
   }
 
   Status Run() override {
-    std::string data;
+    std::string fetched;
+    std::optional<FileContents> file;
+    std::string_view data;
     if (input_ == "-") {
-      data.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+      fetched.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+      data = fetched;
     } else if (input_.find("://") != std::string::npos) {
-      ASSIGN_OR_RETURN(data, HttpGet(input_, 10 * kNsPerSecond));
+      ASSIGN_OR_RETURN(fetched, HttpGet(input_, 10 * kNsPerSecond));
+      data = fetched;
     } else {
-      ASSIGN_OR_RETURN(data, ReadFileToString(input_));
+      ASSIGN_OR_RETURN(FileContents contents, FileContents::Open(input_));
+      file.emplace(std::move(contents));
+      data = file->view();
     }
     opts_.format =
         format_ == "openmetrics" ? ExpositionFormat::kOpenMetrics : ExpositionFormat::kPrometheusText;

@@ -4,7 +4,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,6 +46,52 @@ StatusOr<std::string> ReadFileToString(const std::string& path) {
   ::close(fd);
   out.resize(used);
   return out;
+}
+
+StatusOr<FileContents> FileContents::Open(const std::string& path) {
+  FileContents f;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus("cannot open", path, errno);
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    size_t size = static_cast<size_t>(st.st_size);
+    // MAP_POPULATE maps every page up front: one fault storm in the kernel
+    // instead of a fault per page while parsing.
+    void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (m != MAP_FAILED) {
+      ::close(fd);
+      f.map_ = m;
+      f.map_size_ = size;
+      f.view_ = std::string_view(static_cast<const char*>(m), size);
+      return f;
+    }
+  }
+  ::close(fd);
+  ASSIGN_OR_RETURN(f.owned_, ReadFileToString(path));
+  f.view_ = f.owned_;
+  return f;
+}
+
+FileContents::FileContents(FileContents&& o) noexcept { *this = std::move(o); }
+
+FileContents& FileContents::operator=(FileContents&& o) noexcept {
+  if (this == &o) return *this;
+  Release();
+  map_ = std::exchange(o.map_, nullptr);
+  map_size_ = std::exchange(o.map_size_, 0);
+  owned_ = std::move(o.owned_);
+  // A moved string may change its buffer (short strings live inline).
+  view_ = map_ != nullptr ? o.view_ : std::string_view(owned_);
+  o.view_ = {};
+  return *this;
+}
+
+FileContents::~FileContents() { Release(); }
+
+void FileContents::Release() {
+  if (map_ != nullptr) ::munmap(map_, map_size_);
+  map_ = nullptr;
+  map_size_ = 0;
 }
 
 Status WriteStringToFile(const std::string& path, std::string_view data) {

@@ -10,6 +10,31 @@ namespace gpufleet {
 
 // Reads a whole file. NotFound / PermissionDenied / DataLoss name the path.
 StatusOr<std::string> ReadFileToString(const std::string& path);
+// A whole file's bytes, read-only. Regular files are memory-mapped (the page
+// cache serves them without a copy); pipes, /proc files and anything mmap
+// refuses are read into memory instead. Move-only; the view lives as long as
+// the object.
+class FileContents {
+ public:
+  static StatusOr<FileContents> Open(const std::string& path);
+  FileContents(FileContents&& o) noexcept;
+  FileContents& operator=(FileContents&& o) noexcept;
+  FileContents(const FileContents&) = delete;
+  FileContents& operator=(const FileContents&) = delete;
+  ~FileContents();
+
+  std::string_view view() const { return view_; }
+
+ private:
+  FileContents() = default;
+  void Release();
+
+  void* map_ = nullptr;
+  size_t map_size_ = 0;
+  std::string owned_;
+  std::string_view view_;
+};
+
 // Writes atomically (temp file + rename).
 Status WriteStringToFile(const std::string& path, std::string_view data);
 

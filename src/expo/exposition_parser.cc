@@ -148,10 +148,21 @@ bool Parser::ParseSampleLine(const char* p, const char* end) {
   p = SkipBlanks(p, end);
   labels_.clear();
   std::string_view raw_labels;
+  bool labels_parsed = true;
   if (p < end && *p == '{') {
     ++p;
     const char* raw_begin = p;
-    if (!ParseLabels(p, end)) return false;
+    // A known set ends at the first '}' after it (the real parse of the same
+    // text stops there too), so one memchr finds the candidate.
+    const void* close = std::memchr(p, '}', static_cast<size_t>(end - p));
+    if (close != nullptr &&
+        handler_.KnownLabelSet(std::string_view(
+            raw_begin, static_cast<size_t>(static_cast<const char*>(close) - raw_begin)))) {
+      p = static_cast<const char*>(close) + 1;
+      labels_parsed = false;
+    } else if (!ParseLabels(p, end)) {
+      return false;
+    }
     raw_labels = std::string_view(raw_begin, static_cast<size_t>(p - 1 - raw_begin));
     if (p < end && !Is(*p, kBlank)) return Fail(p, "expected a blank after the label set");
     p = SkipBlanks(p, end);
@@ -182,7 +193,7 @@ bool Parser::ParseSampleLine(const char* p, const char* end) {
 
   handler_.OnSample(
       ExpoSample{name, std::span<const ExpoLabel>(labels_), value, timestamp_ms, line_no_,
-                 raw_labels});
+                 raw_labels, labels_parsed});
   ++stats_.samples;
   return true;
 }

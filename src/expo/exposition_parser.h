@@ -37,6 +37,9 @@ struct ExpoSample {
   // The label set exactly as written, between '{' and '}' ("" without one).
   // Equal raw text means equal labels, so it is a cheap cache key.
   std::string_view raw_labels;
+  // False when the handler said it knows `raw_labels` (KnownLabelSet) and
+  // the parser skipped them: `labels` is then empty.
+  bool labels_parsed = true;
 };
 
 enum class ExpoMetaKind { kHelp, kType, kUnit };
@@ -61,6 +64,12 @@ class ExpositionHandler {
  public:
   virtual ~ExpositionHandler() = default;
   virtual void OnSample(const ExpoSample& sample) = 0;
+  // Asked before a label set is parsed, with the text up to the first '}'.
+  // Return true only for text that an earlier sample carried as its
+  // raw_labels: identical text parses identically (same labels, same
+  // errors), so the parser skips parsing it and the next OnSample has
+  // labels_parsed == false. The default parses every label set.
+  virtual bool KnownLabelSet(std::string_view /*raw_labels*/) { return false; }
   virtual void OnMeta(const ExpoMeta& /*meta*/) {}
   virtual void OnError(const ExpoError& /*error*/) {}
 };

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <set>
 #include <string>
 
 #include "expo/exposition_test_util.h"
@@ -346,6 +347,48 @@ TEST(ExpositionParserTest, ParsesEveryVendorFixture) {
     ++seen;
   }
   EXPECT_EQ(seen, expected.size());
+}
+
+// Remembers the raw label text of every sample and claims to know it the
+// next time, as the translator does.
+class RememberingHandler : public CollectingHandler {
+ public:
+  bool KnownLabelSet(std::string_view raw) override {
+    asked.emplace_back(raw);
+    return seen.count(std::string(raw)) > 0;
+  }
+  void OnSample(const ExpoSample& s) override {
+    CollectingHandler::OnSample(s);
+    parsed.push_back(s.labels_parsed);
+    raws.emplace_back(s.raw_labels);
+    if (s.labels_parsed) seen.insert(std::string(s.raw_labels));
+  }
+  std::set<std::string> seen;
+  std::vector<std::string> asked;
+  std::vector<bool> parsed;
+  std::vector<std::string> raws;
+};
+
+TEST(ExpositionParserTest, KnownLabelSetSkipsParsingOnlyForTextTheHandlerKnows) {
+  RememberingHandler h;
+  ParseExposition(
+      "a{gpu=\"0\",UUID=\"GPU-1\"} 1\n"
+      "b{gpu=\"0\",UUID=\"GPU-1\"} 2\n"      // known: skipped
+      "c{gpu=\"0\",note=\"x}y\"} 3\n"        // '}' inside a value: the candidate is unknown
+      "d{gpu=\"0\",note=\"x}y\"} 4\n"        // still unknown by its cut text: parsed again
+      "e{gpu=\"0\",UUID=\"GPU-1\"} oops\n",  // known labels, bad value: still an error
+      h);
+  ASSERT_EQ(h.samples.size(), 4u);
+  EXPECT_EQ(h.parsed, (std::vector<bool>{true, false, true, true}));
+  EXPECT_TRUE(h.samples[1].labels.empty());
+  EXPECT_EQ(h.raws[1], "gpu=\"0\",UUID=\"GPU-1\"");
+  EXPECT_EQ(h.samples[1].value, 2);
+  EXPECT_EQ(h.asked[2], "gpu=\"0\",note=\"x");
+  EXPECT_EQ(h.raws[2], "gpu=\"0\",note=\"x}y\"");
+  ASSERT_EQ(h.samples[3].labels.size(), 2u);
+  EXPECT_EQ(h.samples[3].labels[1].second, "x}y");
+  ASSERT_EQ(h.errors.size(), 1u);
+  EXPECT_EQ(h.errors[0].line, 5u);
 }
 
 }  // namespace

@@ -75,30 +75,60 @@ void CanonicalOutput::RenderLabels(const Series& s, std::string& out) const {
     out.push_back('}');
     return;
   }
-  // Both lists are sorted by name: merge them, `b` winning on equal names.
-  uint32_t i = a->first, ie = a->first + a->count;
-  uint32_t j = b->first, je = b->first + b->count;
+  const MergePlan& plan = PlanFor(*a, s.extra, *b);
   bool first = true;
-  while (i < ie || j < je) {
-    const Fragment* f;
-    if (j == je) {
-      f = &fragments_[i++];
-    } else if (i == ie) {
-      f = &fragments_[j++];
-    } else {
-      int c = FragmentName(fragments_[i]).compare(FragmentName(fragments_[j]));
-      if (c < 0) {
-        f = &fragments_[i++];
-      } else {
-        if (c == 0) ++i;
-        f = &fragments_[j++];
-      }
-    }
+  for (const MergeRun& r : plan.runs) {
+    const LabelList& list = r.from_extra ? *b : *a;
+    const Fragment& f0 = fragments_[list.first + r.first];
+    const Fragment& f1 = fragments_[list.first + r.first + r.count - 1];
     if (!first) out.push_back(',');
     first = false;
-    out.append(std::string_view(arena_).substr(f->offset, f->size));
+    // Fragments of one list lie back to back with ',' between them.
+    out.append(std::string_view(arena_).substr(f0.offset, f1.offset + f1.size - f0.offset));
   }
   out.push_back('}');
+}
+
+const CanonicalOutput::MergePlan& CanonicalOutput::PlanFor(const LabelList& a, uint32_t extra,
+                                                           const LabelList& b) const {
+  // The interleaving depends only on the label names of `a` and on `b`.
+  uint64_t key = (static_cast<uint64_t>(a.names) << 32) | extra;
+  if (key == last_plan_key_) return plans_[last_plan_];
+  auto [it, inserted] = plan_index_.try_emplace(key, static_cast<uint32_t>(plans_.size()));
+  if (inserted) {
+    MergePlan plan;
+    // Both lists are sorted by name: merge them, `b` winning on equal names.
+    uint32_t i = 0, j = 0;
+    auto push = [&plan](bool from_extra, uint32_t index) {
+      if (!plan.runs.empty()) {
+        MergeRun& last = plan.runs.back();
+        if (last.from_extra == from_extra && last.first + last.count == index) {
+          ++last.count;
+          return;
+        }
+      }
+      plan.runs.push_back(MergeRun{from_extra, index, 1});
+    };
+    while (i < a.count || j < b.count) {
+      if (j == b.count) {
+        push(false, i++);
+      } else if (i == a.count) {
+        push(true, j++);
+      } else {
+        int c = FragmentName(fragments_[a.first + i]).compare(FragmentName(fragments_[b.first + j]));
+        if (c < 0) {
+          push(false, i++);
+        } else {
+          if (c == 0) ++i;
+          push(true, j++);
+        }
+      }
+    }
+    plans_.push_back(std::move(plan));
+  }
+  last_plan_key_ = key;
+  last_plan_ = it->second;
+  return plans_[last_plan_];
 }
 
 void CanonicalOutput::RankLabelLists() {

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/labels.h"
@@ -94,7 +95,21 @@ class CanonicalOutput {
     uint32_t count;
   };
 
+  // How the sorted fragments of a base list and an extra list interleave:
+  // runs of consecutive fragments of one list, in output order.
+  struct MergeRun {
+    bool from_extra;
+    uint32_t first;  // relative to the list's first fragment
+    uint32_t count;
+  };
+  struct MergePlan {
+    std::vector<MergeRun> runs;
+  };
+
   std::string_view Rendered(const LabelList& list) const;
+  // The plan for base list `a` (any list with a's label names) and extra list
+  // `b` (id `extra`), computed once per pair.
+  const MergePlan& PlanFor(const LabelList& a, uint32_t extra, const LabelList& b) const;
   std::string_view FragmentName(const Fragment& f) const {
     return std::string_view(arena_).substr(f.offset, f.name_size);
   }
@@ -131,6 +146,11 @@ class CanonicalOutput {
   std::vector<uint32_t> record_begin_;
   std::vector<Record> sorted_records_;
   uint64_t output_samples_ = 0;
+  // Merge plans, memoized by RenderLabels (logically const).
+  mutable std::vector<MergePlan> plans_;
+  mutable std::unordered_map<uint64_t, uint32_t> plan_index_;  // (names, extra) -> plan
+  mutable uint64_t last_plan_key_ = UINT64_MAX;
+  mutable uint32_t last_plan_ = 0;
 };
 
 }  // namespace gpufleet

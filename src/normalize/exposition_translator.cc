@@ -40,6 +40,10 @@ class Translator final : public ExpositionHandler {
       : table_(table), opts_(opts), origin_(origin), out_(out), report_(report) {}
 
   void OnSample(const ExpoSample& s) override;
+  bool KnownLabelSet(std::string_view raw) override {
+    known_label_set_ = LookupLabelSet(raw);
+    return known_label_set_ != UINT32_MAX;
+  }
   void OnError(const ExpoError& e) override {
     report_.AddError(e.ToString(origin_), opts_.max_error_messages);
   }
@@ -66,7 +70,8 @@ class Translator final : public ExpositionHandler {
   };
 
   uint32_t LookupName(std::string_view name);
-  uint32_t LookupLabelSet(const ExpoSample& s);
+  // The set with this raw text, or UINT32_MAX when new.
+  uint32_t LookupLabelSet(std::string_view raw);
   uint32_t AddLabelSet(const ExpoSample& s);
   uint32_t ExtraLabels(uint32_t mapping);
   // A stable copy of `raw` in raw_chunks_.
@@ -95,6 +100,7 @@ class Translator final : public ExpositionHandler {
   size_t raw_chunk_left_ = 0;
   std::unordered_map<std::string_view, uint32_t> label_set_index_;  // raw label text -> set
   uint32_t last_label_set_ = UINT32_MAX;
+  uint32_t known_label_set_ = UINT32_MAX;  // answer of the last KnownLabelSet()
   std::vector<uint32_t> extra_labels_;  // per mapping: its own labels in out_
   // (label set, mapping) -> series, for mappings that rename labels (their
   // labels are translated per series, so once is enough).
@@ -119,18 +125,19 @@ uint32_t Translator::LookupName(std::string_view name) {
   return last_name_;
 }
 
-uint32_t Translator::LookupLabelSet(const ExpoSample& s) {
+uint32_t Translator::LookupLabelSet(std::string_view raw) {
   // Exporters print every family's series in the same order, so the set that
   // followed the previous one last time is almost always the next one.
+  uint32_t id = UINT32_MAX;
   if (last_label_set_ != UINT32_MAX) {
-    LabelSet& prev = label_sets_[last_label_set_];
-    if (prev.next != UINT32_MAX && label_sets_[prev.next].raw == s.raw_labels) {
-      last_label_set_ = prev.next;
-      return last_label_set_;
-    }
+    const LabelSet& prev = label_sets_[last_label_set_];
+    if (prev.next != UINT32_MAX && label_sets_[prev.next].raw == raw) id = prev.next;
   }
-  auto it = label_set_index_.find(s.raw_labels);
-  uint32_t id = it != label_set_index_.end() ? it->second : AddLabelSet(s);
+  if (id == UINT32_MAX) {
+    auto it = label_set_index_.find(raw);
+    if (it == label_set_index_.end()) return UINT32_MAX;
+    id = it->second;
+  }
   if (last_label_set_ != UINT32_MAX) label_sets_[last_label_set_].next = id;
   last_label_set_ = id;
   return id;
@@ -315,7 +322,17 @@ uint32_t Translator::SeriesFor(uint32_t label_set, uint32_t mapping) {
 void Translator::OnSample(const ExpoSample& s) {
   ++report_.input_samples;
   NameEntry& ne = names_[LookupName(s.name)];
-  uint32_t ls = LookupLabelSet(s);
+  uint32_t ls = known_label_set_;
+  known_label_set_ = UINT32_MAX;
+  if (s.labels_parsed) {
+    // The parser asked KnownLabelSet() only when there was a '}' to stop at.
+    ls = LookupLabelSet(s.raw_labels);
+    if (ls == UINT32_MAX) {
+      ls = AddLabelSet(s);
+      if (last_label_set_ != UINT32_MAX) label_sets_[last_label_set_].next = ls;
+      last_label_set_ = ls;
+    }
+  }
   if (ne.mappings == nullptr) {
     ++ne.unmapped;
     return;
@@ -324,9 +341,9 @@ void Translator::OnSample(const ExpoSample& s) {
   uint32_t mapping = 0;
   for (uint32_t idx : *ne.mappings) {
     const MetricMapping& cand = table_.mappings()[idx];
-    if (cand.match.empty() || cand.Matches([&s](std::string_view n) {
-          for (const ExpoLabel& l : s.labels) {
-            if (l.name == n) return l.value;
+    if (cand.match.empty() || cand.Matches([&](std::string_view n) {
+          for (const auto& [name, value] : label_sets_[ls].input) {
+            if (name == n) return value;
           }
           return std::string_view();
         })) {

@@ -1,0 +1,53 @@
+#include "core/file_util.h"
+
+#include <cstdlib>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace gpufleet {
+namespace {
+
+std::string TempPath(const char* name) {
+  const char* dir = std::getenv("TMPDIR");
+  return std::string(dir != nullptr ? dir : "/tmp") + "/gpufleet_file_util_" + name + "_" +
+         std::to_string(::testing::UnitTest::GetInstance()->random_seed());
+}
+
+TEST(FileContentsTest, MapsARegularFileAndSurvivesMoves) {
+  std::string path = TempPath("regular");
+  std::string text(100000, 'x');
+  text += "end\n";
+  ASSERT_TRUE(WriteStringToFile(path, text).ok());
+  auto f = FileContents::Open(path);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  FileContents moved = std::move(f).value();
+  EXPECT_EQ(moved.view(), text);
+  std::remove(path.c_str());
+}
+
+TEST(FileContentsTest, ReadsEmptyAndProcFiles) {
+  std::string path = TempPath("empty");
+  ASSERT_TRUE(WriteStringToFile(path, "").ok());
+  auto empty = FileContents::Open(path);
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->view().empty());
+  std::remove(path.c_str());
+  // /proc files report size 0 but have content: read, not mapped. A short
+  // content also exercises the move of an inline (short-string) buffer.
+  auto proc = FileContents::Open("/proc/self/comm");  // "core_test\n"
+  ASSERT_TRUE(proc.ok());
+  FileContents moved = std::move(proc).value();
+  ASSERT_FALSE(moved.view().empty());
+  EXPECT_EQ(moved.view().back(), '\n');
+}
+
+TEST(FileContentsTest, MissingFileIsNotFoundNamingThePath) {
+  auto f = FileContents::Open("/nonexistent/gpufleet/file");
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(f.status().message().find("/nonexistent/gpufleet/file"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpufleet

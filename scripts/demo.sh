@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# The main job on the embedded default: sets up, builds, and runs the agent on
-# the simulated mixed NVIDIA/AMD/Intel fleet, serving canonical metrics on
-# http://127.0.0.1:9835/metrics until Ctrl-C. Extra arguments go to the agent.
+# The main job on the embedded default: sets up, builds, and runs the gpufleet
+# server on a simulated mixed NVIDIA/AMD/Intel fleet (sped up 30x, so the
+# scenario's contention episode opens an incident within a minute), with its
+# API on http://127.0.0.1:9840 until Ctrl-C. In another terminal:
+#   build/src/cli/gpufleet incidents list
+#   build/src/cli/gpufleet incidents show 1
+# Extra arguments go to `gpufleet server`. State goes to out/demo.db.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
-exec build/src/cli/gpufleet agent --source sim "$@"
+mkdir -p out
+echo "demo: list incidents with: build/src/cli/gpufleet incidents list"
+exec build/src/cli/gpufleet server --simulate default --speedup 30 --db out/demo.db "$@"

@@ -10,6 +10,7 @@
 #include "agent/agent.h"
 #include "agent/agent_server.h"
 #include "agent/collector_set.h"
+#include "agent/remote_write_pusher.h"
 #include "agent/scrape_source.h"
 #include "cli/command.h"
 #include "agent/workload_labels.h"
@@ -63,6 +64,15 @@ class AgentCommand : public Command {
     app.add_option("--proc-root", proc_root_,
                    "Root of procfs, for process -> container/pod attribution")
         ->capture_default_str();
+    remote_write_.queue_dir = "/var/tmp/gpufleet-agent-remote-write";
+    app.add_option("--remote-write", remote_write_.url,
+                   "Also push every snapshot by Prometheus remote write to this URL (gpufleet "
+                   "server, VictoriaMetrics or Prometheus /api/v1/write)");
+    app.add_option("--remote-write-token", remote_write_.bearer_token,
+                   "Bearer token for --remote-write");
+    app.add_option("--remote-write-queue", remote_write_.queue_dir,
+                   "Directory of the on-disk queue that carries --remote-write over outages")
+        ->capture_default_str();
   }
 
   Status Run() override {
@@ -110,6 +120,24 @@ class AgentCommand : public Command {
     AgentServer server(agent);
     RETURN_IF_ERROR(server.Start(host, port));
     std::thread runner([&agent] { agent.Run(); });
+    std::unique_ptr<RemoteWriteForwarder> forwarder;
+    std::unique_ptr<RemoteWritePusher> pusher;
+    std::thread push_thread;
+    if (!remote_write_.url.empty()) {
+      auto started = RemoteWriteForwarder::Start(remote_write_);
+      if (!started.ok()) {
+        agent.Stop();
+        server.Stop();
+        runner.join();
+        return started.status();
+      }
+      forwarder = std::move(started).value();
+      pusher = std::make_unique<RemoteWritePusher>([&agent] { return agent.snapshot(); },
+                                                   *forwarder);
+      push_thread = std::thread([&] { pusher->Run(options.interval_ns / 4); });
+      std::fprintf(stderr, "gpufleet agent: pushing to %s (queue %s)\n",
+                   remote_write_.url.c_str(), remote_write_.queue_dir.c_str());
+    }
     std::string shown_host = host == "0.0.0.0" ? HostName() : host;
     std::fprintf(stderr, "gpufleet agent: serving http://%s:%d/metrics (health: /healthz); Ctrl-C stops\n",
                  shown_host.c_str(), server.port());
@@ -121,6 +149,11 @@ class AgentCommand : public Command {
     agent.Stop();
     server.Stop();
     runner.join();
+    if (pusher) {
+      pusher->Stop();
+      push_thread.join();
+      forwarder->Stop();  // what is still queued stays on disk for the next start
+    }
     if (agent.AnyWorkerBusy()) {
       std::fprintf(stderr, "gpufleet agent: a vendor call is still stuck; exiting without waiting\n");
       std::_Exit(0);
@@ -138,6 +171,7 @@ class AgentCommand : public Command {
   std::string format_ = "prometheus";
   NodeIdentity node_;
   std::string proc_root_ = "/proc";
+  ForwarderOptions remote_write_;
 };
 
 }  // namespace

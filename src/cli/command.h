@@ -28,6 +28,11 @@ std::unique_ptr<Command> NewDocsCommand();
 std::unique_ptr<Command> NewCanaryCommand();
 std::unique_ptr<Command> NewCompatCommand();
 std::unique_ptr<Command> NewSimCommand();
+std::unique_ptr<Command> NewRulesCommand();
+std::unique_ptr<Command> NewSimDetectCommand();  // hosted by `sim` as `sim detect`
+std::unique_ptr<Command> NewTraceCommand();
+std::unique_ptr<Command> NewServerCommand();
+std::unique_ptr<Command> NewIncidentsCommand();
 
 
 }  // namespace gpufleet

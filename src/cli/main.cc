@@ -41,6 +41,10 @@ int Main(int argc, char** argv) {
   commands.push_back(NewCanaryCommand());
   commands.push_back(NewCompatCommand());
   commands.push_back(NewSimCommand());
+  commands.push_back(NewRulesCommand());
+  commands.push_back(NewTraceCommand());
+  commands.push_back(NewServerCommand());
+  commands.push_back(NewIncidentsCommand());
   for (auto& c : commands) {
     CLI::App* sub = app.add_subcommand(std::string(c->name()), std::string(c->help()));
     c->Configure(*sub);

@@ -53,9 +53,12 @@ class SimCommand : public Command {
     place_->add_option("--jobs", jobs_, "Worker threads for --compare-expected")
         ->capture_default_str();
     place_->add_flag("-q,--quiet", quiet_, "No progress on stderr");
+    detect_ = app.add_subcommand("detect", std::string(sim_detect_->help()));
+    sim_detect_->Configure(*detect_);
   }
 
   Status Run() override {
+    if (detect_->parsed()) return sim_detect_->Run();
     if (!expected_dir_.empty()) return RunCompare();
     if (nodes_.empty() || pods_.empty()) {
       return InvalidArgumentError("sim place needs --nodes and --pods (or --compare-expected)");
@@ -141,6 +144,8 @@ class SimCommand : public Command {
   }
 
   CLI::App* place_ = nullptr;
+  CLI::App* detect_ = nullptr;  // `sim detect`: detection quality (detect_eval_command.cc)
+  std::unique_ptr<Command> sim_detect_ = NewSimDetectCommand();
   std::string nodes_, pods_;
   std::vector<std::string> policies_;
   uint64_t seed_ = 42;

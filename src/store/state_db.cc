@@ -172,7 +172,10 @@ Statement& Statement::Bind(int index, double v) {
 }
 
 Statement& Statement::Bind(int index, std::string_view v) {
-  if (sqlite3_bind_text(stmt_, index, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT) !=
+  // SQLite binds NULL for a null pointer; an empty view (e.g. an absent
+  // label's value) means the empty string.
+  const char* data = v.data() != nullptr ? v.data() : "";
+  if (sqlite3_bind_text(stmt_, index, data, static_cast<int>(v.size()), SQLITE_TRANSIENT) !=
           SQLITE_OK &&
       bind_error_.ok()) {
     bind_error_ = db_->Error("bind");

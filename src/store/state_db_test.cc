@@ -61,6 +61,18 @@ TEST_F(StateDbTest, UpgradesInPlaceAndKeepsData) {
   EXPECT_TRUE(StateDb::Open(Path("s.db"), kV2).ok());
 }
 
+TEST_F(StateDbTest, EmptyViewWithNullDataBindsEmptyStringNotNull) {
+  StatusOr<std::unique_ptr<StateDb>> db = StateDb::Open(Path("s.db"), kV1);
+  ASSERT_TRUE(db.ok());
+  StatusOr<Statement> st = (*db)->Prepare("SELECT typeof(?1), length(?1)");
+  ASSERT_TRUE(st.ok());
+  st->Bind(1, std::string_view());  // data() is nullptr
+  StatusOr<bool> row = st->Step();
+  ASSERT_TRUE(row.ok() && *row);
+  EXPECT_EQ(st->ColumnText(0), "text");
+  EXPECT_EQ(st->ColumnInt64(1), 0);
+}
+
 TEST_F(StateDbTest, RefusesNewerSchema) {
   ASSERT_TRUE(StateDb::Open(Path("s.db"), kV2).ok());
   StatusOr<std::unique_ptr<StateDb>> old = StateDb::Open(Path("s.db"), kV1);

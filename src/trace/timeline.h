@@ -65,6 +65,13 @@ struct SourceFile {
   int64_t clock_offset_ns = 0; // added to this file's native times by alignment
   double clock_drift_ppm = 0;  // linear drift applied by alignment, if any
   std::string alignment;       // how the offset was chosen ("epoch base", "collective ends", ...)
+  // Drift is applied around this native time: aligned = native + offset +
+  // drift_ppm * 1e-6 * (native - clock_anchor_ns).
+  int64_t clock_anchor_ns = 0;
+  // True when native times are already Unix epoch ns (Kineto baseTimeNanoseconds
+  // or absolute epoch µs); false for session-relative clocks.
+  bool epoch_clock = false;
+  std::string clock_source;    // how native times were read ("baseTimeNanoseconds", "epoch us", ...)
   bool partial = false;
   uint64_t events = 0;
   uint64_t skipped = 0;
@@ -80,6 +87,7 @@ struct Process {
   int world_size = -1;
   Vendor vendor = Vendor::kUnknown;
   std::string device_name;  // "NVIDIA A100-SXM4-80GB", "AMD Instinct MI250X"
+  std::string name;         // process_name metadata, or a string pid ("Spans")
 };
 
 struct Track {
@@ -101,6 +109,7 @@ struct Collective {
   int64_t bytes = -1;
   int nranks = -1;
   int rank = -1;
+  bool seq_inferred = false;  // seq is the op's ordinal on its comm in this file, not logged
 };
 
 inline constexpr uint32_t kNoCollective = UINT32_MAX;

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Remote-write ingest rate of `gpufleet server` against VictoriaMetrics, same payloads, same run.
+
+Issue 3's speed point: the server must ingest at least as fast as VictoriaMetrics stores.
+Both receivers are started here on loopback with empty temporary data directories; the
+same load generator (bench/remote_write_load.cc, built as remote_write_load) pushes the
+same remote-write bodies (--gpus simulated GPUs x 40 canonical series, agent labels, one
+sample per series per round) to each, one after the other, over the same number of
+connections. Bodies are encoded before timing starts.
+
+Printed per receiver: samples/s, failed requests, resident set (VmRSS) before and after,
+and memory per active series = (RSS after - RSS before) / series. Then the ratio
+gpufleet / VictoriaMetrics of the ingest rates (> 1 means gpufleet is faster).
+If `gpufleet server` is not built, that half is skipped with a message.
+
+Usage: bench/ingest_vs_victoriametrics.py [--build-dir build] [--gpus 10000] [--rounds 3]
+         [--connections 4] [--json FILE]
+Exit status 0 whether or not gpufleet is faster (it measures; it does not gate).
+"""
+import argparse
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_ready(url, proc, timeout_s=60):
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{url}: process exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status == 200:
+                    return
+        except Exception:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"{url} not ready after {timeout_s} s")
+
+
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024 / 1e6
+    return 0.0
+
+
+def stop(proc):
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def measure(name, cmd, ready_url, write_url, args, tmp):
+    log = open(os.path.join(tmp, f"{name}.log"), "w")
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=tmp)
+    try:
+        wait_ready(ready_url, proc)
+        time.sleep(1)
+        before = rss_mb(proc.pid)
+        out = subprocess.run(
+            [args.load, "--url", write_url, "--gpus", str(args.gpus), "--rounds",
+             str(args.rounds), "--connections", str(args.connections)],
+            capture_output=True, text=True, timeout=1800)
+        if out.stderr:
+            print(f"{name}: {out.stderr.strip()}", file=sys.stderr)
+        result = json.loads(out.stdout.strip().splitlines()[-1])
+        time.sleep(2)  # let background flushes settle before reading memory
+        after = rss_mb(proc.pid)
+        result.update(rss_before_mb=round(before, 1), rss_after_mb=round(after, 1),
+                      bytes_per_series=round((after - before) * 1e6 / result["series"], 1))
+        return result
+    finally:
+        stop(proc)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--gpufleet")
+    ap.add_argument("--load")
+    ap.add_argument("--victoria-metrics",
+                    default=shutil.which("victoria-metrics") or "/usr/bin/victoria-metrics")
+    ap.add_argument("--gpus", type=int, default=10000)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--connections", type=int, default=4)
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    args.gpufleet = args.gpufleet or os.path.join(args.build_dir, "src/cli/gpufleet")
+    args.load = os.path.abspath(args.load or os.path.join(args.build_dir, "bench/remote_write_load"))
+    args.gpufleet = os.path.abspath(args.gpufleet)
+    if not os.access(args.load, os.X_OK):
+        sys.exit(f"no load generator at {args.load}: build the remote_write_load target")
+
+    tmp = tempfile.mkdtemp(prefix="gpufleet-ingest-")
+    results = {}
+    try:
+        port = free_port()
+        base = f"http://127.0.0.1:{port}"
+        results["victoriametrics"] = measure(
+            "victoriametrics",
+            [args.victoria_metrics, f"-httpListenAddr=127.0.0.1:{port}",
+             f"-storageDataPath={tmp}/vmdata", "-retentionPeriod=100y"],
+            f"{base}/health", f"{base}/api/v1/write", args, tmp)
+
+        if os.access(args.gpufleet, os.X_OK) and subprocess.run(
+                [args.gpufleet, "server", "--help"], capture_output=True).returncode == 0:
+            port = free_port()
+            base = f"http://127.0.0.1:{port}"
+            results["gpufleet"] = measure(
+                "gpufleet",
+                [args.gpufleet, "server", "--listen", f"127.0.0.1:{port}",
+                 "--db", f"{tmp}/gpufleet.db"],
+                f"{base}/-/healthy", f"{base}/api/v1/write", args, tmp)
+        else:
+            print(f"SKIP gpufleet: no `gpufleet server` at {args.gpufleet}", file=sys.stderr)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    series = args.gpus * 40
+    print(f"payload: {args.gpus} GPUs x 40 series = {series} series, {args.rounds} rounds, "
+          f"{args.connections} connections")
+    for name, r in results.items():
+        print(f"{name:16s} {r['samples_per_second']:>12,.0f} samples/s  "
+              f"{r['failed_requests']} failed requests  RSS {r['rss_before_mb']} -> "
+              f"{r['rss_after_mb']} MB  ({r['bytes_per_series']} bytes per active series)")
+    if "gpufleet" in results:
+        ratio = (results["gpufleet"]["samples_per_second"] /
+                 results["victoriametrics"]["samples_per_second"])
+        results["ratio_gpufleet_over_victoriametrics"] = round(ratio, 3)
+        print(f"ratio gpufleet / victoriametrics: {ratio:.2f} "
+              f"({'faster' if ratio >= 1 else 'slower'})")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+// gpufleet rules export [--config FILE] [-o FILE]: writes the detection rules
+// as a Prometheus / vmalert rule group, for fleets whose alerts are evaluated
+// by a distributed engine instead of (or beside) gpufleet server.
+#include <cstdio>
+
+#include "cli/command.h"
+#include "core/file_util.h"
+#include "detect/detect_config.h"
+#include "detect/rules_export.h"
+
+namespace gpufleet {
+namespace {
+
+class RulesCommand : public Command {
+ public:
+  std::string_view name() const override { return "rules"; }
+  std::string_view help() const override {
+    return "Detection rules for other engines. 'rules export' writes "
+           "Prometheus / vmalert "
+           "alerting rules equivalent to gpufleet's built-in rule detectors.";
+  }
+  void Configure(CLI::App& app) override {
+    app.require_subcommand(1);
+    CLI::App* exp = app.add_subcommand("export", "Write the rule group as YAML");
+    exp->add_option("--config", config_,
+                    "Detection config TOML (default: the embedded fleet defaults)");
+    exp->add_option("-o,--output", output_, "Write here instead of standard output");
+  }
+
+  Status Run() override {
+    detect::DetectConfig config = detect::DefaultDetectConfig();
+    std::string origin = "the fleet defaults (data/detect/default.toml)";
+    if (!config_.empty()) {
+      ASSIGN_OR_RETURN(std::string text, ReadFileToString(config_));
+      ASSIGN_OR_RETURN(config, detect::ParseDetectConfig(text, config_));
+      origin = config_;
+    }
+    const std::string yaml = detect::ExportPrometheusRules(config, origin);
+    if (output_.empty()) {
+      if (std::fwrite(yaml.data(), 1, yaml.size(), stdout) != yaml.size() ||
+          std::fflush(stdout) != 0) {
+        return UnavailableError("writing standard output failed");
+      }
+      return OkStatus();
+    }
+    return WriteStringToFile(output_, yaml);
+  }
+
+ private:
+  std::string config_;
+  std::string output_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> NewRulesCommand() { return std::make_unique<RulesCommand>(); }
+
+}  // namespace gpufleet

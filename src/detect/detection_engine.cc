@@ -1,0 +1,93 @@
+#include "detect/detection_engine.h"
+
+#include <algorithm>
+
+#include "detect/baseline_detector.h"
+#include "detect/capture_detector.h"
+#include "detect/cross_cloud_detector.h"
+#include "detect/device_series.h"
+#include "detect/root_cause.h"
+#include "detect/rule_detector.h"
+#include "detect/variance_detector.h"
+
+namespace gpufleet::detect {
+namespace {
+
+// Baselines are written at most this often (and by FlushBaselines).
+constexpr int64_t kFlushEveryNs = 5LL * 60'000'000'000;
+
+}  // namespace
+
+DetectionEngine::DetectionEngine(const DetectConfig& config, BaselineStore* baselines)
+    : config_(config), baselines_store_(baselines) {}
+
+DetectionEngine::~DetectionEngine() = default;
+
+StatusOr<std::unique_ptr<DetectionEngine>> DetectionEngine::Create(const DetectConfig& config,
+                                                                   BaselineStore* baselines) {
+  if (config.interval_ns <= 0 || config.lookback_ns <= 0) {
+    return InvalidArgumentError("detect config: interval and lookback must be > 0");
+  }
+  std::unique_ptr<DetectionEngine> e(new DetectionEngine(config, baselines));
+  for (const RuleConfig& r : config.rules) {
+    if (r.conditions.empty()) {
+      return InvalidArgumentError("detect config: rule '" + r.name + "' has no conditions");
+    }
+    e->detectors_.push_back(
+        std::make_unique<RuleDetector>(r, config.interval_ns, config.lookback_ns));
+  }
+  if (config.baseline.enabled && !config.baseline.metrics.empty()) {
+    auto b = std::make_unique<BaselineDetector>(config.baseline, config.interval_ns);
+    if (baselines != nullptr) {
+      auto loaded = baselines->LoadAll();
+      if (!loaded.ok()) return loaded.status().WithContext("loading baselines");
+      b->Load(*loaded);
+    }
+    e->baseline_detector_ = b.get();
+    e->detectors_.push_back(std::move(b));
+  }
+  if (config.variance.enabled) {
+    e->detectors_.push_back(std::make_unique<VarianceDetector>(config.variance));
+  }
+  if (config.cross_cloud.enabled) {
+    e->detectors_.push_back(std::make_unique<CrossCloudDetector>(config.cross_cloud));
+  }
+  for (const CaptureTriggerConfig& c : config.captures) {
+    e->detectors_.push_back(
+        std::make_unique<CaptureDetector>(c, config.interval_ns, config.lookback_ns));
+  }
+  return e;
+}
+
+std::vector<Finding> DetectionEngine::Evaluate(const WindowStore& store, int64_t now_ns) {
+  EvalContext ctx{store, now_ns, {}};
+  store.ForEach("gpu_workload_info", now_ns - config_.lookback_ns, now_ns,
+                [&](const Labels& labels, std::span<const WindowPoint>) {
+                  std::string_view w = labels.Get("workload_name");
+                  if (w.empty()) w = labels.Get("workload_pod");
+                  if (w.empty()) return;
+                  auto& list = ctx.workloads_by_device[DeviceKey(labels)];
+                  if (std::find(list.begin(), list.end(), w) == list.end()) list.emplace_back(w);
+                });
+  for (auto& [device, list] : ctx.workloads_by_device) std::sort(list.begin(), list.end());
+
+  std::vector<Finding> out;
+  for (auto& d : detectors_) d->Evaluate(ctx, out);
+  AttachRootCauses(config_.root_cause, ctx, out);
+  std::sort(out.begin(), out.end(),
+            [](const Finding& a, const Finding& b) { return a.key < b.key; });
+
+  if (baselines_store_ != nullptr && now_ns - last_flush_ns_ >= kFlushEveryNs) {
+    // On failure the baselines stay in memory; those still learning are
+    // written by a later flush.
+    if (FlushBaselines().ok()) last_flush_ns_ = now_ns;
+  }
+  return out;
+}
+
+Status DetectionEngine::FlushBaselines() {
+  if (baselines_store_ == nullptr || baseline_detector_ == nullptr) return OkStatus();
+  return baselines_store_->Save(baseline_detector_->TakeDirty());
+}
+
+}  // namespace gpufleet::detect

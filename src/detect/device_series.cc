@@ -1,0 +1,100 @@
+#include "detect/device_series.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpufleet::detect {
+
+std::string DeviceKey(const Labels& labels) {
+  std::string key(labels.Get("node"));
+  std::string_view id = labels.Get("gpu");
+  if (id.empty()) id = labels.Get("gpu_uuid");
+  if (id.empty()) id = labels.Get("pci_bus_id");
+  key += '/';
+  key += id;
+  std::string_view part = labels.Get("partition_id");
+  if (!part.empty()) {
+    key += "/p";
+    key += part;
+  }
+  return key;
+}
+
+Labels DeviceSubject(const Labels& labels) {
+  Labels out;
+  for (std::string_view name :
+       {"node", "gpu", "gpu_uuid", "partition_id", "model", "vendor", "cloud", "region"}) {
+    std::string_view v = labels.Get(name);
+    if (!v.empty()) out.Set(name, v);
+  }
+  return out;
+}
+
+std::string SeriesName(std::string_view metric, const Labels& subject) {
+  Labels l;
+  for (std::string_view name : {"node", "gpu", "gpu_uuid", "partition_id"}) {
+    std::string_view v = subject.Get(name);
+    if (!v.empty()) l.Set(name, v);
+  }
+  return std::string(metric) + l.ToString();
+}
+
+DeviceSeriesMap ReadDeviceSeries(const WindowStore& store, std::string_view metric, int64_t from_ns,
+                                 int64_t to_ns) {
+  DeviceSeriesMap out;
+  store.ForEach(metric, from_ns, to_ns,
+                [&](const Labels& labels, std::span<const WindowPoint> pts) {
+                  DeviceSeries& d = out[DeviceKey(labels)];
+                  if (pts.size() > d.points.size()) {
+                    d.labels = labels;
+                    d.points.assign(pts.begin(), pts.end());
+                  }
+                });
+  return out;
+}
+
+std::optional<double> ValueAt(std::span<const WindowPoint> points, int64_t t_ns,
+                              int64_t lookback_ns) {
+  auto it = std::upper_bound(points.begin(), points.end(), t_ns,
+                             [](int64_t t, const WindowPoint& p) { return t < p.timestamp_ns; });
+  if (it == points.begin()) return std::nullopt;
+  --it;
+  if (t_ns - it->timestamp_ns > lookback_ns) return std::nullopt;
+  return it->value;
+}
+
+std::optional<double> MeanIn(std::span<const WindowPoint> points, int64_t from_ns, int64_t to_ns) {
+  auto before = [](const WindowPoint& p, int64_t t) { return p.timestamp_ns < t; };
+  auto upto = [](const WindowPoint& p, int64_t t) { return p.timestamp_ns <= t; };
+  auto first = std::lower_bound(points.begin(), points.end(), from_ns, before);
+  auto last = std::lower_bound(first, points.end(), to_ns, upto);
+  if (first == last) return std::nullopt;
+  double sum = 0;
+  for (auto it = first; it != last; ++it) sum += it->value;
+  return sum / static_cast<double>(last - first);
+}
+
+double Mean(std::span<const double> xs) {
+  if (xs.empty()) return 0;
+  double s = 0;
+  for (double x : xs) s += x;
+  return s / static_cast<double>(xs.size());
+}
+
+double StdDev(std::span<const double> xs) {
+  if (xs.size() < 2) return 0;
+  const double m = Mean(xs);
+  double s = 0;
+  for (double x : xs) s += (x - m) * (x - m);
+  return std::sqrt(s / static_cast<double>(xs.size() - 1));
+}
+
+double SortedQuantile(std::span<const double> sorted, double q) {
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  const double frac = pos - static_cast<double>(lo);
+  return sorted[lo] * (1 - frac) + sorted[hi] * frac;
+}
+
+}  // namespace gpufleet::detect

@@ -1,0 +1,54 @@
+// Joins series of different canonical metrics per device, and small window
+// statistics the detectors share. Private to detect/.
+//
+// A device is identified by node + (gpu_uuid | gpu | pci_bus_id) +
+// partition_id, whichever are present; metric-specific labels (method,
+// reason, ...) do not split a device.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/labels.h"
+#include "store/window_store.h"
+
+namespace gpufleet::detect {
+
+// "n1/3" or "n1/GPU-abc" (+ "/p1" for a partition).
+std::string DeviceKey(const Labels& labels);
+// The identity and placement labels of a series: node, gpu, gpu_uuid,
+// partition_id, model, vendor, cloud, region.
+Labels DeviceSubject(const Labels& labels);
+// `metric{a="1",...}` with the subject labels (for evidence).
+std::string SeriesName(std::string_view metric, const Labels& subject);
+
+struct DeviceSeries {
+  Labels labels;  // of the series (with __name__)
+  std::vector<WindowPoint> points;
+};
+using DeviceSeriesMap = std::map<std::string, DeviceSeries>;  // by DeviceKey
+
+// Reads `metric` over [from_ns, to_ns]; when a device has several series of
+// the metric (e.g. two methods) the one with the most points wins.
+DeviceSeriesMap ReadDeviceSeries(const WindowStore& store, std::string_view metric, int64_t from_ns,
+                                 int64_t to_ns);
+
+// The latest value at or before t_ns and not older than lookback_ns.
+std::optional<double> ValueAt(std::span<const WindowPoint> points, int64_t t_ns,
+                              int64_t lookback_ns);
+// Mean of the points in [from_ns, to_ns] (closed, like a Prometheus 2.x range
+// selector, so exported rules compute the same mean); nullopt when none.
+std::optional<double> MeanIn(std::span<const WindowPoint> points, int64_t from_ns, int64_t to_ns);
+
+// Sample statistics.
+double Mean(std::span<const double> xs);
+double StdDev(std::span<const double> xs);  // sample (n - 1)
+// Quantile q in [0, 1] with linear interpolation; REQUIRES: sorted, non-empty.
+double SortedQuantile(std::span<const double> sorted, double q);
+
+}  // namespace gpufleet::detect

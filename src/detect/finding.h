@@ -1,0 +1,66 @@
+// Finding: what a detector reports about the fleet at one evaluation.
+//
+// A finding is "active now": the detection engine returns the findings whose
+// condition holds at the evaluation time. The server turns a run of findings
+// with the same `key` into one incident (open on first sight, close when the
+// key stops appearing). Plain values; copy freely.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/labels.h"
+
+namespace gpufleet::detect {
+
+// One series and the condition it met.
+struct Evidence {
+  std::string series;     // gpu_memory_bandwidth_utilization_ratio{gpu="3",node="n1"}
+  std::string condition;  // "> 0.85 for 2m"
+  double threshold = 0;
+  double observed = 0;   // the value that met it (latest, or the window mean for averages)
+  int64_t since_ns = 0;  // first time of the run of points that met it
+};
+
+// One root cause and its part of the estimated slowdown.
+struct CauseShare {
+  std::string cause;        // "memory_pressure" | "bandwidth_saturation" | "coherency"
+  double share = 0;         // of the estimated slowdown, 0-1; shares of a finding sum to <= 1
+  std::string explanation;  // "L2-miss-like pressure explains ~15% of the
+                            // latency increase"
+};
+
+// Finding kinds.
+inline constexpr char kKindMemoryContention[] = "memory_contention";
+inline constexpr char kKindLatencyBound[] = "latency_bound_contention";
+inline constexpr char kKindSustained[] = "sustained_contention";
+inline constexpr char kKindCloudSpecific[] = "cloud_specific";
+inline constexpr char kKindBaselineDeviation[] = "baseline_deviation";
+inline constexpr char kKindVariance[] = "variance";
+inline constexpr char kKindCaptureTrigger[] = "capture_trigger";
+
+struct Finding {
+  std::string kind;  // one of the kKind* names above
+  // Stable dedup key: kind + subject (same condition on the same devices =
+  // same key), e.g. "memory_contention/n1/3" (kind/node/gpu).
+  std::string key;
+  Labels subject;                    // node, gpu, gpu_uuid, model, cloud, workload, team when known
+  std::vector<std::string> devices;  // "node/gpu" (or the uuid when no node/gpu)
+  std::vector<std::string> workloads;
+  int64_t window_start_ns = 0;  // when the condition started to hold
+  int64_t window_end_ns = 0;    // the evaluation time
+  std::vector<Evidence> evidence;
+  double estimated_slowdown = 0;   // 0-1 fraction of throughput lost; 0 = unknown
+  std::vector<CauseShare> causes;  // largest share first; empty when not classified
+  // platform (node contention) | cloud-ops (cloud-specific) | the owning team
+  // (workload-specific findings)
+  std::string team;
+  std::string severity;  // warning | critical
+  std::string summary;   // one line for humans
+  // capture_trigger only: the configured trigger name and command to run.
+  std::string capture_name;
+  std::vector<std::string> capture_command;
+};
+
+}  // namespace gpufleet::detect

@@ -1,0 +1,129 @@
+#include "detect/rule_detector.h"
+
+#include <gtest/gtest.h>
+
+#include "detect/detect_test_util.h"
+#include "detect/detection_engine.h"
+
+namespace gpufleet::detect {
+namespace {
+
+using testing::Fill;
+using testing::kS;
+using testing::kT0;
+
+const RuleConfig& Rule(std::string_view name) {
+  for (const RuleConfig& r : DefaultDetectConfig().rules) {
+    if (r.name == name) return r;
+  }
+  ADD_FAILURE() << "no rule " << name;
+  return DefaultDetectConfig().rules[0];
+}
+
+std::vector<Finding> RunRule(const RuleConfig& rule, const WindowStore& store, int now_s) {
+  RuleDetector d(rule, 10 * kS, 300 * kS);
+  EvalContext ctx{store, kT0 + now_s * kS, {}};
+  std::vector<Finding> out;
+  d.Evaluate(ctx, out);
+  return out;
+}
+
+// Bandwidth 0.9 and occupancy 0.4 from t = 600 s on GPU 0; GPU 1 clean.
+void ContendedFleet(WindowStore& store, int to_s) {
+  Fill(store, "gpu_memory_bandwidth_utilization_ratio", "0", 0, to_s,
+       [](int t) { return t >= 600 ? 0.9 : 0.5; });
+  Fill(store, "gpu_sm_occupancy_ratio", "0", 0, to_s, [](int t) { return t >= 600 ? 0.4 : 0.7; });
+  Fill(store, "gpu_memory_bandwidth_utilization_ratio", "1", 0, to_s, [](int) { return 0.88; });
+  Fill(store, "gpu_sm_occupancy_ratio", "1", 0, to_s, [](int) { return 0.6; });
+}
+
+TEST(RuleDetectorTest, MemoryContentionFiresAfterItsWindow) {
+  WindowStore store(WindowStoreOptions{});
+  ContendedFleet(store, 1000);
+  // Conditions hold from 600 s: not yet at 710 s (1m50s), firing at 720 s.
+  EXPECT_TRUE(RunRule(Rule("memory_contention"), store, 710).empty());
+  auto found = RunRule(Rule("memory_contention"), store, 720);
+  ASSERT_EQ(found.size(), 1u);
+  const Finding& f = found[0];
+  EXPECT_EQ(f.kind, "memory_contention");
+  EXPECT_EQ(f.key, "memory_contention/n1/0");
+  EXPECT_EQ(f.devices, std::vector<std::string>{"n1/0"});
+  EXPECT_EQ(f.window_start_ns, kT0 + 600 * kS);
+  EXPECT_EQ(f.subject.Get("model"), "h100-sxm");
+  ASSERT_EQ(f.evidence.size(), 2u);
+  EXPECT_EQ(f.evidence[0].series, "gpu_memory_bandwidth_utilization_ratio{gpu=\"0\",node=\"n1\"}");
+  EXPECT_EQ(f.evidence[0].condition, "> 0.85 for 2m");
+  EXPECT_DOUBLE_EQ(f.evidence[0].observed, 0.9);
+  EXPECT_DOUBLE_EQ(f.evidence[1].observed, 0.4);
+  EXPECT_EQ(f.team, "platform");
+}
+
+TEST(RuleDetectorTest, CleanInputGivesNoFinding) {
+  WindowStore store(WindowStoreOptions{});
+  ContendedFleet(store, 590);
+  for (int now : {100, 300, 580})
+    EXPECT_TRUE(RunRule(Rule("memory_contention"), store, now).empty());
+  EXPECT_TRUE(RunRule(Rule("sustained_contention"), store, 580).empty());  // no stall series at all
+}
+
+TEST(RuleDetectorTest, ABriefBurstDoesNotFire) {
+  WindowStore store(WindowStoreOptions{});
+  Fill(store, "gpu_memory_bandwidth_utilization_ratio", "0", 0, 1200,
+       [](int t) { return t >= 600 && t < 690 ? 0.95 : 0.5; });
+  Fill(store, "gpu_sm_occupancy_ratio", "0", 0, 1200, [](int t) { return t >= 600 ? 0.4 : 0.7; });
+  for (int now = 600; now < 1200; now += 10) {
+    EXPECT_TRUE(RunRule(Rule("memory_contention"), store, now).empty()) << now;
+  }
+}
+
+TEST(RuleDetectorTest, StaleSeriesDoesNotHold) {
+  WindowStore store(WindowStoreOptions{});
+  Fill(store, "gpu_memory_stall_ratio", "0", 0, 600, [](int) { return 0.5; });
+  EXPECT_EQ(RunRule(Rule("sustained_contention"), store, 590).size(), 1u);
+  // The device stopped reporting at 590 s; past the 5m lookback the rule ends.
+  EXPECT_TRUE(RunRule(Rule("sustained_contention"), store, 900).empty());
+}
+
+TEST(RuleDetectorTest, LatencyBoundComparesWithTheEarlierMean) {
+  WindowStore store(WindowStoreOptions{});
+  Fill(store, "gpu_memory_bandwidth_utilization_ratio", "0", 0, 3000,
+       [](int t) { return t >= 2400 ? 0.3 : 0.5; });
+  Fill(store, "gpu_utilization_ratio", "0", 0, 3000, [](int) { return 0.95; });
+  Fill(store, "gpu_memory_stall_ratio", "0", 0, 3000, [](int t) { return t >= 2400 ? 0.3 : 0.1; });
+  // 0.3 < 0.7 x 0.5 from 2400 s: fires once it held for 2 minutes.
+  EXPECT_TRUE(RunRule(Rule("latency_bound_contention"), store, 2510).empty());
+  auto found = RunRule(Rule("latency_bound_contention"), store, 2520);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].evidence[0].condition, "down 30% vs its 30m mean for 2m");
+  // A 20% drop is not enough.
+  WindowStore mild(WindowStoreOptions{});
+  Fill(mild, "gpu_memory_bandwidth_utilization_ratio", "0", 0, 3000,
+       [](int t) { return t >= 2400 ? 0.4 : 0.5; });
+  Fill(mild, "gpu_utilization_ratio", "0", 0, 3000, [](int) { return 0.95; });
+  Fill(mild, "gpu_memory_stall_ratio", "0", 0, 3000, [](int t) { return t >= 2400 ? 0.3 : 0.1; });
+  EXPECT_TRUE(RunRule(Rule("latency_bound_contention"), mild, 2600).empty());
+  // Bandwidth falling back after a heavy phase, with stalls normal, is not
+  // latency-bound contention.
+  WindowStore recovery(WindowStoreOptions{});
+  Fill(recovery, "gpu_memory_bandwidth_utilization_ratio", "0", 0, 3000,
+       [](int t) { return t >= 2400 ? 0.45 : (t >= 1200 ? 0.95 : 0.45); });
+  Fill(recovery, "gpu_utilization_ratio", "0", 0, 3000, [](int) { return 0.95; });
+  Fill(recovery, "gpu_memory_stall_ratio", "0", 0, 3000, [](int) { return 0.08; });
+  EXPECT_TRUE(RunRule(Rule("latency_bound_contention"), recovery, 2600).empty());
+}
+
+TEST(RuleDetectorTest, EngineRunsRulesAndAttachesWorkloads) {
+  WindowStore store(WindowStoreOptions{});
+  ContendedFleet(store, 800);
+  Labels info = testing::DeviceLabels("gpu_workload_info", "0");
+  info.Set("workload_pod", "trainer-0");
+  store.Append(info, kT0 + 790 * kS, 1);
+  auto engine = DetectionEngine::Create(DefaultDetectConfig(), nullptr);
+  ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+  auto found = (*engine)->Evaluate(store, kT0 + 790 * kS);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].workloads, std::vector<std::string>{"trainer-0"});
+}
+
+}  // namespace
+}  // namespace gpufleet::detect

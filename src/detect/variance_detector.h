@@ -1,0 +1,50 @@
+// Repetition statistics over per-step (or per-kernel) durations: a clean,
+// repetitive workload has a coefficient of variation below max_cv; above it
+// the distribution is classified as heavy-tailed (p99/p50 > tail_ratio_max),
+// bimodal (Sarle's bimodality coefficient > bimodality_min) or noisy.
+// The decision uses the step-to-step (von Neumann, MSSD) estimate of the
+// deviation, sqrt(mean((x[i] - x[i-1])^2) / 2) without the two largest
+// differences, which equals the standard
+// deviation for independent steps but ignores a level shift (a neighbour
+// arriving, a throttled clock): those are the contention and baseline
+// detectors' business, not jitter.
+// One finding per workload instance (workload_pod, else workload_name, else
+// device). Evaluated at most once a minute (findings are repeated between),
+// since the window is minutes long and sorting every 10 s is wasted work.
+// Private to detect/; not thread-safe.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "detect/detect_config.h"
+#include "detect/detector.h"
+
+namespace gpufleet::detect {
+
+struct RepetitionStats {
+  size_t n = 0;
+  double mean = 0;
+  double cv = 0;          // standard deviation / mean
+  double cv_mssd = 0;     // step-to-step deviation / mean (the decision statistic)
+  double bimodality = 0;  // Sarle's b = (skew^2 + 1) / (excess kurtosis + 3(n-1)^2/((n-2)(n-3)))
+  double p50 = 0;
+  double p99 = 0;
+};
+// REQUIRES: xs.size() >= 4.
+RepetitionStats ComputeRepetitionStats(std::span<const double> xs);
+// "clean" | "heavy_tailed" | "bimodal" | "noisy".
+std::string ClassifyRepetition(const VarianceConfig& config, const RepetitionStats& s);
+
+class VarianceDetector final : public Detector {
+ public:
+  explicit VarianceDetector(VarianceConfig config) : config_(std::move(config)) {}
+  void Evaluate(const EvalContext& ctx, std::vector<Finding>& out) override;
+
+ private:
+  const VarianceConfig config_;
+  int64_t last_eval_ns_ = 0;
+  std::vector<Finding> last_;
+};
+
+}  // namespace gpufleet::detect

@@ -1,0 +1,167 @@
+#include "server/detector_loop.h"
+
+#include <chrono>
+#include <cstdio>
+
+namespace gpufleet {
+
+IncidentRecord IncidentFromFinding(const detect::Finding& f) {
+  IncidentRecord r;
+  r.dedup_key = f.key;
+  r.kind = f.kind;
+  r.subject = f.subject;
+  r.devices = f.devices;
+  r.workloads = f.workloads;
+  r.team = f.team;
+  r.severity = f.severity;
+  r.summary = f.summary;
+  r.window_start_ns = f.window_start_ns;
+  r.window_end_ns = f.window_end_ns;
+  r.estimated_slowdown = f.estimated_slowdown;
+  for (const detect::CauseShare& c : f.causes)
+    r.causes.push_back({c.cause, c.share, c.explanation});
+  for (const detect::Evidence& e : f.evidence) {
+    std::string detail;
+    if (e.since_ns != 0) detail = "since_ns=" + std::to_string(e.since_ns);
+    r.evidence.push_back({e.series, e.condition, e.threshold, e.observed, detail});
+  }
+  return r;
+}
+
+DetectorLoop::DetectorLoop(detect::DetectionEngine& engine, WindowStore& window,
+                           IncidentStore& incidents, AlertSender* alerts, CaptureRunner* captures,
+                           const Clock& clock, DetectorLoopOptions options)
+    : engine_(engine),
+      window_(window),
+      incidents_(incidents),
+      alerts_(alerts),
+      captures_(captures),
+      clock_(clock),
+      options_(std::move(options)) {}
+
+DetectorLoop::~DetectorLoop() { Stop(); }
+
+Status DetectorLoop::Recover() {
+  if (alerts_ == nullptr) return OkStatus();
+  ASSIGN_OR_RETURN(std::vector<IncidentRecord> open, incidents_.List(IncidentStatus::kOpen));
+  for (const IncidentRecord& r : open) {
+    alerts_->Fire(r.dedup_key, AlertFromIncident(r, options_.external_url));
+  }
+  return OkStatus();
+}
+
+Status DetectorLoop::RunOnce() {
+  std::lock_guard<std::mutex> run_lock(run_mu_);
+  int64_t now_ns = clock_.NowNs();
+  runs_++;
+  window_.Prune(now_ns);
+  std::vector<detect::Finding> findings = engine_.Evaluate(window_, now_ns);
+  findings_ += findings.size();
+  Status first_error;
+  for (const detect::Finding& f : findings) {
+    if (f.key.empty()) continue;
+    StatusOr<UpsertResult> up = incidents_.Upsert(IncidentFromFinding(f), now_ns);
+    if (!up.ok()) {
+      errors_++;
+      if (first_error.ok()) first_error = up.status();
+      continue;
+    }
+    if (!up->created) continue;
+    opened_++;
+    if (f.kind == detect::kKindCaptureTrigger) StartCapture(f, up->id);
+    if (alerts_ != nullptr) {
+      StatusOr<std::optional<IncidentRecord>> rec = incidents_.Get(up->id);
+      if (rec.ok() && rec->has_value()) {
+        alerts_->Fire(f.key, AlertFromIncident(**rec, options_.external_url));
+      }
+    }
+  }
+  StatusOr<std::vector<IncidentRecord>> resolved =
+      incidents_.ResolveStale(now_ns, options_.resolve_after_ns);
+  if (!resolved.ok()) {
+    errors_++;
+    if (first_error.ok()) first_error = resolved.status();
+  } else {
+    resolved_ += resolved->size();
+    for (const IncidentRecord& r : *resolved) {
+      if (alerts_ != nullptr)
+        alerts_->Resolve(r.dedup_key, AlertFromIncident(r, options_.external_url));
+    }
+  }
+  return first_error;
+}
+
+void DetectorLoop::StartCapture(const detect::Finding& f, int64_t incident_id) {
+  if (captures_ == nullptr || f.capture_command.empty()) return;
+  // The detect config may already have put these labels into the command;
+  // telemetry is untrusted, so a capture whose labels are not plain names is
+  // refused whatever the command looks like.
+  for (std::string_view name : {"node", "gpu", "gpu_uuid"}) {
+    std::string_view v = f.subject.Get(name);
+    if (!v.empty() && !IsSafeCaptureValue(v)) {
+      captures_refused_++;
+      std::fprintf(stderr, "gpufleet server: capture for incident %lld refused: unsafe %s '%s'\n",
+                   static_cast<long long>(incident_id), std::string(name).c_str(),
+                   std::string(v).c_str());
+      return;
+    }
+  }
+  CaptureRequest req;
+  req.incident_id = incident_id;
+  req.node = std::string(f.subject.Get("node"));
+  req.gpu = std::string(f.subject.Get("gpu"));
+  req.gpu_uuid = std::string(f.subject.Get("gpu_uuid"));
+  req.argv_template = f.capture_command;
+  StatusOr<std::string> out = captures_->Start(req, [](const CaptureResult& r) {
+    if (r.exit_code != 0) {
+      std::fprintf(
+          stderr, "gpufleet server: capture for incident %lld ended with %s\n",
+          static_cast<long long>(r.incident_id),
+          r.timed_out ? "a timeout" : ("exit code " + std::to_string(r.exit_code)).c_str());
+    }
+  });
+  if (!out.ok()) {
+    captures_refused_++;
+    std::fprintf(stderr, "gpufleet server: capture for incident %lld not started: %s\n",
+                 static_cast<long long>(incident_id), out.status().ToString().c_str());
+    return;
+  }
+  captures_started_++;
+  Status st = incidents_.SetCapturePath(incident_id, *out);
+  if (!st.ok()) errors_++;
+}
+
+void DetectorLoop::Start() {
+  if (thread_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = false;
+  }
+  thread_ = std::thread([this] {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stop_) {
+      lock.unlock();
+      Status st = RunOnce();
+      if (!st.ok()) std::fprintf(stderr, "gpufleet server: detector: %s\n", st.ToString().c_str());
+      lock.lock();
+      cv_.wait_for(lock, std::chrono::nanoseconds(options_.period_real_ns),
+                   [this] { return stop_; });
+    }
+  });
+}
+
+void DetectorLoop::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+DetectorCounters DetectorLoop::counters() const {
+  return {runs_.load(),     errors_.load(),           findings_.load(),        opened_.load(),
+          resolved_.load(), captures_started_.load(), captures_refused_.load()};
+}
+
+}  // namespace gpufleet

@@ -1,0 +1,88 @@
+// DetectorLoop: every interval, evaluate the detectors on the window store,
+// turn findings into incidents (open / update / resolve), alert on changes
+// and start captures for capture triggers.
+//
+// Ordering for crash safety: an incident is written (and fsynced) before its
+// alert is queued, so an alert never names an incident the database lost.
+//
+// Thread safety: thread-safe; runs of RunOnce (loop thread, admin endpoint,
+// tests) are serialized because the detection engine is not thread-safe.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "core/clock.h"
+#include "core/status.h"
+#include "detect/detection_engine.h"
+#include "detect/finding.h"
+#include "server/alert_sender.h"
+#include "server/capture_runner.h"
+#include "store/incident_store.h"
+#include "store/window_store.h"
+
+namespace gpufleet {
+
+// The incident the server keeps for `finding` (store sits below detect, so
+// the mapping lives here).
+IncidentRecord IncidentFromFinding(const detect::Finding& finding);
+
+struct DetectorLoopOptions {
+  int64_t period_real_ns = 10'000'000'000;     // real time between runs
+  int64_t resolve_after_ns = 120'000'000'000;  // clock time a finding may be absent
+  std::string external_url;
+};
+
+struct DetectorCounters {
+  uint64_t runs = 0;
+  uint64_t errors = 0;
+  uint64_t findings = 0;
+  uint64_t incidents_opened = 0;
+  uint64_t incidents_resolved = 0;
+  uint64_t captures_started = 0;
+  uint64_t captures_refused = 0;
+};
+
+class DetectorLoop {
+ public:
+  // `alerts` and `captures` may be null. Everything must outlive the loop.
+  DetectorLoop(detect::DetectionEngine& engine, WindowStore& window, IncidentStore& incidents,
+               AlertSender* alerts, CaptureRunner* captures, const Clock& clock,
+               DetectorLoopOptions options);
+  ~DetectorLoop();
+
+  // Re-arms alerts for incidents left open by a previous run of the server.
+  Status Recover();
+  // One evaluation at the clock's now.
+  Status RunOnce();
+  void Start();
+  void Stop();
+
+  DetectorCounters counters() const;
+
+ private:
+  void StartCapture(const detect::Finding& finding, int64_t incident_id);
+
+  detect::DetectionEngine& engine_;
+  WindowStore& window_;
+  IncidentStore& incidents_;
+  AlertSender* const alerts_;
+  CaptureRunner* const captures_;
+  const Clock& clock_;
+  const DetectorLoopOptions options_;
+
+  std::atomic<uint64_t> runs_{0}, errors_{0}, findings_{0}, opened_{0}, resolved_{0},
+      captures_started_{0}, captures_refused_{0};
+  std::mutex run_mu_;  // held during RunOnce
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;  // guarded by mu_
+  std::thread thread_;
+};
+
+}  // namespace gpufleet

@@ -1,0 +1,149 @@
+#include "server/detector_loop.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+namespace gpufleet {
+namespace {
+
+constexpr int64_t kS = kNsPerSecond;
+constexpr int64_t kT0 = 1'700'000'000LL * kS;
+
+void Fill(WindowStore& store, const std::string& metric, const std::string& node,
+          const std::string& gpu, int from_s, int to_s, double value) {
+  Labels l{{"__name__", metric}, {"node", node}, {"gpu", gpu}, {"model", "h100-sxm"},
+           {"cloud", "aws"}};
+  for (int t = from_s; t < to_s; t += 10) store.Append(l, kT0 + t * kS, value);
+}
+
+class DetectorLoopTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = (std::filesystem::temp_directory_path() /
+             ("gpufleet_detector_loop_" + std::to_string(getpid()) + ".db"))
+                .string();
+    for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + s);
+    StatusOr<std::unique_ptr<StateDb>> db = StateDb::Open(path_, IncidentMigrations());
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    db_ = std::move(*db);
+    incidents_ = std::make_unique<IncidentStore>(db_.get());
+    window_ = std::make_unique<WindowStore>(WindowStoreOptions{});
+  }
+  void TearDown() override {
+    for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + s);
+  }
+
+  // Only the memory-contention rule (and `captures`), so the test controls
+  // every finding.
+  static detect::DetectConfig Config(std::vector<detect::CaptureTriggerConfig> captures = {}) {
+    detect::DetectConfig c = detect::DefaultDetectConfig();
+    std::vector<detect::RuleConfig> rules;
+    for (const detect::RuleConfig& r : c.rules) {
+      if (r.name == "memory_contention") rules.push_back(r);
+    }
+    c.rules = rules;
+    c.baseline.enabled = false;
+    c.variance.enabled = false;
+    c.cross_cloud.enabled = false;
+    c.captures = std::move(captures);
+    return c;
+  }
+
+  std::string path_;
+  std::unique_ptr<StateDb> db_;
+  std::unique_ptr<IncidentStore> incidents_;
+  std::unique_ptr<WindowStore> window_;
+  FakeClock clock_{kT0};
+};
+
+TEST_F(DetectorLoopTest, FindingOpensUpdatesAndResolvesOneIncident) {
+  StatusOr<std::unique_ptr<detect::DetectionEngine>> engine =
+      detect::DetectionEngine::Create(Config(), nullptr);
+  ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+  DetectorLoopOptions o;
+  o.resolve_after_ns = 120 * kS;
+  DetectorLoop loop(**engine, *window_, *incidents_, nullptr, nullptr, clock_, o);
+  // GPU 3 contended for 15 minutes, GPU 4 clean.
+  Fill(*window_, "gpu_memory_bandwidth_utilization_ratio", "n1", "3", 0, 900, 0.95);
+  Fill(*window_, "gpu_sm_occupancy_ratio", "n1", "3", 0, 900, 0.3);
+  Fill(*window_, "gpu_memory_bandwidth_utilization_ratio", "n1", "4", 0, 900, 0.5);
+  Fill(*window_, "gpu_sm_occupancy_ratio", "n1", "4", 0, 900, 0.8);
+  clock_.Set(kT0 + 890 * kS);
+  ASSERT_TRUE(loop.RunOnce().ok());
+  clock_.Set(kT0 + 895 * kS);
+  ASSERT_TRUE(loop.RunOnce().ok());
+
+  StatusOr<std::vector<IncidentRecord>> open = incidents_->List(IncidentStatus::kOpen);
+  ASSERT_TRUE(open.ok());
+  ASSERT_EQ(open->size(), 1u);
+  const IncidentRecord& r = (*open)[0];
+  EXPECT_EQ(r.kind, "memory_contention");
+  EXPECT_EQ(r.team, "platform");
+  EXPECT_EQ(r.subject.Get("gpu"), "3");
+  EXPECT_EQ(r.observations, 2);
+  EXPECT_FALSE(r.evidence.empty());
+  EXPECT_EQ(loop.counters().incidents_opened, 1u);
+
+  // No more data: the series go stale, the finding disappears, and the
+  // incident resolves resolve_after later.
+  clock_.Set(kT0 + 1400 * kS);
+  ASSERT_TRUE(loop.RunOnce().ok());
+  EXPECT_EQ(*incidents_->CountOpen(), 0);
+  StatusOr<std::optional<IncidentRecord>> got = incidents_->Get(r.id);
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->status, IncidentStatus::kResolved);
+  EXPECT_EQ(loop.counters().incidents_resolved, 1u);
+}
+
+TEST_F(DetectorLoopTest, CaptureTriggerRunsCommandAndRecordsOutputPath) {
+  detect::CaptureTriggerConfig trig;
+  trig.name = "low_utilization";
+  trig.condition = {"gpu_utilization_ratio", detect::Condition::Op::kLess, 0.3, 0};
+  trig.for_ns = 60 * kS;
+  trig.command = {"true", "--node={node}", "--out={output}"};
+  StatusOr<std::unique_ptr<detect::DetectionEngine>> engine =
+      detect::DetectionEngine::Create(Config({trig}), nullptr);
+  ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+  std::string dir = path_ + "-captures";
+  CaptureRunner runner({dir, kS, kS});
+  DetectorLoop loop(**engine, *window_, *incidents_, nullptr, &runner, clock_, {});
+  Fill(*window_, "gpu_utilization_ratio", "n1", "0", 0, 300, 0.1);
+  clock_.Set(kT0 + 295 * kS);
+  ASSERT_TRUE(loop.RunOnce().ok());
+  StatusOr<std::vector<IncidentRecord>> open = incidents_->List(IncidentStatus::kOpen);
+  ASSERT_TRUE(open.ok());
+  ASSERT_EQ(open->size(), 1u);
+  EXPECT_EQ((*open)[0].kind, "capture_trigger");
+  EXPECT_EQ((*open)[0].capture_path, dir + "/incident-" + std::to_string((*open)[0].id) + "-n1-gpu0");
+  EXPECT_EQ(loop.counters().captures_started, 1u);
+  for (int i = 0; i < 200 && runner.running() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_F(DetectorLoopTest, CaptureIsRefusedForHostileLabels) {
+  detect::CaptureTriggerConfig trig;
+  trig.name = "low_utilization";
+  trig.condition = {"gpu_utilization_ratio", detect::Condition::Op::kLess, 0.3, 0};
+  trig.for_ns = 60 * kS;
+  trig.command = {"true", "{node}"};
+  StatusOr<std::unique_ptr<detect::DetectionEngine>> engine =
+      detect::DetectionEngine::Create(Config({trig}), nullptr);
+  ASSERT_TRUE(engine.ok());
+  CaptureRunner runner({path_ + "-captures2", kS, kS});
+  DetectorLoop loop(**engine, *window_, *incidents_, nullptr, &runner, clock_, {});
+  Fill(*window_, "gpu_utilization_ratio", "$(rm -rf /)", "0", 0, 300, 0.1);
+  clock_.Set(kT0 + 295 * kS);
+  ASSERT_TRUE(loop.RunOnce().ok());
+  EXPECT_EQ(loop.counters().captures_started, 0u);
+  EXPECT_EQ(loop.counters().captures_refused, 1u);
+  EXPECT_EQ(runner.started(), 0u);
+}
+
+}  // namespace
+}  // namespace gpufleet

@@ -1,0 +1,209 @@
+#include "server/http_api.h"
+
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/strings.h"
+
+namespace gpufleet {
+namespace {
+
+using nlohmann::json;
+
+void Error(httplib::Response& res, int code, const std::string& message) {
+  res.status = code;
+  res.set_content(json({{"status", "error"}, {"error", message}}).dump() + "\n",
+                  "application/json");
+}
+
+}  // namespace
+
+std::string IncidentJson(const IncidentRecord& r, bool with_evidence) {
+  json subject = json::object();
+  for (const auto& [k, v] : r.subject.pairs()) subject[k] = v;
+  json causes = json::array();
+  for (const IncidentCause& c : r.causes) {
+    causes.push_back({{"cause", c.name}, {"share", c.share}, {"explanation", c.explanation}});
+  }
+  json o = {{"id", r.id},
+            {"key", r.dedup_key},
+            {"kind", r.kind},
+            {"status", IncidentStatusName(r.status)},
+            {"subject", subject},
+            {"devices", r.devices},
+            {"workloads", r.workloads},
+            {"team", r.team},
+            {"severity", r.severity},
+            {"summary", r.summary},
+            {"first_seen_ns", r.first_seen_ns},
+            {"last_seen_ns", r.last_seen_ns},
+            {"resolved_at_ns", r.resolved_at_ns},
+            {"window_start_ns", r.window_start_ns},
+            {"window_end_ns", r.window_end_ns},
+            {"estimated_slowdown", r.estimated_slowdown},
+            {"causes", causes},
+            {"capture_path", r.capture_path},
+            {"observations", r.observations}};
+  if (with_evidence) {
+    json ev = json::array();
+    for (const IncidentEvidence& e : r.evidence) {
+      ev.push_back({{"series", e.series},
+                    {"condition", e.condition},
+                    {"threshold", e.threshold},
+                    {"value", e.value},
+                    {"detail", e.detail}});
+    }
+    o["evidence"] = ev;
+  }
+  return o.dump();
+}
+
+HttpApi::HttpApi(HttpApiOptions options, HttpApiBackend backend, const Clock& clock)
+    : options_(std::move(options)),
+      backend_(std::move(backend)),
+      limiter_(options_.rate_limit, clock),
+      server_(std::make_unique<httplib::Server>()) {
+  Routes();
+}
+
+HttpApi::~HttpApi() { Stop(); }
+
+void HttpApi::Routes() {
+  httplib::Server& s = *server_;
+  s.set_payload_max_length(options_.max_body_bytes);
+  s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    int64_t retry_s = limiter_.Admit(req.remote_addr);
+    if (retry_s == 0) return httplib::Server::HandlerResponse::Unhandled;
+    res.set_header("Retry-After", std::to_string(retry_s));
+    Error(res, 429, "rate limit exceeded for " + req.remote_addr);
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  auto authorized = [this](const httplib::Request& req, httplib::Response& res) {
+    if (BearerAuthorized(req.get_header_value("Authorization"), options_.token)) return true;
+    res.set_header("WWW-Authenticate", "Bearer");
+    Error(res, 401, "missing or wrong bearer token");
+    return false;
+  };
+
+  s.Post("/api/v1/write", [this, authorized](const httplib::Request& req, httplib::Response& res) {
+    if (!authorized(req, res)) return;
+    IngestResult r = backend_.ingester->IngestRemoteWrite(req.body);
+    if (r.status.ok()) {
+      res.status = 204;
+      return;
+    }
+    Error(res, 400, r.status.message());
+  });
+
+  s.Get("/api/v1/incidents", [this](const httplib::Request& req, httplib::Response& res) {
+    std::optional<IncidentStatus> status;
+    std::string want = req.has_param("status") ? req.get_param_value("status") : "all";
+    if (want != "all") {
+      status = ParseIncidentStatus(want);
+      if (!status.has_value()) return Error(res, 400, "status: want open, resolved or all");
+    }
+    size_t limit = 0;
+    if (req.has_param("limit")) {
+      std::optional<uint64_t> l = ParseUint64(req.get_param_value("limit"));
+      if (!l.has_value()) return Error(res, 400, "limit: want a non-negative integer");
+      limit = static_cast<size_t>(*l);
+    }
+    StatusOr<std::vector<IncidentRecord>> list = backend_.incidents->List(status, limit);
+    if (!list.ok()) return Error(res, 500, list.status().ToString());
+    std::string body = "{\"status\":\"success\",\"data\":[";
+    for (size_t i = 0; i < list->size(); ++i) {
+      if (i > 0) body += ",";
+      body += IncidentJson((*list)[i], false);
+    }
+    body += "]}\n";
+    res.set_content(body, "application/json");
+  });
+
+  s.Get(R"(/api/v1/incidents/(\d+))", [this](const httplib::Request& req, httplib::Response& res) {
+    std::optional<int64_t> id = ParseInt64(req.matches[1].str());
+    if (!id.has_value()) return Error(res, 400, "bad incident id");
+    StatusOr<std::optional<IncidentRecord>> r = backend_.incidents->Get(*id);
+    if (!r.ok()) return Error(res, 500, r.status().ToString());
+    if (!r->has_value()) return Error(res, 404, "no incident " + std::to_string(*id));
+    res.set_content("{\"status\":\"success\",\"data\":" + IncidentJson(**r, true) + "}\n",
+                    "application/json");
+  });
+
+  s.Get("/api/v1/inventory", [this](const httplib::Request&, httplib::Response& res) {
+    StatusOr<std::vector<InventoryNode>> nodes = backend_.inventory->Nodes();
+    StatusOr<std::vector<InventoryDevice>> devices = backend_.inventory->Devices();
+    if (!nodes.ok()) return Error(res, 500, nodes.status().ToString());
+    if (!devices.ok()) return Error(res, 500, devices.status().ToString());
+    json n = json::array();
+    for (const InventoryNode& x : *nodes) {
+      n.push_back({{"name", x.name},
+                   {"cloud", x.cloud},
+                   {"region", x.region},
+                   {"zone", x.zone},
+                   {"last_seen_ns", x.last_seen_ns}});
+    }
+    json d = json::array();
+    for (const InventoryDevice& x : *devices) {
+      d.push_back({{"key", x.key},
+                   {"node", x.node},
+                   {"vendor", x.vendor},
+                   {"model", x.model},
+                   {"pci_bus_id", x.pci_bus_id},
+                   {"driver_version", x.driver_version},
+                   {"runtime_version", x.runtime_version},
+                   {"arch", x.arch},
+                   {"partition", x.partition},
+                   {"last_seen_ns", x.last_seen_ns}});
+    }
+    json body = {{"status", "success"}, {"data", {{"nodes", n}, {"devices", d}}}};
+    res.set_content(body.dump() + "\n", "application/json");
+  });
+
+  s.Post("/api/v1/admin/detect",
+         [this, authorized](const httplib::Request& req, httplib::Response& res) {
+           if (!authorized(req, res)) return;
+           if (!backend_.run_detectors) return Error(res, 503, "detectors are not running");
+           Status st = backend_.run_detectors();
+           if (!st.ok()) return Error(res, 500, st.ToString());
+           res.set_content("{\"status\":\"success\"}\n", "application/json");
+         });
+
+  s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(backend_.render_metrics ? backend_.render_metrics() : std::string(),
+                    "text/plain; version=0.0.4; charset=utf-8");
+  });
+  s.Get("/-/healthy", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("gpufleet server is healthy.\n", "text/plain");
+  });
+  s.Get("/-/ready", [this](const httplib::Request&, httplib::Response& res) {
+    if (backend_.ready && !backend_.ready()) {
+      res.status = 503;
+      res.set_content("gpufleet server is starting.\n", "text/plain");
+      return;
+    }
+    res.set_content("gpufleet server is ready.\n", "text/plain");
+  });
+}
+
+Status HttpApi::Start(const std::string& host, int port) {
+  if (port == 0) {
+    port_ = server_->bind_to_any_port(host);
+    if (port_ <= 0) return UnavailableError("cannot bind " + host + ":0");
+  } else {
+    if (!server_->bind_to_port(host, port)) {
+      return UnavailableError("cannot listen on " + host + ":" + std::to_string(port) +
+                              " (in use or not permitted?)");
+    }
+    port_ = port;
+  }
+  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  return OkStatus();
+}
+
+void HttpApi::Stop() {
+  if (server_) server_->stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace gpufleet

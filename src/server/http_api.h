@@ -1,0 +1,75 @@
+// HttpApi: the server's HTTP endpoints (cpp-httplib).
+//   POST /api/v1/write          Prometheus remote write 1.0 (snappy protobuf);
+//                               204, or 400 naming what was rejected (valid
+//                               series of the batch are still stored)  [token]
+//   GET  /api/v1/incidents      JSON list; ?status=open|resolved|all, ?limit=N
+//   GET  /api/v1/incidents/{id} one incident with its evidence (404 unknown)
+//   GET  /api/v1/inventory      nodes and devices
+//   POST /api/v1/admin/detect   run the detectors now               [token]
+//   GET  /metrics               self-metrics, Prometheus text format
+//   GET  /-/healthy, /-/ready   liveness and readiness
+// Every request passes the per-address rate limit (429 + Retry-After) and
+// the body-size limit (413). [token]: needs "Authorization: Bearer <token>"
+// when a token is configured (401 otherwise).
+//
+// Thread safety: Start/Stop from one thread; handlers run on httplib's pool.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "core/clock.h"
+#include "core/status.h"
+#include "server/auth_limits.h"
+#include "server/ingest.h"
+#include "store/incident_store.h"
+#include "store/inventory_store.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace gpufleet {
+
+// JSON of one incident (as served by the API and printed by the CLI).
+std::string IncidentJson(const IncidentRecord& r, bool with_evidence);
+
+struct HttpApiOptions {
+  std::string token;
+  size_t max_body_bytes = 16 << 20;
+  RateLimitOptions rate_limit;
+};
+
+struct HttpApiBackend {
+  Ingester* ingester = nullptr;
+  IncidentStore* incidents = nullptr;
+  InventoryStore* inventory = nullptr;
+  std::function<std::string()> render_metrics;
+  std::function<Status()> run_detectors;  // may be empty
+  std::function<bool()> ready;            // may be empty = always ready
+};
+
+class HttpApi {
+ public:
+  HttpApi(HttpApiOptions options, HttpApiBackend backend, const Clock& clock);
+  ~HttpApi();
+
+  // Binds host:port (0 = any free port) and serves in the background.
+  Status Start(const std::string& host, int port);
+  void Stop();
+  int port() const { return port_; }
+
+ private:
+  void Routes();
+
+  const HttpApiOptions options_;
+  const HttpApiBackend backend_;
+  RateLimiter limiter_;
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  int port_ = 0;
+};
+
+}  // namespace gpufleet

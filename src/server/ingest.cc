@@ -1,0 +1,108 @@
+#include "server/ingest.h"
+
+namespace gpufleet {
+namespace {
+
+// gpu_info rarely changes; rewriting it at every sample would make SQLite
+// the bottleneck of ingest.
+constexpr int64_t kInventoryRefreshNs = 60 * kNsPerSecond;
+constexpr size_t kMaxInventoryKeys = 100'000;
+
+}  // namespace
+
+Ingester::Ingester(WindowStore& window, InventoryStore* inventory, RemoteWriteForwarder* forwarder,
+                   const Clock& clock, RemoteWriteLimits limits)
+    : window_(window),
+      inventory_(inventory),
+      forwarder_(forwarder),
+      clock_(clock),
+      limits_(limits) {}
+
+IngestResult Ingester::IngestRemoteWrite(std::string_view body) {
+  requests_++;
+  IngestResult result;
+  RemoteWriteDecodeStats stats;
+  StatusOr<RemoteWriteRequest> request = DecodeRemoteWrite(body, limits_, &stats);
+  if (!request.ok()) {
+    requests_rejected_++;
+    result.status = request.status().WithContext("remote write body");
+    return result;
+  }
+  uint64_t out_of_order = 0;
+  result.samples_accepted = Store(*request, &out_of_order);
+  result.samples_rejected = stats.samples_rejected + out_of_order;
+  samples_accepted_ += result.samples_accepted;
+  samples_rejected_ += result.samples_rejected;
+  if (forwarder_ != nullptr && !request->series.empty()) {
+    // Forward what was valid: the original bytes when nothing was dropped.
+    Status st = stats.series_rejected == 0
+                    ? forwarder_->Enqueue(body, stats.samples_accepted)
+                    : forwarder_->Enqueue(EncodeRemoteWrite(*request), stats.samples_accepted);
+    if (!st.ok()) forward_errors_++;
+  }
+  if (stats.series_rejected > 0) {
+    std::string msg = std::to_string(stats.series_rejected) + " series rejected";
+    for (const std::string& e : stats.errors) msg += "; " + e;
+    result.status = InvalidArgumentError(msg + " (" + std::to_string(stats.series_accepted) +
+                                         " valid series stored)");
+  }
+  return result;
+}
+
+IngestResult Ingester::IngestSamples(const std::vector<Sample>& samples) {
+  int64_t now_ms = clock_.NowNs() / kNsPerMs;
+  RemoteWriteRequest request = ToRemoteWrite(samples, now_ms);
+  IngestResult result;
+  uint64_t rejected = 0;
+  result.samples_accepted = Store(request, &rejected);
+  result.samples_rejected = rejected;
+  samples_accepted_ += result.samples_accepted;
+  samples_rejected_ += rejected;
+  if (forwarder_ != nullptr && !request.series.empty()) {
+    if (!forwarder_->Enqueue(EncodeRemoteWrite(request), result.samples_accepted).ok()) {
+      forward_errors_++;
+    }
+  }
+  return result;
+}
+
+uint64_t Ingester::Store(const RemoteWriteRequest& request, uint64_t* rejected) {
+  uint64_t accepted = 0;
+  for (const RemoteWriteSeries& s : request.series) {
+    bool is_info = s.labels.Get("__name__") == "gpu_info";
+    for (const RemoteWriteSample& p : s.samples) {
+      int64_t ts_ns = p.timestamp_ms * kNsPerMs;
+      if (window_.Append(s.labels, ts_ns, p.value)) {
+        accepted++;
+      } else {
+        (*rejected)++;
+      }
+    }
+    if (is_info && inventory_ != nullptr && !s.samples.empty()) {
+      MaybeRecordInventory(s.labels, s.samples.back().timestamp_ms * kNsPerMs);
+    }
+  }
+  return accepted;
+}
+
+void Ingester::MaybeRecordInventory(const Labels& labels, int64_t ts_ns) {
+  std::string key = labels.ToString();
+  int64_t now = clock_.MonotonicNs();
+  {
+    std::lock_guard<std::mutex> lock(inventory_mu_);
+    auto it = inventory_written_.find(key);
+    if (it != inventory_written_.end() && now - it->second < kInventoryRefreshNs) return;
+    if (inventory_written_.size() >= kMaxInventoryKeys) inventory_written_.clear();
+    inventory_written_[key] = now;
+  }
+  Labels device = labels;
+  device.Remove("__name__");
+  if (!inventory_->ObserveInfo(device, ts_ns).ok()) inventory_errors_++;
+}
+
+IngestCounters Ingester::counters() const {
+  return {requests_.load(),         requests_rejected_.load(), samples_accepted_.load(),
+          samples_rejected_.load(), inventory_errors_.load(),  forward_errors_.load()};
+}
+
+}  // namespace gpufleet

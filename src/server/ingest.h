@@ -1,0 +1,76 @@
+// Ingester: the one ingest path of the server. Remote-write bodies (from
+// agents, Prometheus or the in-process simulator) and scraped samples go
+// through it into the window store; gpu_info series update the inventory;
+// accepted data is queued for forwarding to long-term storage.
+//
+// A batch is never all-or-nothing: invalid series are dropped and counted,
+// every valid series of the same batch is stored and forwarded.
+//
+// Thread safety: thread-safe (HTTP handler threads and loops call it).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/sample.h"
+#include "core/status.h"
+#include "expo/remote_write.h"
+#include "store/inventory_store.h"
+#include "store/remote_write_forwarder.h"
+#include "store/window_store.h"
+
+namespace gpufleet {
+
+struct IngestResult {
+  uint64_t samples_accepted = 0;
+  uint64_t samples_rejected = 0;
+  // OK when everything was accepted; InvalidArgument naming the problem
+  // (byte offset, series index and reason) otherwise.
+  Status status;
+};
+
+struct IngestCounters {
+  uint64_t requests = 0;
+  uint64_t requests_rejected = 0;  // undecodable bodies
+  uint64_t samples_accepted = 0;
+  uint64_t samples_rejected = 0;  // invalid series, out of order or over the series limit
+  uint64_t inventory_errors = 0;
+  uint64_t forward_enqueue_errors = 0;
+};
+
+class Ingester {
+ public:
+  // `inventory` and `forwarder` may be null. All must outlive the ingester.
+  Ingester(WindowStore& window, InventoryStore* inventory, RemoteWriteForwarder* forwarder,
+           const Clock& clock, RemoteWriteLimits limits = {});
+
+  IngestResult IngestRemoteWrite(std::string_view body);
+  // Samples with timestamp_ns 0 get the clock's time.
+  IngestResult IngestSamples(const std::vector<Sample>& samples);
+
+  IngestCounters counters() const;
+
+ private:
+  uint64_t Store(const RemoteWriteRequest& request, uint64_t* rejected);
+  void MaybeRecordInventory(const Labels& labels, int64_t ts_ns);
+
+  WindowStore& window_;
+  InventoryStore* const inventory_;
+  RemoteWriteForwarder* const forwarder_;
+  const Clock& clock_;
+  const RemoteWriteLimits limits_;
+
+  std::atomic<uint64_t> requests_{0}, requests_rejected_{0}, samples_accepted_{0},
+      samples_rejected_{0}, inventory_errors_{0}, forward_errors_{0};
+  std::mutex inventory_mu_;
+  // Series key -> wall time of its last inventory write; guarded by inventory_mu_.
+  std::unordered_map<std::string, int64_t> inventory_written_;
+};
+
+}  // namespace gpufleet

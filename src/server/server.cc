@@ -1,0 +1,207 @@
+#include "server/server.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "agent/agent_server.h"
+#include "core/file_util.h"
+#include "core/strings.h"
+
+namespace gpufleet {
+namespace {
+
+void Metric(std::string& out, std::string_view name, std::string_view type, std::string_view help,
+            double value) {
+  out += "# HELP ";
+  out += name;
+  out += " ";
+  out += help;
+  out += "\n# TYPE ";
+  out += name;
+  out += " ";
+  out += type;
+  out += "\n";
+  out += name;
+  out += " ";
+  AppendDouble(value, out);
+  out += "\n";
+}
+
+}  // namespace
+
+Server::Server(const ServerOptions& options)
+    : options_(options), clock_(options.clock != nullptr ? *options.clock : RealClock::Get()) {}
+
+StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
+  std::unique_ptr<Server> s(new Server(options));
+  const ServerConfig& c = options.config;
+  double scale = options.time_scale > 0 ? options.time_scale : 1;
+  auto real = [scale](int64_t clock_ns) {
+    return std::max<int64_t>(kNsPerMs, static_cast<int64_t>(static_cast<double>(clock_ns) / scale));
+  };
+
+  ASSIGN_OR_RETURN(s->incident_db_, StateDb::Open(c.db_path, IncidentMigrations()));
+  ASSIGN_OR_RETURN(s->inventory_db_, StateDb::Open(c.db_path, InventoryMigrations()));
+  s->incidents_ = std::make_unique<IncidentStore>(s->incident_db_.get());
+  s->inventory_ = std::make_unique<InventoryStore>(s->inventory_db_.get());
+  ASSIGN_OR_RETURN(s->baselines_, detect::OpenSqliteBaselineStore(c.db_path));
+
+  WindowStoreOptions wopts;
+  wopts.retention_ns = c.window_retention_ns;
+  wopts.max_series = static_cast<size_t>(c.window_max_series);
+  s->window_ = std::make_unique<WindowStore>(wopts);
+
+  if (!c.forward_url.empty()) {
+    ForwarderOptions f;
+    f.url = c.forward_url;
+    f.bearer_token = c.forward_token;
+    f.queue_dir = c.forward_queue_dir;
+    f.queue_max_bytes = static_cast<uint64_t>(c.forward_queue_max_bytes);
+    ASSIGN_OR_RETURN(s->forwarder_, RemoteWriteForwarder::Start(f));
+  }
+
+  detect::DetectConfig dconfig = detect::DefaultDetectConfig();
+  if (!c.detect_config_path.empty()) {
+    ASSIGN_OR_RETURN(std::string text, ReadFileToString(c.detect_config_path));
+    ASSIGN_OR_RETURN(dconfig, detect::ParseDetectConfig(text, c.detect_config_path));
+  }
+  ASSIGN_OR_RETURN(s->engine_, detect::DetectionEngine::Create(dconfig, s->baselines_.get()));
+
+  if (!c.alertmanager_urls.empty() || !c.webhook_urls.empty()) {
+    AlertSenderOptions a;
+    a.alertmanager_urls = c.alertmanager_urls;
+    a.webhook_urls = c.webhook_urls;
+    a.webhook_bearer_token = c.webhook_token;
+    // Receivers judge alert freshness on their own (real) clock.
+    a.resend_ns = real(c.alert_resend_ns);
+    ASSIGN_OR_RETURN(s->alerts_, AlertSender::Create(a, RealClock::Get()));
+  }
+  if (c.capture_enabled) {
+    CaptureRunnerOptions cr;
+    cr.output_dir = c.capture_output_dir;
+    cr.duration_ns = c.capture_duration_ns;
+    s->captures_ = std::make_unique<CaptureRunner>(cr);
+  }
+
+  s->ingester_ =
+      std::make_unique<Ingester>(*s->window_, s->inventory_.get(), s->forwarder_.get(), s->clock_);
+  DetectorLoopOptions d;
+  d.period_real_ns = real(c.detect_interval_ns);
+  d.resolve_after_ns = c.resolve_after_ns;
+  d.external_url = c.external_url;
+  s->detector_ = std::make_unique<DetectorLoop>(*s->engine_, *s->window_, *s->incidents_,
+                                                s->alerts_.get(), s->captures_.get(), s->clock_, d);
+  s->scraper_ = std::make_unique<ScrapeLoop>(c.scrape_targets, real(c.scrape_interval_ns),
+                                             *s->ingester_, s->clock_);
+
+  HttpApiOptions h;
+  h.token = c.token;
+  h.max_body_bytes = static_cast<size_t>(c.max_body_bytes);
+  h.rate_limit.requests_per_second = c.requests_per_second;
+  h.rate_limit.burst = c.burst;
+  HttpApiBackend b;
+  Server* self = s.get();
+  b.ingester = s->ingester_.get();
+  b.incidents = s->incidents_.get();
+  b.inventory = s->inventory_.get();
+  b.render_metrics = [self] { return self->RenderMetrics(); };
+  b.run_detectors = [self] { return self->RunDetectorsOnce(); };
+  b.ready = [self] { return self->started_.load(); };
+  s->http_ = std::make_unique<HttpApi>(h, std::move(b), RealClock::Get());
+  return s;
+}
+
+Server::~Server() { Stop(); }
+
+Status Server::Start() {
+  std::string host;
+  int port = 0;
+  RETURN_IF_ERROR(ParseListenAddress(options_.config.listen, &host, &port));
+  RETURN_IF_ERROR(detector_->Recover());
+  if (alerts_ != nullptr) alerts_->Start();
+  RETURN_IF_ERROR(scraper_->Start());
+  RETURN_IF_ERROR(http_->Start(host, port));
+  if (options_.start_detector_loop) detector_->Start();
+  started_ = true;
+  return OkStatus();
+}
+
+void Server::Stop() {
+  started_ = false;
+  if (http_ != nullptr) http_->Stop();
+  if (scraper_ != nullptr) scraper_->Stop();
+  if (detector_ != nullptr) detector_->Stop();
+  if (alerts_ != nullptr) alerts_->Stop();
+  if (forwarder_ != nullptr) forwarder_->Stop();
+  if (engine_ != nullptr) engine_->FlushBaselines().IgnoreError();
+}
+
+Status Server::RunDetectorsOnce() { return detector_->RunOnce(); }
+
+std::string Server::RenderMetrics() {
+  std::string out;
+  IngestCounters in = ingester_->counters();
+  Metric(out, "gpufleet_server_write_requests_total", "counter", "Remote-write requests received.",
+         static_cast<double>(in.requests));
+  Metric(out, "gpufleet_server_write_requests_rejected_total", "counter",
+         "Remote-write bodies that could not be decoded (HTTP 400).",
+         static_cast<double>(in.requests_rejected));
+  Metric(out, "gpufleet_server_samples_ingested_total", "counter",
+         "Samples stored in the window store.", static_cast<double>(in.samples_accepted));
+  Metric(out, "gpufleet_server_samples_rejected_total", "counter",
+         "Samples dropped: invalid series, out of order or over the series limit.",
+         static_cast<double>(in.samples_rejected));
+  Metric(out, "gpufleet_server_inventory_errors_total", "counter",
+         "gpu_info series that could not be recorded in the inventory.",
+         static_cast<double>(in.inventory_errors));
+  WindowStore::Stats w = window_->stats();
+  Metric(out, "gpufleet_server_window_series", "gauge", "Series held in the window store.",
+         static_cast<double>(w.series));
+  Metric(out, "gpufleet_server_window_points", "gauge", "Points held in the window store.",
+         static_cast<double>(w.points));
+  Metric(out, "gpufleet_server_window_memory_bytes", "gauge",
+         "Estimated heap held by the window store.", static_cast<double>(w.memory_bytes));
+  if (forwarder_ != nullptr) {
+    ForwarderStats f = forwarder_->stats();
+    Metric(out, "gpufleet_server_forward_sent_samples_total", "counter",
+           "Samples forwarded to long-term storage.", static_cast<double>(f.sent_samples));
+    Metric(out, "gpufleet_server_forward_retries_total", "counter",
+           "Forwarding attempts that failed and will be retried.", static_cast<double>(f.retries));
+    Metric(out, "gpufleet_server_forward_dropped_batches_total", "counter",
+           "Batches dropped: rejected by the receiver or queue full.",
+           static_cast<double>(f.dropped_rejected_batches + f.dropped_queue_full_batches));
+    Metric(out, "gpufleet_server_forward_queue_bytes", "gauge",
+           "Bytes waiting in the forwarding queue.", static_cast<double>(f.queue_bytes));
+  }
+  DetectorCounters d = detector_->counters();
+  Metric(out, "gpufleet_server_detector_runs_total", "counter", "Detector evaluations.",
+         static_cast<double>(d.runs));
+  Metric(out, "gpufleet_server_detector_errors_total", "counter",
+         "Detector runs whose incident writes failed.", static_cast<double>(d.errors));
+  Metric(out, "gpufleet_server_incidents_opened_total", "counter", "Incidents opened.",
+         static_cast<double>(d.incidents_opened));
+  Metric(out, "gpufleet_server_incidents_resolved_total", "counter", "Incidents resolved.",
+         static_cast<double>(d.incidents_resolved));
+  StatusOr<int64_t> open = incidents_->CountOpen();
+  Metric(out, "gpufleet_server_incidents_open", "gauge", "Incidents open now.",
+         open.ok() ? static_cast<double>(*open) : -1);
+  Metric(out, "gpufleet_server_captures_started_total", "counter",
+         "Deep-instrumentation captures started.", static_cast<double>(d.captures_started));
+  if (alerts_ != nullptr) {
+    AlertSenderStats a = alerts_->stats();
+    Metric(out, "gpufleet_server_alerts_sent_total", "counter", "Alerts delivered (per receiver).",
+           static_cast<double>(a.sent));
+    Metric(out, "gpufleet_server_alerts_failed_total", "counter",
+           "Alerts given up on after retries (per receiver).", static_cast<double>(a.failed));
+    Metric(out, "gpufleet_server_alerts_firing", "gauge", "Alerts firing now.",
+           static_cast<double>(a.firing));
+  }
+  ScrapeCounters sc = scraper_->counters();
+  Metric(out, "gpufleet_server_scrapes_total", "counter", "Agent scrapes.",
+         static_cast<double>(sc.scrapes));
+  Metric(out, "gpufleet_server_scrape_failures_total", "counter",
+         "Agent scrapes that got no 200 answer.", static_cast<double>(sc.failures));
+  return out;
+}
+
+}  // namespace gpufleet

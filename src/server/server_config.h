@@ -1,0 +1,59 @@
+// ServerConfig: everything `gpufleet server` is told, from TOML
+// (data/server/default.toml embedded; --config FILE on top; flags last).
+//
+// Errors: InvalidArgument naming origin:line and the key. Plain value.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace gpufleet {
+
+struct ServerConfig {
+  std::string listen = "127.0.0.1:9840";
+  std::string db_path = "gpufleet.db";
+  std::string external_url;
+  std::string token;
+
+  int64_t window_retention_ns = 30LL * 60 * 1'000'000'000;
+  int64_t window_max_series = 2'000'000;
+
+  int64_t max_body_bytes = 16 << 20;
+  double requests_per_second = 50;
+  double burst = 100;
+
+  std::string forward_url;
+  std::string forward_token;
+  std::string forward_queue_dir = "gpufleet-forward-queue";
+  int64_t forward_queue_max_bytes = 512LL << 20;
+
+  std::vector<std::string> scrape_targets;
+  int64_t scrape_interval_ns = 15'000'000'000;
+
+  int64_t detect_interval_ns = 10'000'000'000;
+  int64_t resolve_after_ns = 120'000'000'000;
+  std::string detect_config_path;
+
+  std::vector<std::string> alertmanager_urls;
+  std::vector<std::string> webhook_urls;
+  std::string webhook_token;
+  int64_t alert_resend_ns = 60'000'000'000;
+
+  bool capture_enabled = false;
+  std::string capture_output_dir = "/var/tmp/gpufleet-captures";
+  int64_t capture_duration_ns = 30'000'000'000;
+};
+
+// Reads `toml` on top of `base`: keys present replace base values.
+StatusOr<ServerConfig> ParseServerConfig(std::string_view toml, std::string_view origin,
+                                         const ServerConfig& base);
+// The embedded data/server/default.toml.
+StatusOr<ServerConfig> DefaultServerConfig();
+// Defaults, then the file at `path` when not empty.
+StatusOr<ServerConfig> LoadServerConfig(const std::string& path);
+
+}  // namespace gpufleet

@@ -1,0 +1,199 @@
+#include "store/window_store.h"
+
+#include <algorithm>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace gpufleet {
+namespace {
+
+// FNV-1a over names and values with separators, so {a="bc"} != {ab="c"}.
+uint64_t HashLabels(const Labels& labels) {
+  uint64_t h = 1469598103934665603ULL;
+  auto mix = [&h](std::string_view s) {
+    for (unsigned char c : s) {
+      h ^= c;
+      h *= 1099511628211ULL;
+    }
+    h ^= 0xff;
+    h *= 1099511628211ULL;
+  };
+  for (const auto& [name, value] : labels.pairs()) {
+    mix(name);
+    mix(value);
+  }
+  return h;
+}
+
+struct Series {
+  Labels labels;
+  // Points [begin_, points.size()) are live; pruned points are erased in
+  // bulk once they make up half the buffer, so Prune stays amortized O(1).
+  std::vector<WindowPoint> points;
+  size_t begin = 0;
+
+  size_t live() const { return points.size() - begin; }
+};
+
+size_t LabelsBytes(const Labels& labels) {
+  size_t n = labels.pairs().capacity() * sizeof(Labels::Pair);
+  for (const auto& [name, value] : labels.pairs()) {
+    if (name.size() > 15) n += name.capacity();
+    if (value.size() > 15) n += value.capacity();
+  }
+  return n;
+}
+
+}  // namespace
+
+struct WindowStore::Shard {
+  mutable std::shared_mutex mu;
+  // Guarded by mu. Hash -> series with that hash (collisions are rare).
+  std::unordered_map<uint64_t, std::vector<Series*>> by_hash;
+  // Guarded by mu. Metric name -> its series, for ForEach.
+  std::unordered_map<std::string, std::vector<std::unique_ptr<Series>>> by_metric;
+  uint64_t points = 0;  // guarded by mu
+};
+
+WindowStore::WindowStore(const WindowStoreOptions& options)
+    : options_(options), shards_(new Shard[kShards]) {}
+
+WindowStore::~WindowStore() = default;
+
+bool WindowStore::Append(const Labels& labels, int64_t timestamp_ns, double value) {
+  const uint64_t hash = HashLabels(labels);
+  Shard& shard = shards_[hash % kShards];
+  std::unique_lock lock(shard.mu);
+  Series* series = nullptr;
+  auto it = shard.by_hash.find(hash);
+  if (it != shard.by_hash.end()) {
+    for (Series* s : it->second) {
+      if (s->labels == labels) {
+        series = s;
+        break;
+      }
+    }
+  }
+  if (series == nullptr) {
+    // Reserve the slot before creating so concurrent shards cannot overshoot.
+    if (series_count_.fetch_add(1, std::memory_order_relaxed) >= options_.max_series) {
+      series_count_.fetch_sub(1, std::memory_order_relaxed);
+      dropped_series_limit_.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+    auto owned = std::make_unique<Series>();
+    owned->labels = labels;
+    series = owned.get();
+    shard.by_hash[hash].push_back(series);
+    shard.by_metric[std::string(labels.Get("__name__"))].push_back(std::move(owned));
+  }
+  if (series->live() > 0) {
+    WindowPoint& last = series->points.back();
+    if (timestamp_ns < last.timestamp_ns) {
+      dropped_out_of_order_.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+    if (timestamp_ns == last.timestamp_ns) {
+      last.value = value;
+      return true;
+    }
+  }
+  series->points.push_back({timestamp_ns, value});
+  ++shard.points;
+  return true;
+}
+
+void WindowStore::ForEach(
+    std::string_view metric, int64_t from_ns, int64_t to_ns,
+    const std::function<void(const Labels&, std::span<const WindowPoint>)>& fn) const {
+  const std::string key(metric);
+  auto by_ts = [](const WindowPoint& p, int64_t t) { return p.timestamp_ns < t; };
+  for (size_t i = 0; i < kShards; ++i) {
+    const Shard& shard = shards_[i];
+    std::shared_lock lock(shard.mu);
+    auto it = shard.by_metric.find(key);
+    if (it == shard.by_metric.end()) continue;
+    for (const auto& series : it->second) {
+      auto begin = series->points.begin() + static_cast<ptrdiff_t>(series->begin);
+      auto first = std::lower_bound(begin, series->points.end(), from_ns, by_ts);
+      auto last = std::lower_bound(first, series->points.end(), to_ns + 1, by_ts);
+      if (first == last) continue;
+      fn(series->labels, std::span<const WindowPoint>(&*first, static_cast<size_t>(last - first)));
+    }
+  }
+}
+
+void WindowStore::Prune(int64_t now_ns) {
+  const int64_t cutoff = now_ns - options_.retention_ns;
+  auto by_ts = [](const WindowPoint& p, int64_t t) { return p.timestamp_ns < t; };
+  for (size_t i = 0; i < kShards; ++i) {
+    Shard& shard = shards_[i];
+    std::unique_lock lock(shard.mu);
+    for (auto mit = shard.by_metric.begin(); mit != shard.by_metric.end();) {
+      auto& list = mit->second;
+      for (auto& series : list) {
+        auto begin = series->points.begin() + static_cast<ptrdiff_t>(series->begin);
+        auto keep = std::lower_bound(begin, series->points.end(), cutoff, by_ts);
+        const size_t dropped = static_cast<size_t>(keep - begin);
+        series->begin += dropped;
+        shard.points -= dropped;
+        if (series->begin * 2 > series->points.size() || series->live() == 0) {
+          series->points.erase(series->points.begin(),
+                               series->points.begin() + static_cast<ptrdiff_t>(series->begin));
+          series->begin = 0;
+          if (series->points.capacity() > 2 * series->points.size() + 16) {
+            series->points.shrink_to_fit();
+          }
+        }
+      }
+      // Drop empty series from both indexes.
+      auto empty = [](const std::unique_ptr<Series>& s) { return s->live() == 0; };
+      for (auto& series : list) {
+        if (!empty(series)) continue;
+        const uint64_t hash = HashLabels(series->labels);
+        auto hit = shard.by_hash.find(hash);
+        if (hit != shard.by_hash.end()) {
+          std::erase(hit->second, series.get());
+          if (hit->second.empty()) shard.by_hash.erase(hit);
+        }
+        series_count_.fetch_sub(1, std::memory_order_relaxed);
+      }
+      std::erase_if(list, empty);
+      if (list.empty()) {
+        mit = shard.by_metric.erase(mit);
+      } else {
+        ++mit;
+      }
+    }
+  }
+}
+
+WindowStore::Stats WindowStore::stats() const {
+  Stats stats;
+  for (size_t i = 0; i < kShards; ++i) {
+    const Shard& shard = shards_[i];
+    std::shared_lock lock(shard.mu);
+    stats.points += shard.points;
+    stats.memory_bytes += shard.by_hash.size() * (sizeof(uint64_t) + 2 * sizeof(void*) + 16);
+    for (const auto& [metric, list] : shard.by_metric) {
+      stats.memory_bytes += metric.capacity() + list.capacity() * sizeof(void*);
+      for (const auto& series : list) {
+        stats.memory_bytes += sizeof(Series) + LabelsBytes(series->labels) +
+                              series->points.capacity() * sizeof(WindowPoint);
+      }
+    }
+    stats.series += [&] {
+      size_t n = 0;
+      for (const auto& [metric, list] : shard.by_metric) n += list.size();
+      return n;
+    }();
+  }
+  stats.dropped_out_of_order = dropped_out_of_order_.load(std::memory_order_relaxed);
+  stats.dropped_series_limit = dropped_series_limit_.load(std::memory_order_relaxed);
+  return stats;
+}
+
+}  // namespace gpufleet

@@ -1,0 +1,131 @@
+#include "store/window_store.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+namespace gpufleet {
+namespace {
+
+Labels Series(std::string_view name, std::string_view gpu) {
+  Labels l{{"__name__", std::string(name)}, {"node", "n1"}};
+  l.Set("gpu", gpu);
+  return l;
+}
+
+std::vector<WindowPoint> Collect(const WindowStore& store, std::string_view metric, int64_t from,
+                                 int64_t to, size_t* series = nullptr) {
+  std::vector<WindowPoint> out;
+  size_t n = 0;
+  store.ForEach(metric, from, to, [&](const Labels&, std::span<const WindowPoint> pts) {
+    ++n;
+    out.insert(out.end(), pts.begin(), pts.end());
+  });
+  if (series != nullptr) *series = n;
+  return out;
+}
+
+TEST(WindowStoreTest, ReturnsPointsInRangeOldestFirst) {
+  WindowStore store(WindowStoreOptions{});
+  for (int t = 1; t <= 10; ++t) ASSERT_TRUE(store.Append(Series("m", "0"), t * 10, t));
+  ASSERT_TRUE(store.Append(Series("other", "0"), 50, 99));
+  auto pts = Collect(store, "m", 30, 60);
+  ASSERT_EQ(pts.size(), 4u);
+  EXPECT_EQ(pts.front().timestamp_ns, 30);
+  EXPECT_EQ(pts.back().timestamp_ns, 60);
+  EXPECT_DOUBLE_EQ(pts[1].value, 4);
+  EXPECT_TRUE(Collect(store, "missing", 0, 1000).empty());
+}
+
+TEST(WindowStoreTest, KeepsSeriesApartAndPassesLabels) {
+  WindowStore store(WindowStoreOptions{});
+  store.Append(Series("m", "0"), 10, 1);
+  store.Append(Series("m", "1"), 10, 2);
+  std::vector<std::string> gpus;
+  store.ForEach("m", 0, 100, [&](const Labels& l, std::span<const WindowPoint> pts) {
+    EXPECT_EQ(l.Get("__name__"), "m");
+    EXPECT_EQ(pts.size(), 1u);
+    gpus.emplace_back(l.Get("gpu"));
+  });
+  std::sort(gpus.begin(), gpus.end());
+  EXPECT_EQ(gpus, (std::vector<std::string>{"0", "1"}));
+  EXPECT_EQ(store.stats().series, 2u);
+}
+
+TEST(WindowStoreTest, DropsOutOfOrderAndReplacesSameTimestamp) {
+  WindowStore store(WindowStoreOptions{});
+  EXPECT_TRUE(store.Append(Series("m", "0"), 100, 1));
+  EXPECT_FALSE(store.Append(Series("m", "0"), 90, 2));
+  EXPECT_TRUE(store.Append(Series("m", "0"), 100, 3));
+  auto pts = Collect(store, "m", 0, 1000);
+  ASSERT_EQ(pts.size(), 1u);
+  EXPECT_DOUBLE_EQ(pts[0].value, 3);
+  EXPECT_EQ(store.stats().dropped_out_of_order, 1u);
+  EXPECT_EQ(store.stats().points, 1u);
+}
+
+TEST(WindowStoreTest, RefusesNewSeriesBeyondLimit) {
+  WindowStoreOptions options;
+  options.max_series = 2;
+  WindowStore store(options);
+  EXPECT_TRUE(store.Append(Series("m", "0"), 1, 1));
+  EXPECT_TRUE(store.Append(Series("m", "1"), 1, 1));
+  EXPECT_FALSE(store.Append(Series("m", "2"), 1, 1));
+  EXPECT_TRUE(store.Append(Series("m", "1"), 2, 1));  // existing series still accepted
+  EXPECT_EQ(store.stats().dropped_series_limit, 1u);
+  EXPECT_EQ(store.stats().series, 2u);
+}
+
+TEST(WindowStoreTest, PruneDropsOldPointsAndEmptySeries) {
+  WindowStoreOptions options;
+  options.retention_ns = 100;
+  options.max_series = 2;
+  WindowStore store(options);
+  for (int t = 0; t < 50; ++t) store.Append(Series("m", "0"), t * 10, t);
+  store.Append(Series("m", "1"), 5, 1);
+  store.Prune(490);  // cutoff 390
+  auto pts = Collect(store, "m", 0, 1000);
+  ASSERT_EQ(pts.size(), 11u);
+  EXPECT_EQ(pts.front().timestamp_ns, 390);
+  EXPECT_EQ(store.stats().series, 1u);
+  EXPECT_EQ(store.stats().points, 11u);
+  // The pruned series freed its slot under the series limit.
+  EXPECT_TRUE(store.Append(Series("m", "2"), 500, 1));
+  // Appending after a prune keeps order.
+  EXPECT_TRUE(store.Append(Series("m", "0"), 500, 7));
+  EXPECT_EQ(Collect(store, "m", 495, 505).size(), 2u);
+  EXPECT_GT(store.stats().memory_bytes, 0u);
+}
+
+TEST(WindowStoreTest, ConcurrentAppendersAndReader) {
+  WindowStore store(WindowStoreOptions{});
+  constexpr int kThreads = 4, kSeries = 50, kPoints = 200;
+  std::vector<std::thread> threads;
+  for (int th = 0; th < kThreads; ++th) {
+    threads.emplace_back([&store, th] {
+      for (int p = 0; p < kPoints; ++p) {
+        for (int s = 0; s < kSeries; ++s) {
+          store.Append(Series("m", std::to_string(th * kSeries + s)), p, p);
+        }
+      }
+    });
+  }
+  std::thread reader([&store] {
+    for (int i = 0; i < 50; ++i) {
+      store.ForEach("m", 0, kPoints, [](const Labels&, std::span<const WindowPoint> pts) {
+        for (size_t k = 1; k < pts.size(); ++k) {
+          ASSERT_LT(pts[k - 1].timestamp_ns, pts[k].timestamp_ns);
+        }
+      });
+    }
+  });
+  for (auto& t : threads) t.join();
+  reader.join();
+  auto stats = store.stats();
+  EXPECT_EQ(stats.series, static_cast<size_t>(kThreads * kSeries));
+  EXPECT_EQ(stats.points, static_cast<uint64_t>(kThreads * kSeries * kPoints));
+}
+
+}  // namespace
+}  // namespace gpufleet

@@ -1,0 +1,709 @@
+#include "trace/kineto_json_parts.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <tuple>
+
+namespace gpufleet::trace::kineto {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+std::string_view Trim(std::string_view t) {
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' ||
+                        t.back() == '\t')) {
+    t.remove_suffix(1);
+  }
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\n' || t.front() == '\t')) {
+    t.remove_prefix(1);
+  }
+  return t;
+}
+
+std::string_view Unquote(std::string_view t) {
+  t = Trim(t);
+  if (t.size() >= 2 && t.front() == '"' && t.back() == '"') t = t.substr(1, t.size() - 2);
+  return t;
+}
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+std::string_view KeyOf(od::field& f) {
+  const char* p = f.key().raw();
+  const char* q = p;
+  while (*q != '"') q += (*q == '\\' && q[1] != '\0') ? 2 : 1;
+  return {p, static_cast<size_t>(q - p)};
+}
+
+bool EqualsNoCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// Categories whose events run on a device queue (pid = device, tid = stream).
+bool IsDeviceCategory(std::string_view cat) {
+  return cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" ||
+         cat == "gpu_user_annotation" || cat == "Kernel" || cat == "Memcpy" || cat == "Memset";
+}
+
+// HTA's kernel type regexes (hta/common/types.py): MEMORY
+// `^(hip)?Memcpy|^(hip)?Memset|^dma`, COMMUNICATION
+// `^nccl|^hip|^hccl|ncclKernel`, else COMPUTATION. Memory is tested first so
+// "hipMemcpy..." device ops stay copies.
+EventKind KernelKind(std::string_view name) {
+  if (StartsWith(name, "Memcpy") || StartsWith(name, "hipMemcpy")) return EventKind::kMemcpy;
+  if (StartsWith(name, "Memset") || StartsWith(name, "hipMemset")) return EventKind::kMemset;
+  if (StartsWith(name, "dma")) return EventKind::kMemcpy;
+  if (StartsWith(name, "nccl") || StartsWith(name, "hip") || StartsWith(name, "hccl") ||
+      StartsWith(name, "rccl") || name.find("ncclKernel") != std::string_view::npos ||
+      name.find("ncclDevKernel") != std::string_view::npos) {
+    return EventKind::kCommKernel;
+  }
+  return EventKind::kKernel;
+}
+
+EventKind Classify(char ph, std::string_view cat, std::string_view name) {
+  if (ph == 'i' || ph == 'I' || ph == 'R') return EventKind::kInstant;
+  if (EqualsNoCase(cat, "kernel")) return KernelKind(name);
+  if (cat == "gpu_memcpy" || cat == "Memcpy") return EventKind::kMemcpy;
+  if (cat == "gpu_memset" || cat == "Memset") return EventKind::kMemset;
+  if (cat == "cuda_runtime" || cat == "cuda_driver" || cat == "Runtime" || cat == "xpu_runtime" ||
+      cat == "xpu_driver" || cat == "privateuse1_runtime" || cat == "privateuse1_driver" ||
+      cat == "mtia_runtime") {
+    return name.find("Synchronize") != std::string_view::npos ? EventKind::kSync
+                                                               : EventKind::kRuntime;
+  }
+  if (cat == "cuda_sync" || cat == "xpu_sync") return EventKind::kSync;
+  if (cat == "cpu_op" || cat == "Operator") return EventKind::kCpuOp;
+  if (cat == "user_annotation" || cat == "gpu_user_annotation" || cat == "Trace" ||
+      StartsWith(name, "ProfilerStep#")) {
+    return EventKind::kAnnotation;
+  }
+  return EventKind::kOther;
+}
+
+// "ncclKernel_AllReduce_RING_LL_Sum_float(...)" -> "AllReduce";
+// "ncclDevKernel_AllGather_RING_LL(...)" -> "AllGather".
+std::string_view OpFromKernelName(std::string_view name) {
+  size_t u = name.find('_');
+  if (u == std::string_view::npos) return name.substr(0, name.find('('));
+  size_t end = name.find_first_of("_(", u + 1);
+  return name.substr(u + 1, end == std::string_view::npos ? std::string_view::npos : end - u - 1);
+}
+
+int64_t DtypeBytes(std::string_view dtype) {
+  std::string d;
+  for (char c : dtype) d.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  if (d == "float" || d == "float32" || d == "int" || d == "int32" || d == "uint32") return 4;
+  if (d == "double" || d == "float64" || d == "long" || d == "int64" || d == "uint64") return 8;
+  if (d == "half" || d == "float16" || d == "bfloat16" || d == "short" || d == "int16") return 2;
+  if (d == "byte" || d == "char" || d == "bool" || d == "int8" || d == "uint8" ||
+      d.find("float8") != std::string::npos) {
+    return 1;
+  }
+  return -1;
+}
+
+Vendor VendorFromDeviceName(std::string_view n) {
+  auto has = [&](std::string_view s) { return n.find(s) != std::string_view::npos; };
+  if (has("NVIDIA") || has("Tesla") || has("GeForce") || has("Quadro")) return Vendor::kNvidia;
+  if (has("AMD") || has("Radeon") || has("Instinct")) return Vendor::kAmd;
+  if (has("Intel")) return Vendor::kIntel;
+  return Vendor::kUnknown;
+}
+
+uint64_t TrackKey(uint32_t pid, int64_t tid) {
+  return (static_cast<uint64_t>(pid) << 40) ^ static_cast<uint64_t>(tid & 0xFFFFFFFFFFll);
+}
+
+uint64_t FlowKey(uint32_t track, int64_t ts_ns) {
+  return (static_cast<uint64_t>(track) * 0x9E3779B97F4A7C15ull) ^ static_cast<uint64_t>(ts_ns);
+}
+
+}  // namespace
+
+bool MicrosTextToNs(std::string_view text, int64_t* ns) {
+  std::string_view t = Unquote(text);
+  if (t.empty()) return false;
+  size_t i = 0;
+  bool neg = false;
+  if (t[0] == '-') {
+    neg = true;
+    ++i;
+  }
+  int64_t whole = 0;
+  size_t digits = 0;
+  while (i < t.size() && IsDigit(t[i])) {
+    if (whole > (INT64_MAX / 1000 - 9) / 10) return false;  // ns would overflow
+    whole = whole * 10 + (t[i] - '0');
+    ++i;
+    ++digits;
+  }
+  int64_t frac = 0;
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    int scale = 100;
+    bool round_up = false;
+    size_t fd = 0;
+    while (i < t.size() && IsDigit(t[i])) {
+      if (fd < 3) {
+        frac += (t[i] - '0') * scale;
+        scale /= 10;
+      } else if (fd == 3) {
+        round_up = t[i] >= '5';
+      }
+      ++fd;
+      ++i;
+    }
+    if (round_up) ++frac;
+    digits += fd;
+  }
+  if (digits == 0) return false;
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    double d = 0;
+    auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), d);
+    if (ec != std::errc() || p != t.data() + t.size() || !std::isfinite(d) ||
+        std::fabs(d) > 9.0e15) {
+      return false;
+    }
+    *ns = std::llround(d * 1000.0);
+    return true;
+  }
+  if (i != t.size()) return false;
+  int64_t v = whole * 1000 + frac;
+  *ns = neg ? -v : v;
+  return true;
+}
+
+bool TokenToInt(std::string_view token, int64_t* out) {
+  std::string_view t = Unquote(token);
+  if (t.empty()) return false;
+  if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+    uint64_t v = 0;
+    auto [p, ec] = std::from_chars(t.data() + 2, t.data() + t.size(), v, 16);
+    if (ec != std::errc() || p != t.data() + t.size()) return false;
+    *out = static_cast<int64_t>(v);
+    return true;
+  }
+  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), *out);
+  if (ec == std::errc() && p == t.data() + t.size()) return true;
+  double d = 0;
+  auto [q, ec2] = std::from_chars(t.data(), t.data() + t.size(), d);
+  if (ec2 != std::errc() || q != t.data() + t.size() || !std::isfinite(d) ||
+      std::fabs(d) > 9.0e18 || d != std::floor(d)) {
+    return false;
+  }
+  *out = static_cast<int64_t>(d);
+  return true;
+}
+
+simdjson::error_code EventReader::Read(od::value v, Staged& s) {
+  od::json_type type;
+  auto err = v.type().get(type);
+  if (err) return err;
+  if (type != od::json_type::object) return simdjson::SUCCESS;  // s.ph == 0: skipped
+  od::object obj;
+  if ((err = v.get_object().get(obj))) return err;
+  for (auto fr : obj) {
+    od::field f;
+    if ((err = std::move(fr).get(f))) return err;
+    std::string_view key = KeyOf(f);
+    od::value val = f.value();
+    std::string_view sv;
+    if (key == "ph") {
+      if (!val.get_string().get(sv) && !sv.empty()) s.ph = sv[0];
+    } else if (key == "cat") {
+      if (val.get_string().get(sv)) continue;
+      s.cat = sv;
+    } else if (key == "name") {
+      if (val.get_string().get(sv)) continue;
+      s.name = sv;
+    } else if (key == "pid" || key == "tid") {
+      sv = val.raw_json_token();
+      (key == "pid" ? s.pid_text : s.tid_text) = Trim(sv);
+    } else if (key == "ts") {
+      sv = val.raw_json_token();
+      s.has_ts = MicrosTextToNs(sv, &s.ts_ns);
+      if (!s.has_ts) s.bad_number = true;
+    } else if (key == "dur") {
+      sv = val.raw_json_token();
+      if (!MicrosTextToNs(sv, &s.dur_ns)) s.bad_number = true;
+    } else if (key == "id") {
+      sv = val.raw_json_token();
+      if (!TokenToInt(sv, &s.flow_id)) s.flow_id = -1;
+    } else if (key == "args") {
+      od::object args;
+      if (val.get_object().get(args)) continue;
+      if ((err = ReadArgs(args, s))) return err;
+    }
+  }
+  return simdjson::SUCCESS;
+}
+
+simdjson::error_code EventReader::ReadArgs(od::object args, Staged& s) {
+  simdjson::error_code err;
+  for (auto fr : args) {
+    od::field f;
+    if ((err = std::move(fr).get(f))) return err;
+    std::string_view key = KeyOf(f);
+    od::value val = f.value();
+    std::string_view sv;
+    int64_t n = 0;
+    auto number = [&](int64_t* out) -> simdjson::error_code {
+      sv = val.raw_json_token();
+      if (TokenToInt(sv, &n)) *out = n;
+      return simdjson::SUCCESS;
+    };
+    int64_t tmp = -1;
+    switch (key.empty() ? '\0' : key[0]) {
+      case 'c':
+        if (key == "correlation" && (err = number(&s.correlation))) return err;
+        break;
+      case 'd':
+        if (key == "device") {
+          if ((err = number(&tmp))) return err;
+          if (tmp >= 0 && tmp < 1 << 20) s.device = static_cast<int>(tmp);
+        } else if (key == "dtype" && !val.get_string().get(sv)) {
+          s.dtype = sv;
+        }
+        break;
+      case 's':
+        if (key == "stream" && (err = number(&s.stream))) return err;
+        break;
+      case 'b':
+        if (key == "bytes" && (err = number(&s.bytes))) return err;
+        break;
+      case 'C':
+        if (key == "Collective name" && !val.get_string().get(sv)) s.coll_op = sv;
+        break;
+      case 'I':
+        if (key == "In msg nelems" && (err = number(&s.nelems))) return err;
+        break;
+      case 'P':
+        if (key == "Process Group Name" && !val.get_string().get(sv)) s.comm = sv;
+        break;
+      case 'S':
+        if (key == "Seq" && (err = number(&s.seq))) return err;
+        break;
+      case 'G':
+        if (key == "Group size") {
+          if ((err = number(&tmp))) return err;
+          if (tmp > 0 && tmp < 1 << 24) s.group_size = static_cast<int>(tmp);
+        }
+        break;
+      case 'n':
+      case 'l':
+        if ((key == "name" || key == "labels") && !val.get_string().get(sv)) s.meta = sv;
+        break;
+      default:
+        break;
+    }
+  }
+  return simdjson::SUCCESS;
+}
+
+FileState::FileState(TimelineBuilder& builder, uint32_t file_index)
+    : b_(builder),
+      file_(file_index),
+      first_event_(builder.timeline().events.size()),
+      first_collective_(builder.timeline().collectives.size()) {}
+
+void FileState::Skip(const std::string& why) {
+  SourceFile& f = b_.timeline().files[file_];
+  ++f.skipped;
+  if (f.errors.size() < 8) f.errors.push_back(f.path + ": skipped: " + why);
+}
+
+uint32_t FileState::PidIndex(std::string_view text) {
+  // Consecutive events mostly share a pid: skip the parse and lookup then.
+  if (last_pid_ != UINT32_MAX && text == last_pid_text_) return last_pid_;
+  last_pid_text_.assign(text);
+  last_pid_ = PidIndexSlow(text);
+  return last_pid_;
+}
+
+uint32_t FileState::PidIndexSlow(std::string_view text) {
+  int64_t pid = 0;
+  if (!text.empty() && text[0] != '"' && TokenToInt(text, &pid)) {
+    auto it = numeric_pids_.find(pid);
+    if (it != numeric_pids_.end()) return it->second;
+    PidInfo info;
+    info.pid = pid;
+    pids_.push_back(std::move(info));
+    auto id = static_cast<uint32_t>(pids_.size() - 1);
+    numeric_pids_.emplace(pid, id);
+    return id;
+  }
+  std::string key(Unquote(text));
+  auto it = string_pids_.find(key);
+  if (it != string_pids_.end()) return it->second;
+  PidInfo info;
+  info.text = key;
+  pids_.push_back(std::move(info));
+  auto id = static_cast<uint32_t>(pids_.size() - 1);
+  string_pids_.emplace(std::move(key), id);
+  return id;
+}
+
+uint32_t FileState::RawTrackIndex(uint32_t pid, std::string_view tid_text) {
+  int64_t tid = 0;
+  if (!tid_text.empty() && tid_text[0] != '"' && TokenToInt(tid_text, &tid)) {
+    // Kineto writes negative tids as their absolute value; keep them as given.
+  } else {
+    std::string key(Unquote(tid_text));
+    auto it = string_tids_.find(key);
+    if (it == string_tids_.end()) {
+      // String tids ("PyTorch Profiler") get ids that no OS tid uses.
+      it = string_tids_.emplace(std::move(key), -2 - static_cast<int64_t>(string_tids_.size()))
+               .first;
+    }
+    tid = it->second;
+  }
+  uint64_t key = TrackKey(pid, tid);
+  if (key == last_track_key_) return last_track_;
+  auto it = track_index_.find(key);
+  uint32_t id;
+  if (it != track_index_.end()) {
+    id = it->second;
+  } else {
+    RawTrack t;
+    t.pid = pid;
+    t.tid = tid;
+    tracks_.push_back(t);
+    id = static_cast<uint32_t>(tracks_.size() - 1);
+    track_index_.emplace(key, id);
+  }
+  last_track_key_ = key;
+  last_track_ = id;
+  return id;
+}
+
+void FileState::AddEvent(const Staged& s, uint32_t raw_track, StringId name, int64_t dur_ns) {
+  std::string_view name_text = b_.timeline().strings.Get(name);
+  Event e;
+  e.start_ns = s.ts_ns;
+  e.dur_ns = std::max<int64_t>(dur_ns, 0);
+  e.correlation = s.correlation;
+  e.bytes = s.bytes;
+  e.track = raw_track;
+  e.name = name;
+  e.kind = Classify(s.ph, s.cat, name_text);
+  RawTrack& t = tracks_[raw_track];
+  PidInfo& p = pids_[t.pid];
+  ++p.events;
+  ++t.events;
+  if (IsDeviceCategory(s.cat)) {
+    p.gpu = true;
+    if (t.device < 0) t.device = s.device >= 0 ? s.device : static_cast<int>(p.pid);
+    if (t.queue < 0) t.queue = s.stream >= 0 ? s.stream : t.tid;
+  } else if (e.kind == EventKind::kRuntime) {
+    if (StartsWith(name_text, "hip")) saw_hip_ = true;
+    if (StartsWith(name_text, "cu")) saw_cuda_ = true;
+  }
+  if (e.kind == EventKind::kCommKernel) {
+    Collective c;
+    c.op = b_.Intern(s.coll_op.empty() ? OpFromKernelName(name_text) : s.coll_op);
+    c.comm = b_.Intern(s.comm);
+    c.seq = s.seq;
+    int64_t size = DtypeBytes(s.dtype);
+    if (s.nelems >= 0 && size > 0) c.bytes = s.nelems * size;
+    c.nranks = s.group_size;
+    e.collective = b_.AddCollective(c);
+    collective_starts_.emplace_back(s.ts_ns, e.collective);
+  }
+  max_ts_ns_ = std::max(max_ts_ns_, s.ts_ns);
+  b_.AddEvent(e);
+}
+
+void FileState::Apply(const std::vector<Staged>& run) {
+  for (const Staged& s : run) {
+    switch (s.ph) {
+      case 'X':
+      case 'B':
+      case 'E':
+      case 'i':
+      case 'I':
+      case 'R':
+      case 's':
+      case 'f':
+      case 'M':
+        break;
+      case 't':
+      case 'C':
+      case 'b':
+      case 'e':
+      case 'n':
+      case 'N':
+      case 'O':
+      case 'D':
+      case 'P':
+        continue;  // flow steps, counters, async and object events are not modelled
+      default:
+        Skip("element without a known \"ph\"");
+        continue;
+    }
+    if (!s.has_ts && s.ph != 'M') {
+      Skip(std::string("'") + s.ph + "' event without a numeric ts" +
+           (s.name.empty() ? "" : " (" + std::string(s.name.substr(0, 60)) + ")"));
+      continue;
+    }
+    uint32_t pid = PidIndex(s.pid_text);
+    uint32_t track = RawTrackIndex(pid, s.tid_text);
+    switch (s.ph) {
+      case 'X':
+        if (s.dur_ns < 0) {
+          Skip("X event without dur (" + std::string(s.name.substr(0, 60)) + ")");
+          break;
+        }
+        AddEvent(s, track, b_.Intern(s.name), s.dur_ns);
+        break;
+      case 'B': {
+        Open o{s, b_.Intern(s.name), b_.Intern(s.cat)};
+        o.s.cat = o.s.name = o.s.pid_text = o.s.tid_text = {};
+        o.s.comm = o.s.coll_op = o.s.dtype = o.s.meta = {};
+        open_[track].push_back(o);
+        break;
+      }
+      case 'E': {
+        auto& stack = open_[track];
+        if (stack.empty()) {
+          Skip("E event without a matching B");
+          break;
+        }
+        Open o = stack.back();
+        stack.pop_back();
+        o.s.cat = b_.timeline().strings.Get(o.cat);
+        if (s.ts_ns < o.s.ts_ns) {
+          Skip("E event before its B");
+          break;
+        }
+        AddEvent(o.s, track, o.name, s.ts_ns - o.s.ts_ns);
+        break;
+      }
+      case 'i':
+      case 'I':
+      case 'R':
+        AddEvent(s, track, b_.Intern(s.name), 0);
+        break;
+      case 's':
+        if (s.flow_id >= 0) flow_starts_.emplace_back(FlowKey(track, s.ts_ns), s.flow_id);
+        break;
+      case 'f':
+        if (s.flow_id >= 0) flow_ends_.emplace_back(FlowKey(track, s.ts_ns), s.flow_id);
+        break;
+      case 'M':
+        if (s.name == "process_name" && !s.meta.empty()) {
+          pids_[pid].process_name = b_.Intern(s.meta);
+        } else if (s.name == "process_labels" && StartsWith(s.meta, "GPU")) {
+          pids_[pid].gpu = true;
+        } else if (s.name == "thread_name" && !s.meta.empty()) {
+          tracks_[track].thread_name = b_.Intern(s.meta);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+void FileState::ReadTopLevel(std::string& skeleton, od::parser& parser,
+                             const std::function<void(std::string)>& note) {
+  size_t n = skeleton.size();
+  skeleton.reserve(n + simdjson::SIMDJSON_PADDING);
+  od::document doc;
+  auto err = parser.iterate(simdjson::padded_string_view(skeleton.data(), n, skeleton.capacity()))
+                 .get(doc);
+  od::object top;
+  if (!err) err = doc.get_object().get(top);
+  if (err) {
+    if (!skeleton.empty() && skeleton[0] == '[') return;  // bare array: no metadata
+    note("top-level metadata unreadable: " + std::string(simdjson::error_message(err)));
+    return;
+  }
+  for (auto fr : top) {
+    od::field f;
+    if ((err = std::move(fr).get(f))) break;
+    std::string_view key = KeyOf(f);
+    od::value val = f.value();
+    std::string_view sv;
+    int64_t n64 = 0;
+    if (key == "baseTimeNanoseconds") {
+      if (TokenToInt(val.raw_json_token(), &n64)) {
+        base_ns_ = n64;
+        has_base_ = true;
+      }
+    } else if (key == "distributedInfo") {
+      od::object di;
+      if (val.get_object().get(di)) continue;
+      for (auto dfr : di) {
+        od::field df;
+        if ((err = std::move(dfr).get(df))) break;
+        std::string_view dk = KeyOf(df);
+        if (dk != "rank" && dk != "world_size") continue;
+        if (!TokenToInt(df.value().raw_json_token(), &n64)) continue;
+        if (n64 < 0 || n64 > 1 << 24) continue;
+        (dk == "rank" ? rank_ : world_size_) = static_cast<int>(n64);
+      }
+    } else if (key == "deviceProperties") {
+      od::array arr;
+      if (val.get_array().get(arr)) continue;
+      int ordinal = 0;
+      for (auto item : arr) {
+        od::object dev;
+        if (item.get_object().get(dev)) break;
+        int id = ordinal++;
+        std::string name;
+        for (auto dfr : dev) {
+          od::field df;
+          if (std::move(dfr).get(df)) break;
+          std::string_view dk = KeyOf(df);
+          if (dk == "id" && TokenToInt(df.value().raw_json_token(), &n64)) {
+            id = static_cast<int>(n64);
+          } else if (dk == "name" && !df.value().get_string().get(sv)) {
+            name = std::string(sv);
+          }
+        }
+        if (!name.empty()) device_names_[id] = name;
+      }
+    }
+  }
+  if (err) note("top-level metadata: " + std::string(simdjson::error_message(err)));
+}
+
+void FileState::Finish() {
+  Timeline& t = b_.timeline();
+  for (auto& [track, stack] : open_) {
+    for (const Open& o : stack) {
+      Skip("B event without E (" + std::string(t.strings.Get(o.name)) + ")");
+    }
+  }
+
+  // Device and vendor for the whole file.
+  int device_index = -1;
+  for (const RawTrack& rt : tracks_) {
+    if (pids_[rt.pid].gpu && rt.device >= 0) {
+      device_index = rt.device;
+      break;
+    }
+  }
+  std::string device_name;
+  if (auto it = device_names_.find(device_index); it != device_names_.end()) {
+    device_name = it->second;
+  } else if (!device_names_.empty()) {
+    device_name = device_names_.begin()->second;
+  }
+  Vendor vendor = VendorFromDeviceName(device_name);
+  if (vendor == Vendor::kUnknown && saw_hip_) vendor = Vendor::kAmd;
+  if (vendor == Vendor::kUnknown && saw_cuda_) vendor = Vendor::kNvidia;
+
+  // The host process that owns the device queues: the busiest numeric CPU pid.
+  int main_pid = -1;
+  for (size_t i = 0; i < pids_.size(); ++i) {
+    const PidInfo& p = pids_[i];
+    if (p.gpu || !p.text.empty()) continue;
+    if (main_pid < 0 || p.events > pids_[main_pid].events) main_pid = static_cast<int>(i);
+  }
+  std::vector<uint32_t> process_of(pids_.size(), UINT32_MAX);
+  auto make_process = [&](int64_t pid, StringId name, std::string_view text) {
+    uint32_t proc = b_.Process(file_, "", pid);
+    trace::Process& p = t.processes[proc];
+    if (name != kNoString) p.name = std::string(t.strings.Get(name));
+    if (p.name.empty()) p.name = std::string(text);
+    p.rank = rank_;
+    p.world_size = world_size_;
+    p.vendor = vendor;
+    p.device_name = device_name;
+    return proc;
+  };
+  for (size_t i = 0; i < pids_.size(); ++i) {
+    const PidInfo& p = pids_[i];
+    // Metadata-only pids (Kineto labels every visible GPU) get no process.
+    if (p.gpu || (p.events == 0 && static_cast<int>(i) != main_pid)) continue;
+    int64_t pid = p.text.empty() ? p.pid : -2 - static_cast<int64_t>(i);
+    process_of[i] = make_process(pid, p.process_name, p.text);
+  }
+  uint32_t main_process = main_pid >= 0 ? process_of[main_pid] : UINT32_MAX;
+  std::vector<uint32_t> track_of(tracks_.size());
+  for (size_t i = 0; i < tracks_.size(); ++i) {
+    const RawTrack& rt = tracks_[i];
+    const PidInfo& p = pids_[rt.pid];
+    track_of[i] = UINT32_MAX;
+    if (rt.events == 0) continue;  // named by metadata only
+    uint32_t id;
+    if (p.gpu) {
+      if (main_process == UINT32_MAX) main_process = make_process(-1, p.process_name, "");
+      int device = rt.device >= 0 ? rt.device : static_cast<int>(p.pid);
+      id = b_.DeviceQueue(main_process, device, rt.queue >= 0 ? rt.queue : rt.tid);
+    } else {
+      id = b_.HostThread(process_of[rt.pid], rt.tid);
+    }
+    if (rt.thread_name != kNoString && t.tracks[id].name.empty()) {
+      t.tracks[id].name = std::string(t.strings.Get(rt.thread_name));
+    }
+    track_of[i] = id;
+  }
+
+  // Flows only matter for launches and device ops that lack a correlation
+  // arg (legacy traces); index them only then.
+  bool need_flows = false;
+  for (size_t i = first_event_; i < t.events.size() && !need_flows; ++i) {
+    const Event& e = t.events[i];
+    need_flows = e.correlation < 0 && (IsDeviceKind(e.kind) || e.kind == EventKind::kRuntime);
+  }
+  std::unordered_map<uint64_t, int64_t> starts, ends;
+  if (need_flows) {
+    starts.insert(flow_starts_.begin(), flow_starts_.end());
+    ends.insert(flow_ends_.begin(), flow_ends_.end());
+  }
+  flow_starts_.clear();
+  flow_ends_.clear();
+  const int64_t base = has_base_ ? base_ns_ : 0;
+  for (size_t i = first_event_; i < t.events.size(); ++i) {
+    Event& e = t.events[i];
+    if (need_flows && e.correlation < 0) {
+      const auto& flows = IsDeviceKind(e.kind) ? ends : starts;
+      if (auto it = flows.find(FlowKey(e.track, e.start_ns)); it != flows.end()) {
+        e.correlation = it->second;
+      }
+    }
+    e.track = track_of[e.track];
+    e.start_ns += base;
+  }
+
+  // Collectives: rank, and per-(comm, op) ordinals where Seq was not logged.
+  std::sort(collective_starts_.begin(), collective_starts_.end());
+  std::map<std::pair<StringId, StringId>, int64_t> next_seq;
+  for (const auto& [start, index] : collective_starts_) {
+    Collective& c = t.collectives[index];
+    c.rank = rank_;
+    if (c.nranks < 0) c.nranks = world_size_;
+    if (c.seq < 0) {
+      c.seq = next_seq[{c.comm, c.op}]++;
+      c.seq_inferred = true;
+    }
+  }
+
+  SourceFile& f = t.files[file_];
+  if (has_base_) {
+    f.epoch_clock = true;
+    f.clock_source = "baseTimeNanoseconds";
+  } else if (max_ts_ns_ > 100'000'000'000'000'000) {  // later than 1973 as epoch ns
+    f.epoch_clock = true;
+    f.clock_source = "epoch us";
+  } else {
+    f.clock_source = "relative us (no baseTimeNanoseconds)";
+  }
+}
+
+}  // namespace gpufleet::trace::kineto

@@ -1,0 +1,484 @@
+// Nsight Systems SQLite export importer (`nsys export --type sqlite`).
+//
+// The export schema drifts across nsys versions (the metadata table was
+// EXPORT_META_DATA before it became META_DATA_EXPORT; columns are added and
+// renamed; tables exist only when the data was captured), so every query is
+// built from the columns PRAGMA table_info reports, with NULL for optional
+// columns that are absent. Event times are ns on the session timeline; with
+// TARGET_INFO_SESSION_START_TIME.utcEpochNs they become epoch ns here.
+// A real row this handles (CUPTI_ACTIVITY_KIND_KERNEL, nsys 2022.2):
+//   start=924922186 end=942626994 deviceId=0 streamId=7 correlationId=140
+//   globalPid=302119223558144 shortName->"saxpy"
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "core/strings.h"
+#include "trace/import_util.h"
+#include "trace/importer.h"
+#include "trace/sqlite_reader.h"
+
+namespace gpufleet::trace {
+namespace {
+
+// globalTid / globalPid packing (NVIDIA "serialized process and thread
+// identifiers"): PID in bits 24..47, TID in bits 0..23.
+int64_t PidOf(int64_t global_id) { return (global_id >> 24) & 0xFFFFFF; }
+int64_t TidOf(int64_t global_tid) { return global_tid & 0xFFFFFF; }
+
+// "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": the suffix is the API
+// version, not part of the call's identity.
+std::string_view StripApiVersion(std::string_view name) {
+  size_t pos = name.rfind("_v");
+  if (pos == std::string_view::npos || pos + 2 >= name.size()) return name;
+  for (size_t i = pos + 2; i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return name;
+  }
+  return name.substr(0, pos);
+}
+
+std::string_view CopyKindName(int64_t kind) {
+  switch (kind) {  // ENUM_CUDA_MEMCPY_OPER
+    case 1:
+      return "Memcpy HtoD";
+    case 2:
+      return "Memcpy DtoH";
+    case 3:
+      return "Memcpy HtoA";
+    case 4:
+      return "Memcpy AtoH";
+    case 5:
+      return "Memcpy AtoA";
+    case 6:
+      return "Memcpy AtoD";
+    case 7:
+      return "Memcpy DtoA";
+    case 8:
+      return "Memcpy DtoD";
+    case 9:
+      return "Memcpy HtoH";
+    case 10:
+      return "Memcpy PtoP";
+    default:
+      return "Memcpy";
+  }
+}
+
+std::string_view SyncTypeName(int64_t type) {
+  switch (type) {  // ENUM_CUPTI_SYNC_TYPE
+    case 1:
+      return "Sync: event synchronize";
+    case 2:
+      return "Sync: stream wait event";
+    case 3:
+      return "Sync: stream synchronize";
+    case 4:
+      return "Sync: context synchronize";
+    default:
+      return "Sync";
+  }
+}
+
+bool IsCommKernelName(std::string_view name) {
+  return name.substr(0, 4) == "nccl" || name.substr(0, 4) == "rccl";
+}
+
+class NsysImport {
+ public:
+  NsysImport(const SqliteReader& db, TimelineBuilder& b, uint32_t file)
+      : db_(db), b_(b), file_(file) {}
+
+  Status Run(ImportProgress* progress);
+
+ private:
+  SourceFile& file() { return b_.timeline().files[file_]; }
+  // "SELECT <cols or NULL> FROM table"; `required` columns must exist.
+  StatusOr<SqliteRows> Select(const std::string& table, const std::vector<std::string>& cols,
+                              const std::vector<std::string>& required);
+  Status LoadStrings();
+  void LoadMetadata();
+  uint32_t ProcessFor(int64_t pid);
+  StringId Str(int64_t id);
+  int64_t Time(int64_t native) const { return native + epoch_ns_; }
+  bool CheckSpan(const SqliteRows& r, const std::string& table, int64_t row, int64_t& start,
+                 int64_t& dur);
+  void ImportKernels();
+  void ImportRuntime();
+  void ImportMemcpy();
+  void ImportMemset();
+  void ImportSync();
+  void ImportNvtx();
+  void TableFailed(const std::string& table, const Status& s);
+
+  const SqliteReader& db_;
+  TimelineBuilder& b_;
+  uint32_t file_;
+  std::unordered_map<int64_t, std::string> strings_;
+  std::unordered_map<int64_t, StringId> interned_;
+  std::string host_;
+  std::string schema_version_;
+  std::string device_name_;
+  int64_t epoch_ns_ = 0;
+  std::map<int64_t, int> rank_of_pid_;
+  // correlationId -> globalTid of the runtime call, to put device-side
+  // synchronization records on the host thread that waited.
+  std::unordered_map<int64_t, int64_t> runtime_tid_;
+};
+
+StatusOr<SqliteRows> NsysImport::Select(const std::string& table,
+                                        const std::vector<std::string>& cols,
+                                        const std::vector<std::string>& required) {
+  std::set<std::string> have = db_.Columns(table);
+  for (const auto& r : required) {
+    if (have.count(r) == 0) {
+      return InvalidArgumentError(db_.path() + ": table " + table + " has no column '" + r + "'");
+    }
+  }
+  std::string sql = "SELECT ";
+  for (size_t i = 0; i < cols.size(); ++i) {
+    if (i > 0) sql += ", ";
+    sql += have.count(cols[i]) ? QuoteIdent(cols[i]) : "NULL";
+  }
+  sql += " FROM " + QuoteIdent(table);
+  return db_.Query(sql);
+}
+
+void NsysImport::TableFailed(const std::string& table, const Status& s) {
+  file().partial = true;
+  NoteError(file(), table + ": " + s.message());
+}
+
+Status NsysImport::LoadStrings() {
+  ASSIGN_OR_RETURN(auto rows, Select("StringIds", {"id", "value"}, {"id", "value"}));
+  while (rows.Next()) strings_.emplace(rows.Int(0), std::string(rows.Text(1)));
+  return rows.status();
+}
+
+StringId NsysImport::Str(int64_t id) {
+  auto it = interned_.find(id);
+  if (it != interned_.end()) return it->second;
+  auto s = strings_.find(id);
+  StringId sid = s == strings_.end() ? b_.Intern("<unknown string " + std::to_string(id) + ">")
+                                     : b_.Intern(s->second);
+  interned_.emplace(id, sid);
+  return sid;
+}
+
+void NsysImport::LoadMetadata() {
+  for (const char* meta : {"META_DATA_EXPORT", "EXPORT_META_DATA"}) {
+    if (!db_.HasTable(meta)) continue;
+    auto rows = Select(meta, {"name", "value"}, {"name", "value"});
+    if (!rows.ok()) continue;
+    while (rows->Next()) {
+      if (rows->Text(0) == "EXPORT_SCHEMA_VERSION") schema_version_ = std::string(rows->Text(1));
+    }
+  }
+  if (db_.HasTable("TARGET_INFO_SYSTEM_ENV")) {
+    auto rows = Select("TARGET_INFO_SYSTEM_ENV", {"name", "value"}, {"name", "value"});
+    if (rows.ok()) {
+      while (rows->Next()) {
+        if (rows->Text(0) == "Hostname") host_ = std::string(rows->Text(1));
+      }
+    }
+  }
+  if (db_.HasTable("TARGET_INFO_SESSION_START_TIME")) {
+    auto rows = Select("TARGET_INFO_SESSION_START_TIME", {"utcEpochNs"}, {"utcEpochNs"});
+    if (rows.ok() && rows->Next() && !rows->IsNull(0)) epoch_ns_ = rows->Int(0);
+  }
+  file().alignment = epoch_ns_ != 0 ? "epoch base: TARGET_INFO_SESSION_START_TIME.utcEpochNs"
+                                    : "no session start time: session-relative ns, needs alignment";
+  if (!schema_version_.empty()) file().alignment += " (export schema " + schema_version_ + ")";
+  file().epoch_clock = epoch_ns_ != 0;
+  file().clock_source = epoch_ns_ != 0 ? "TARGET_INFO_SESSION_START_TIME.utcEpochNs + session ns"
+                                       : "session-relative ns";
+  if (db_.HasTable("TARGET_INFO_GPU")) {
+    auto rows = Select("TARGET_INFO_GPU", {"name"}, {"name"});
+    if (rows.ok() && rows->Next()) device_name_ = std::string(rows->Text(0));
+  }
+  if (db_.HasTable("MPI_RANKS")) {
+    auto rows = Select("MPI_RANKS", {"globalTid", "rank"}, {"globalTid", "rank"});
+    if (rows.ok()) {
+      while (rows->Next()) rank_of_pid_[PidOf(rows->Int(0))] = static_cast<int>(rows->Int(1));
+    }
+  }
+}
+
+uint32_t NsysImport::ProcessFor(int64_t pid) {
+  uint32_t p = b_.Process(file_, host_, pid);
+  trace::Process& proc = b_.timeline().processes[p];
+  proc.vendor = Vendor::kNvidia;
+  if (proc.device_name.empty()) proc.device_name = device_name_;
+  auto r = rank_of_pid_.find(pid);
+  if (r != rank_of_pid_.end()) proc.rank = r->second;
+  return p;
+}
+
+bool NsysImport::CheckSpan(const SqliteRows& r, const std::string& table, int64_t row,
+                           int64_t& start, int64_t& dur) {
+  if (r.IsNull(0)) {
+    NoteSkipped(file(),
+                file().path + ": " + table + " row " + std::to_string(row) + ": start is NULL");
+    return false;
+  }
+  start = r.Int(0);
+  int64_t end = r.IsNull(1) ? start : r.Int(1);
+  if (end < start) {
+    NoteSkipped(file(),
+                file().path + ": " + table + " row " + std::to_string(row) + ": end before start");
+    return false;
+  }
+  dur = end - start;
+  start = Time(start);
+  return true;
+}
+
+void NsysImport::ImportKernels() {
+  const std::string table = "CUPTI_ACTIVITY_KIND_KERNEL";
+  if (!db_.HasTable(table)) return;
+  auto rows = Select(table,
+                     {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
+                      "demangledName", "shortName", "mangledName"},
+                     {"start", "end", "globalPid"});
+  if (!rows.ok()) return TableFailed(table, rows.status());
+  int64_t row = 0;
+  while (rows->Next()) {
+    ++row;
+    Event e;
+    if (!CheckSpan(*rows, table, row, e.start_ns, e.dur_ns)) continue;
+    int64_t name_id = -1;
+    for (int c : {6, 7, 8}) {
+      if (!rows->IsNull(c)) {
+        name_id = rows->Int(c);
+        break;
+      }
+    }
+    e.name = Str(name_id);
+    e.kind = IsCommKernelName(b_.timeline().strings.Get(e.name)) ? EventKind::kCommKernel
+                                                                 : EventKind::kKernel;
+    e.correlation = rows->IsNull(4) ? -1 : rows->Int(4);
+    uint32_t proc = ProcessFor(PidOf(rows->Int(5)));
+    e.track = b_.DeviceQueue(proc, rows->IsNull(2) ? 0 : static_cast<int>(rows->Int(2)),
+                             rows->IsNull(3) ? 0 : rows->Int(3));
+    b_.AddEvent(e);
+  }
+  if (!rows->status().ok()) TableFailed(table, rows->status());
+}
+
+void NsysImport::ImportRuntime() {
+  const std::string table = "CUPTI_ACTIVITY_KIND_RUNTIME";
+  if (!db_.HasTable(table)) return;
+  auto rows = Select(table, {"start", "end", "globalTid", "correlationId", "nameId"},
+                     {"start", "end", "globalTid", "nameId"});
+  if (!rows.ok()) return TableFailed(table, rows.status());
+  // Some exports (seen in the Perlmutter sample) list a call twice, with and
+  // without the version suffix; after stripping they are one call.
+  std::set<std::tuple<int64_t, int64_t, StringId>> seen;
+  int64_t row = 0;
+  uint64_t duplicates = 0;
+  while (rows->Next()) {
+    ++row;
+    Event e;
+    if (!CheckSpan(*rows, table, row, e.start_ns, e.dur_ns)) continue;
+    int64_t gtid = rows->Int(2);
+    e.correlation = rows->IsNull(3) ? -1 : rows->Int(3);
+    auto raw = strings_.find(rows->Int(4));
+    std::string_view name = raw == strings_.end() ? std::string_view("<unknown runtime call>")
+                                                  : StripApiVersion(raw->second);
+    e.name = b_.Intern(name);
+    if (e.correlation > 0 && !seen.emplace(gtid, e.correlation, e.name).second) {
+      ++duplicates;
+      continue;
+    }
+    e.kind =
+        name.find("Synchronize") != std::string_view::npos ? EventKind::kSync : EventKind::kRuntime;
+    e.track = b_.HostThread(ProcessFor(PidOf(gtid)), TidOf(gtid));
+    if (e.correlation > 0) runtime_tid_.emplace(e.correlation, gtid);
+    b_.AddEvent(e);
+  }
+  if (!rows->status().ok()) TableFailed(table, rows->status());
+  if (duplicates > 0) {
+    NoteError(file(), file().path + ": " + table + ": dropped " + std::to_string(duplicates) +
+                          " duplicate rows (same thread, correlationId and call)");
+  }
+}
+
+void NsysImport::ImportMemcpy() {
+  const std::string table = "CUPTI_ACTIVITY_KIND_MEMCPY";
+  if (!db_.HasTable(table)) return;
+  auto rows = Select(
+      table,
+      {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes", "copyKind"},
+      {"start", "end", "globalPid"});
+  if (!rows.ok()) return TableFailed(table, rows.status());
+  int64_t row = 0;
+  while (rows->Next()) {
+    ++row;
+    Event e;
+    if (!CheckSpan(*rows, table, row, e.start_ns, e.dur_ns)) continue;
+    e.kind = EventKind::kMemcpy;
+    e.correlation = rows->IsNull(4) ? -1 : rows->Int(4);
+    e.bytes = rows->IsNull(6) ? -1 : rows->Int(6);
+    e.name = b_.Intern(CopyKindName(rows->IsNull(7) ? 0 : rows->Int(7)));
+    uint32_t proc = ProcessFor(PidOf(rows->Int(5)));
+    e.track = b_.DeviceQueue(proc, rows->IsNull(2) ? 0 : static_cast<int>(rows->Int(2)),
+                             rows->IsNull(3) ? 0 : rows->Int(3));
+    b_.AddEvent(e);
+  }
+  if (!rows->status().ok()) TableFailed(table, rows->status());
+}
+
+void NsysImport::ImportMemset() {
+  const std::string table = "CUPTI_ACTIVITY_KIND_MEMSET";
+  if (!db_.HasTable(table)) return;
+  auto rows =
+      Select(table, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes"},
+             {"start", "end", "globalPid"});
+  if (!rows.ok()) return TableFailed(table, rows.status());
+  int64_t row = 0;
+  while (rows->Next()) {
+    ++row;
+    Event e;
+    if (!CheckSpan(*rows, table, row, e.start_ns, e.dur_ns)) continue;
+    e.kind = EventKind::kMemset;
+    e.correlation = rows->IsNull(4) ? -1 : rows->Int(4);
+    e.bytes = rows->IsNull(6) ? -1 : rows->Int(6);
+    e.name = b_.Intern("Memset");
+    uint32_t proc = ProcessFor(PidOf(rows->Int(5)));
+    e.track = b_.DeviceQueue(proc, rows->IsNull(2) ? 0 : static_cast<int>(rows->Int(2)),
+                             rows->IsNull(3) ? 0 : rows->Int(3));
+    b_.AddEvent(e);
+  }
+  if (!rows->status().ok()) TableFailed(table, rows->status());
+}
+
+void NsysImport::ImportSync() {
+  const std::string table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
+  if (!db_.HasTable(table)) return;
+  auto rows = Select(
+      table, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "syncType"},
+      {"start", "end", "globalPid"});
+  if (!rows.ok()) return TableFailed(table, rows.status());
+  int64_t row = 0;
+  while (rows->Next()) {
+    ++row;
+    Event e;
+    if (!CheckSpan(*rows, table, row, e.start_ns, e.dur_ns)) continue;
+    e.kind = EventKind::kSync;
+    e.correlation = rows->IsNull(4) ? -1 : rows->Int(4);
+    e.name = b_.Intern(SyncTypeName(rows->IsNull(6) ? 0 : rows->Int(6)));
+    int64_t pid = PidOf(rows->Int(5));
+    auto waiter = runtime_tid_.find(e.correlation);
+    if (waiter != runtime_tid_.end() && PidOf(waiter->second) == pid) {
+      e.track = b_.HostThread(ProcessFor(pid), TidOf(waiter->second));
+    } else {
+      e.track =
+          b_.DeviceQueue(ProcessFor(pid), rows->IsNull(2) ? 0 : static_cast<int>(rows->Int(2)),
+                         rows->IsNull(3) ? 0 : rows->Int(3));
+    }
+    b_.AddEvent(e);
+  }
+  if (!rows->status().ok()) TableFailed(table, rows->status());
+}
+
+void NsysImport::ImportNvtx() {
+  const std::string table = "NVTX_EVENTS";
+  if (!db_.HasTable(table)) return;
+  auto rows = Select(table, {"start", "end", "eventType", "text", "textId", "globalTid"},
+                     {"start", "globalTid"});
+  if (!rows.ok()) return TableFailed(table, rows.status());
+  int64_t row = 0;
+  while (rows->Next()) {
+    ++row;
+    int64_t type = rows->IsNull(2) ? 0 : rows->Int(2);
+    // Category (33) and domain (75) definitions are not events.
+    if (type == 33 || type == 75) continue;
+    Event e;
+    if (!CheckSpan(*rows, table, row, e.start_ns, e.dur_ns)) continue;
+    if (!rows->IsNull(3) && !rows->Text(3).empty()) {
+      e.name = b_.Intern(rows->Text(3));
+    } else if (!rows->IsNull(4)) {
+      e.name = Str(rows->Int(4));
+    } else {
+      continue;  // unnamed ranges carry nothing to show
+    }
+    e.kind = rows->IsNull(1) ? EventKind::kInstant : EventKind::kAnnotation;
+    int64_t gtid = rows->IsNull(5) ? 0 : rows->Int(5);
+    int64_t pid = PidOf(gtid);
+    // Pipit-style MPI runs mark "MPI Rank N" when MPI_RANKS is absent.
+    std::string_view name = b_.timeline().strings.Get(e.name);
+    if (rank_of_pid_.count(pid) == 0 && name.substr(0, 9) == "MPI Rank ") {
+      auto r = ParseInt64(name.substr(9));
+      if (r.has_value() && *r >= 0 && *r < (1 << 30)) {
+        rank_of_pid_[pid] = static_cast<int>(*r);
+        ProcessFor(pid);
+      }
+    }
+    e.track = b_.HostThread(ProcessFor(pid), TidOf(gtid));
+    b_.AddEvent(e);
+  }
+  if (!rows->status().ok()) TableFailed(table, rows->status());
+}
+
+Status NsysImport::Run(ImportProgress* progress) {
+  RETURN_IF_ERROR(LoadStrings());
+  LoadMetadata();
+  // NVTX first so the rank mark is known for every later process.
+  ImportNvtx();
+  ImportRuntime();
+  ImportKernels();
+  ImportMemcpy();
+  ImportMemset();
+  ImportSync();
+  if (progress != nullptr) progress->Advance(1, 1);
+  return OkStatus();
+}
+
+class NsysSqliteImporter : public TraceImporter {
+ public:
+  std::string_view format() const override { return "nsys_sqlite"; }
+
+  bool Sniff(std::string_view path, std::string_view head) const override {
+    if (!IsSqliteHead(head) || path.empty()) return false;
+    auto db = SqliteReader::Open(std::string(path));
+    if (!db.ok()) return false;
+    return db->HasTable("StringIds") &&
+           (db->HasTable("META_DATA_EXPORT") || db->HasTable("EXPORT_META_DATA"));
+  }
+
+  Status Import(const std::string& path, TimelineBuilder& builder,
+                ImportProgress* progress) override {
+    ASSIGN_OR_RETURN(auto db, SqliteReader::Open(path));
+    if (!db.HasTable("META_DATA_EXPORT") && !db.HasTable("EXPORT_META_DATA")) {
+      return InvalidArgumentError(path +
+                                  ": not an Nsight Systems SQLite export (no META_DATA_EXPORT "
+                                  "or EXPORT_META_DATA table)");
+    }
+    if (!db.HasTable("StringIds")) {
+      return InvalidArgumentError(path +
+                                  ": not an Nsight Systems SQLite export (no StringIds table)");
+    }
+    SourceFile sf;
+    sf.path = path;
+    sf.format = "nsys_sqlite";
+    uint32_t file = builder.AddFile(std::move(sf));
+    NsysImport imp(db, builder, file);
+    Status st = imp.Run(progress);
+    // Only StringIds can fail the whole import, before anything was added.
+    if (!st.ok()) builder.timeline().files.pop_back();
+    return st;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<TraceImporter> NewNsysSqliteImporter() {
+  return std::make_unique<NsysSqliteImporter>();
+}
+
+}  // namespace gpufleet::trace

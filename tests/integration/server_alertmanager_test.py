@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Integration: a real Alertmanager (Debian prometheus-alertmanager) receives
+the server's alerts through its v2 API.
+
+Runs `gpufleet server --simulate default` with a config that points at an
+Alertmanager on a free loopback port (clustering off, temp storage). The
+default scenario's memory-contention episode must arrive as an active alert
+routed to team "platform" (checked with GET /api/v2/alerts), and when the
+episode ends the server's resolve (endsAt) must make it inactive. Both
+processes are always stopped.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+from server_harness import ServerProcess, dump_log, free_port, get_json, http, wait_for  # noqa
+
+
+def contention_alerts(am):
+    return [a for a in get_json(am + "/api/v2/alerts")
+            if a["labels"].get("kind") == "memory_contention"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gpufleet", required=True)
+    ap.add_argument("--alertmanager", default=shutil.which("prometheus-alertmanager"))
+    args = ap.parse_args()
+    if not args.alertmanager:
+        print("prometheus-alertmanager not installed", file=sys.stderr)
+        sys.exit(1)
+    with tempfile.TemporaryDirectory(prefix="gpufleet_am_") as tmp:
+        am_port = free_port()
+        am = f"http://127.0.0.1:{am_port}"
+        with open(os.path.join(tmp, "am.yml"), "w") as f:
+            f.write("route:\n  receiver: default\n  group_wait: 1s\nreceivers:\n- name: default\n")
+        with open(os.path.join(tmp, "server.toml"), "w") as f:
+            f.write(f'[alerts]\nalertmanager = ["{am}"]\nresend = "1m"\n'
+                    '[detect]\nresolve_after = "1m"\n')
+        am_log = open(os.path.join(tmp, "am.log"), "wb")
+        am_proc = subprocess.Popen(
+            [args.alertmanager, f"--config.file={tmp}/am.yml", f"--storage.path={tmp}/am",
+             f"--web.listen-address=127.0.0.1:{am_port}", "--cluster.listen-address="],
+            stdout=am_log, stderr=subprocess.STDOUT)
+        log = os.path.join(tmp, "server.log")
+        try:
+            wait_for("alertmanager readiness", lambda: http("GET", am + "/-/ready")[0] == 200, 30)
+            with ServerProcess(args.gpufleet,
+                               ["--config", os.path.join(tmp, "server.toml"),
+                                "--db", os.path.join(tmp, "state.db"),
+                                "--simulate", "default", "--speedup", "30"], log) as srv:
+                srv.wait_ready()
+                alerts = wait_for("a memory_contention alert in Alertmanager",
+                                  lambda: contention_alerts(am), 120)
+                a = alerts[0]
+                assert a["labels"]["team"] == "platform", a
+                assert a["labels"]["alertname"] == "GpuFleetMemoryContention", a
+                assert a["labels"].get("severity") in ("warning", "critical"), a
+                assert a["annotations"].get("summary"), a
+                assert a["status"]["state"] == "active", a
+                incident_id = a["labels"]["incident_id"]
+                # The episode lasts 300 s of scenario time (10 s at 30x); the
+                # incident resolves a minute (2 s) later and the alert ends.
+                wait_for("the alert to resolve", lambda: not contention_alerts(am), 120)
+                inc = get_json(f"{srv.url}/api/v1/incidents/{incident_id}")["data"]
+                assert inc["status"] == "resolved", inc
+                metrics = http("GET", srv.url + "/metrics")[1]
+                assert "gpufleet_server_alerts_sent_total" in metrics
+        except Exception:
+            dump_log(log)
+            dump_log(os.path.join(tmp, "am.log"))
+            raise
+        finally:
+            am_proc.terminate()
+            try:
+                am_proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                am_proc.kill()
+                am_proc.wait()
+            am_log.close()
+    print("server alertmanager integration: ok")
+
+
+if __name__ == "__main__":
+    main()

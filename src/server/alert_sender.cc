@@ -205,7 +205,8 @@ void AlertSender::Run() {
     batch.swap(pending_);
     if (std::chrono::steady_clock::now() >= next_resend) {
       // Re-send every firing alert that is not already in this batch.
-      for (const auto& [key, alert] : firing_) {
+      for (const auto& entry : firing_) {
+        const Alert& alert = entry.second;  // a plain reference: clang 14 cannot capture bindings
         bool queued = std::any_of(batch.begin(), batch.end(),
                                   [&](const Alert& a) { return a.labels == alert.labels; });
         if (!queued) batch.push_back(alert);

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/http_bind.h"
 #include "core/strings.h"
 
 namespace gpufleet {
@@ -187,16 +188,7 @@ void HttpApi::Routes() {
 }
 
 Status HttpApi::Start(const std::string& host, int port) {
-  if (port == 0) {
-    port_ = server_->bind_to_any_port(host);
-    if (port_ <= 0) return UnavailableError("cannot bind " + host + ":0");
-  } else {
-    if (!server_->bind_to_port(host, port)) {
-      return UnavailableError("cannot listen on " + host + ":" + std::to_string(port) +
-                              " (in use or not permitted?)");
-    }
-    port_ = port;
-  }
+  ASSIGN_OR_RETURN(port_, BindHttpListener(*server_, host, port));
   thread_ = std::thread([this] { server_->listen_after_bind(); });
   return OkStatus();
 }

@@ -18,6 +18,7 @@ PACKAGES=(
   # test and benchmark tooling
   python3 curl util-linux
   prometheus-node-exporter valgrind  # anchor and profiler of bench/agent_footprint.py
+  python3-pandas  # the HTA-style anchor of bench/trace_ingest_bench.sh
 )
 
 missing=()

@@ -104,6 +104,16 @@ AnalysisReport Analyze(const Timeline& timeline, const AnalysisOptions& options)
     r.notes.push_back(
         "at least one input file was imported partially; results cover what was read");
   }
+  // Out-of-order input is normal (Kineto writes host ops as they end): it is
+  // only counted (SourceFile::out_of_order, in the JSON report).
+  for (const SourceFile& f : timeline.files) {
+    if (f.queue_overlaps > 0) {
+      r.notes.push_back(f.path + ": " + std::to_string(f.queue_overlaps) +
+                        " device ops start before the previous op on their queue ended (by up to " +
+                        std::to_string(f.max_queue_overlap_ns) +
+                        " ns); busy time counts the union");
+    }
+  }
   if (r.device_ops == 0) {
     r.partial = true;
     r.notes.push_back("no device operations: device analyses are empty");

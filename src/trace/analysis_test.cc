@@ -222,6 +222,20 @@ TEST(AnalysisTest, NegativeDurationDoesNotShrinkBusyTime) {
   EXPECT_EQ(r.temporal[0].idle_ns, 0);
 }
 
+TEST(AnalysisTest, OverlappingOpsOnOneQueueAreNotedNotDoubleCounted) {
+  HandTrace h;
+  h.Op(h.Stream(0, 7), "gemm", EventKind::kKernel, 0, 100);
+  h.Op(h.Stream(0, 7), "gemm", EventKind::kKernel, 70, 100);  // 30 ns early
+  AnalysisReport r = Analyze(h.Finish(), {});
+  EXPECT_FALSE(r.partial);
+  ASSERT_EQ(r.temporal.size(), 1u);
+  EXPECT_EQ(r.temporal[0].compute_ns, 170);
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes[0].find("1 device ops start before the previous op"), std::string::npos);
+  EXPECT_NE(r.notes[0].find("up to 30 ns"), std::string::npos);
+  EXPECT_EQ(h.timeline().files[0].out_of_order, 0u);
+}
+
 TEST(AnalysisTest, EmptyTimelineIsPartialNotACrash) {
   Timeline t;
   AnalysisReport r = Analyze(t, {});

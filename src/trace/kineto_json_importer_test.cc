@@ -295,6 +295,31 @@ TEST(KinetoJsonImporterTest, InvalidJsonMidArrayNamesTheOffset) {
   EXPECT_NE(t.files[0].errors.back().find("line"), std::string::npos);
 }
 
+// Events out of order in the file, and two kernels overlapping on one
+// stream: the timeline is sorted, the file is not partial, and both are
+// counted (the overlap also becomes a report note, see analysis_test).
+TEST(KinetoJsonImporterTest, CountsOutOfOrderAndOverlappingQueueEvents) {
+  std::string doc = R"json({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 30, "dur": 10,
+     "args": {"device": 0, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 10, "dur": 25,
+     "args": {"device": 0, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "k3", "pid": 0, "tid": 7, "ts": 50, "dur": 5,
+     "args": {"device": 0, "stream": 7}},
+    {"ph": "X", "cat": "cpu_op", "name": "outer", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+    {"ph": "X", "cat": "cpu_op", "name": "inner", "pid": 1, "tid": 1, "ts": 5, "dur": 10}
+  ]})json";
+  Timeline t = Import(WriteTemp("disorder.json", doc));
+  ASSERT_EQ(t.files.size(), 1u);
+  EXPECT_FALSE(t.files[0].partial);
+  EXPECT_EQ(t.files[0].out_of_order, 1u);    // k1 after k2
+  EXPECT_EQ(t.files[0].queue_overlaps, 1u);  // k2 starts 5 us before k1 ends; nested cpu ops are fine
+  EXPECT_EQ(t.files[0].max_queue_overlap_ns, 5000);
+  std::vector<std::string> order;
+  for (const Event& e : t.events) order.emplace_back(t.name(e));
+  EXPECT_EQ(order, (std::vector<std::string>{"outer", "inner", "k1", "k2", "k3"}));
+}
+
 TEST(KinetoJsonImporterTest, RejectsNonTraces) {
   Status st;
   Import(WriteTemp("text.json", "hello world"), &st);

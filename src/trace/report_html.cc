@@ -336,8 +336,9 @@ std::string ReportHtml(const Timeline& t, const AnalysisReport& r, const ReportO
   out += "<p class=\"muted\">" + std::to_string(t.files.size()) + " file(s), " +
          std::to_string(t.processes.size()) + " process(es), " + std::to_string(r.device_ops) +
          " device ops, " + std::to_string(r.host_events) + " host events</p>\n";
-  if (r.partial) {
-    out += "<div class=\"partial\"><b>Partial result.</b><ul>";
+  if (r.partial || !r.notes.empty()) {
+    out += std::string("<div class=\"partial\"><b>") + (r.partial ? "Partial result." : "Notes.") +
+           "</b><ul>";
     for (const std::string& n : r.notes) out += "<li>" + Esc(n) + "</li>";
     out += "</ul></div>\n";
   }

@@ -53,6 +53,9 @@ std::string ReportJson(const Timeline& t, const AnalysisReport& r) {
                      {"partial", f.partial},
                      {"events", f.events},
                      {"skipped", f.skipped},
+                     {"out_of_order", f.out_of_order},
+                     {"queue_overlaps", f.queue_overlaps},
+                     {"max_queue_overlap_ns", f.max_queue_overlap_ns},
                      {"errors", f.errors}});
   }
   j["files"] = std::move(files);

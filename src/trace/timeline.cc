@@ -1,6 +1,7 @@
 #include "trace/timeline.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace gpufleet::trace {
 
@@ -107,14 +108,35 @@ uint32_t TimelineBuilder::AddCollective(const Collective& c) {
 }
 
 void TimelineBuilder::Finish() {
+  auto file_of = [this](const Event& e) { return t_.processes[t_.tracks[e.track].process].file; };
+  for (auto& f : t_.files) f.events = f.out_of_order = f.queue_overlaps = f.max_queue_overlap_ns = 0;
+  // Input order first: importers append in file order.
+  std::vector<int64_t> last(t_.tracks.size(), INT64_MIN);
+  for (const Event& e : t_.events) {
+    if (e.start_ns < last[e.track]) {
+      if (uint32_t file = file_of(e); file < t_.files.size()) ++t_.files[file].out_of_order;
+    }
+    last[e.track] = std::max(last[e.track], e.start_ns);
+  }
   std::stable_sort(t_.events.begin(), t_.events.end(), [](const Event& a, const Event& b) {
     if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
     return a.track < b.track;
   });
-  for (auto& f : t_.files) f.events = 0;
+  // A device queue runs one op at a time; an op starting before the previous
+  // one ended is a clock or export artefact (host threads nest legitimately).
+  std::vector<int64_t> queue_end(t_.tracks.size(), INT64_MIN);
   for (const Event& e : t_.events) {
-    uint32_t file = t_.processes[t_.tracks[e.track].process].file;
-    if (file < t_.files.size()) ++t_.files[file].events;
+    uint32_t file = file_of(e);
+    if (file >= t_.files.size()) continue;
+    SourceFile& f = t_.files[file];
+    ++f.events;
+    if (!IsDeviceKind(e.kind) || t_.tracks[e.track].kind != TrackKind::kDeviceQueue) continue;
+    int64_t& end = queue_end[e.track];
+    if (e.start_ns < end) {
+      ++f.queue_overlaps;
+      f.max_queue_overlap_ns = std::max(f.max_queue_overlap_ns, end - e.start_ns);
+    }
+    end = std::max(end, e.end_ns());
   }
 }
 

@@ -75,6 +75,11 @@ struct SourceFile {
   bool partial = false;
   uint64_t events = 0;
   uint64_t skipped = 0;
+  // Data quality, counted by TimelineBuilder::Finish. Neither makes a file
+  // partial: events are sorted, and busy time counts the union of overlaps.
+  uint64_t out_of_order = 0;     // events starting before the previous one on their track, in file order
+  uint64_t queue_overlaps = 0;   // device ops starting before the previous op on their queue ended
+  int64_t max_queue_overlap_ns = 0;
   std::vector<std::string> errors;  // "file:line/offset: what", first few only
 };
 
@@ -155,8 +160,9 @@ class TimelineBuilder {
   StringId Intern(std::string_view s) { return t_.strings.Intern(s); }
   Timeline& timeline() { return t_; }
 
-  // Sorts events by (start, track) and counts per-file events. Call once
-  // after all importers and before alignment/analyses.
+  // Sorts events by (start, track), counts per-file events and the data
+  // quality counters (out-of-order input, overlapping ops on one device
+  // queue). Call once after all importers and before alignment/analyses.
   void Finish();
 
  private:

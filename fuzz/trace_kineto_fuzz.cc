@@ -1,8 +1,6 @@
 // Fuzzes the Kineto/Chrome JSON importer on decompressed documents: run
 // cutting, retries, salvage of truncated input, per-event field reading and
 // the timeline build. Nothing may crash, hang or trip ASan/UBSan.
-#include <simdjson.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -12,8 +10,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gpufleet::trace;
   TraceBytes bytes;
-  bytes.data.reserve(size + simdjson::SIMDJSON_PADDING);
-  bytes.data.assign(reinterpret_cast<const char*>(data), size);
+  bytes.inflated.assign(reinterpret_cast<const char*>(data), size);
   Timeline t;
   TimelineBuilder b(t);
   kineto::ImportKinetoJsonBytes("fuzz.json", bytes, b, nullptr).IgnoreError();

@@ -9,7 +9,9 @@
 // parses one at a time, so the structural index never covers the whole file.
 // A run that fails to parse is retried with a later cut (the candidate cut
 // sat inside an element); a document that ends inside the array keeps every
-// complete element before the cut and is marked partial.
+// complete element before the cut and is marked partial; a damaged element
+// in the middle is skipped (the import goes on at the next element) and the
+// file is marked partial.
 #include <simdjson.h>
 
 #include <algorithm>
@@ -31,6 +33,7 @@ using kineto::Staged;
 
 constexpr size_t kChunkBytes = 512u << 10;
 constexpr int kMaxCutRetries = 32;
+constexpr int kMaxResyncs = 16;  // damaged elements skipped per file before giving up
 
 bool IsWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
@@ -51,6 +54,18 @@ size_t FindCloseThen(std::string_view s, size_t from, char sep) {
     from = i + 1;
   }
   return std::string_view::npos;
+}
+
+// The next element boundary at or after `from`: a '}' followed by a ','
+// and the '{' of another object. Returns the index of the ','.
+size_t FindElementBoundary(std::string_view s, size_t from) {
+  while (true) {
+    size_t comma = FindCloseThen(s, from, ',');
+    if (comma == std::string_view::npos) return comma;
+    size_t next = SkipWs(s, comma + 1);
+    if (next < s.size() && s[next] == '{') return comma;
+    from = comma + 1;
+  }
 }
 
 // Last '}' before `before` (and not before `floor`) followed by whitespace
@@ -140,7 +155,7 @@ simdjson::error_code ParseRun(od::parser& parser, std::string& scratch, std::str
 
 Status KinetoJsonImporter::Import(const std::string& path, TimelineBuilder& builder,
                                   ImportProgress* progress) {
-  ASSIGN_OR_RETURN(TraceBytes bytes, ReadTraceFile(path, simdjson::SIMDJSON_PADDING));
+  ASSIGN_OR_RETURN(TraceBytes bytes, ReadTraceFile(path));
   return kineto::ImportKinetoJsonBytes(path, bytes, builder, progress);
 }
 
@@ -148,7 +163,7 @@ Status KinetoJsonImporter::Import(const std::string& path, TimelineBuilder& buil
 
 Status kineto::ImportKinetoJsonBytes(const std::string& path, const TraceBytes& bytes,
                                      TimelineBuilder& builder, ImportProgress* progress) {
-  std::string_view data = bytes.data;
+  std::string_view data = bytes.view();
 
   SourceFile file;
   file.path = path;
@@ -201,6 +216,7 @@ Status kineto::ImportKinetoJsonBytes(const std::string& path, const TraceBytes& 
   size_t pos = array_open + 1;
   size_t array_close = std::string_view::npos;  // index of ']' when the array ended cleanly
   bool stopped = false;
+  int resyncs = 0;
   while (!stopped) {
     pos = SkipWs(data, pos);
     if (pos < data.size() && data[pos] == ']') {
@@ -267,8 +283,9 @@ Status kineto::ImportKinetoJsonBytes(const std::string& path, const TraceBytes& 
       if (done_run) break;
     }
     // The run cannot be parsed as a whole: keep its longest parseable prefix
-    // of whole elements, then stop.
+    // of whole elements before the error, then skip the damaged element.
     size_t limit = first_candidate == std::string_view::npos ? data.size() : first_candidate;
+    if (last_error != simdjson::SUCCESS) limit = std::min(limit, last_error_offset + 1);
     size_t kept_to = pos;
     for (int attempt = 0; attempt < kMaxCutRetries; ++attempt) {
       size_t brace = RFindCloseThen(data, limit, pos, ',');
@@ -289,10 +306,21 @@ Status kineto::ImportKinetoJsonBytes(const std::string& path, const TraceBytes& 
     std::string why = last_error == simdjson::SUCCESS
                           ? std::string("document ends inside the traceEvents array")
                           : std::string(simdjson::error_message(last_error));
-    note(where(std::max(last_error_offset, kept_to)) + ": " + why +
-         (truncated ? " (truncated?)" : "") + "; kept the " +
-         "events before " + where(kept_to));
-    stopped = true;
+    size_t bad = std::max(last_error_offset, kept_to);
+    // Resynchronize after the damaged element: go on at the next element
+    // boundary ("}, {") past the error. Bounded, so a
+    // file of garbage costs a few parses, not one per byte.
+    size_t resume = ++resyncs <= kMaxResyncs ? FindElementBoundary(data, bad)
+                                             : std::string_view::npos;
+    if (resume == std::string_view::npos) {
+      note(where(bad) + ": " + why + (truncated ? " (truncated?)" : "") + "; kept the " +
+           "events before " + where(kept_to));
+      stopped = true;
+    } else {
+      ++f.skipped;
+      note(where(bad) + ": " + why + "; skipped " + where(kept_to) + " to " + where(resume + 1));
+      pos = resume + 1;
+    }
   }
 
   // Top-level metadata: parse the document with the events array emptied.

@@ -265,6 +265,22 @@ TEST(KinetoJsonImporterTest, TruncatedJsonKeepsCompleteEventsAndIsPartial) {
   EXPECT_FALSE(t.files[0].epoch_clock);
 }
 
+TEST(KinetoJsonImporterTest, DamagedElementMidFileIsSkippedAndTheRestKept) {
+  std::string doc = ManyEvents(20000, false);  // several parse runs
+  size_t at = doc.find("\"ts\": 13345.5,");
+  ASSERT_NE(at, std::string::npos);
+  doc.insert(at + 13, " \"oops\"");  // "ts": 13345.5 "oops", ...
+  Status st;
+  Timeline t = Import(WriteTemp("damaged.json", doc), &st);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_TRUE(t.files[0].partial);
+  EXPECT_EQ(t.events.size(), 19999u);
+  EXPECT_EQ(t.files[0].skipped, 1u);
+  ASSERT_EQ(t.files[0].errors.size(), 1u);
+  EXPECT_NE(t.files[0].errors[0].find("line 12346"), std::string::npos) << t.files[0].errors[0];
+  EXPECT_TRUE(t.files[0].epoch_clock);  // baseTimeNanoseconds after the array still read
+}
+
 TEST(KinetoJsonImporterTest, TruncatedGzipKeepsWhatInflated) {
   std::string doc = ManyEvents(20000, false);
   std::string gz = Gzip(doc);
@@ -289,10 +305,14 @@ TEST(KinetoJsonImporterTest, InvalidJsonMidArrayNamesTheOffset) {
   Timeline t = Import(WriteTemp("bad.json", doc), &st);
   ASSERT_TRUE(st.ok()) << st.ToString();
   EXPECT_TRUE(t.files[0].partial);
-  ASSERT_GE(t.events.size(), 1u);
+  // The damaged element is skipped; the one after it is kept.
+  ASSERT_EQ(t.events.size(), 2u);
   EXPECT_EQ(t.name(t.events[0]), "good");
+  EXPECT_EQ(t.name(t.events[1]), "later");
+  EXPECT_EQ(t.files[0].skipped, 1u);
   ASSERT_FALSE(t.files[0].errors.empty());
-  EXPECT_NE(t.files[0].errors.back().find("line"), std::string::npos);
+  EXPECT_NE(t.files[0].errors.back().find("line 3"), std::string::npos);
+  EXPECT_NE(t.files[0].errors.back().find("skipped"), std::string::npos);
 }
 
 // Events out of order in the file, and two kernels overlapping on one

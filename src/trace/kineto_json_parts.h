@@ -29,8 +29,7 @@ bool MicrosTextToNs(std::string_view text, int64_t* ns);
 // Parses an integer JSON token or a quoted decimal / "0x.." hex string.
 bool TokenToInt(std::string_view token, int64_t* out);
 
-// The importer after reading the file: `bytes.data` must have
-// SIMDJSON_PADDING spare capacity. Exposed for the fuzz target.
+// The importer after reading the file. Exposed for the fuzz target.
 Status ImportKinetoJsonBytes(const std::string& path, const TraceBytes& bytes,
                              TimelineBuilder& builder, ImportProgress* progress);
 

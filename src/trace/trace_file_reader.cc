@@ -28,26 +28,6 @@ StatusOr<FilePtr> Open(const std::string& path) {
   return FilePtr(f);
 }
 
-StatusOr<std::string> ReadAll(FILE* f, const std::string& path, size_t padding) {
-  std::string out;
-  if (std::fseek(f, 0, SEEK_END) == 0) {
-    long size = std::ftell(f);
-    std::rewind(f);
-    if (size > 0) {
-      // Read straight into the final buffer (one copy, no regrowth).
-      out.reserve(static_cast<size_t>(size) + padding);
-      out.resize(static_cast<size_t>(size));
-      size_t got = std::fread(out.data(), 1, out.size(), f);
-      out.resize(got);
-    }
-  }
-  char buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) out.append(buf, n);
-  if (std::ferror(f)) return DataLossError(path + ": read error");
-  return out;
-}
-
 bool IsGzip(std::string_view s) {
   return s.size() >= 2 && static_cast<unsigned char>(s[0]) == 0x1f &&
          static_cast<unsigned char>(s[1]) == 0x8b;
@@ -109,25 +89,22 @@ bool Gunzip(std::string_view in, size_t limit, std::string& out, std::string& er
 
 }  // namespace
 
-StatusOr<TraceBytes> ReadTraceFile(const std::string& path, size_t padding) {
-  ASSIGN_OR_RETURN(FilePtr f, Open(path));
-  ASSIGN_OR_RETURN(std::string raw, ReadAll(f.get(), path, padding));
+StatusOr<TraceBytes> ReadTraceFile(const std::string& path) {
+  ASSIGN_OR_RETURN(FileContents contents, FileContents::Open(path));
   TraceBytes out;
+  std::string_view raw = contents.view();
   out.file_bytes = raw.size();
   if (!IsGzip(raw)) {
-    out.data = std::move(raw);
-  } else {
-    out.gzip = true;
-    std::string error;
-    if (!Gunzip(raw, SIZE_MAX - padding - 1, out.data, error)) {
-      if (out.data.empty()) return DataLossError(path + ": " + error + "; nothing inflated");
-      out.partial = true;
-      out.error = error;
-    }
+    out.file = std::move(contents);
+    return out;
   }
-  size_t n = out.data.size();
-  out.data.resize(n + padding, '\0');  // zeroed padding, then hide it again
-  out.data.resize(n);
+  out.gzip = true;
+  std::string error;
+  if (!Gunzip(raw, SIZE_MAX, out.inflated, error)) {
+    if (out.inflated.empty()) return DataLossError(path + ": " + error + "; nothing inflated");
+    out.partial = true;
+    out.error = error;
+  }
   return out;
 }
 

@@ -119,7 +119,9 @@ void WindowStore::ForEach(
     for (const auto& series : it->second) {
       auto begin = series->points.begin() + static_cast<ptrdiff_t>(series->begin);
       auto first = std::lower_bound(begin, series->points.end(), from_ns, by_ts);
-      auto last = std::lower_bound(first, series->points.end(), to_ns + 1, by_ts);
+      // upper_bound, not lower_bound(to_ns + 1): to_ns may be INT64_MAX.
+      auto last = std::upper_bound(first, series->points.end(), to_ns,
+                                   [](int64_t t, const WindowPoint& p) { return t < p.timestamp_ns; });
       if (first == last) continue;
       fn(series->labels, std::span<const WindowPoint>(&*first, static_cast<size_t>(last - first)));
     }

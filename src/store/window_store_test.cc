@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <thread>
 #include <vector>
 
@@ -36,6 +37,8 @@ TEST(WindowStoreTest, ReturnsPointsInRangeOldestFirst) {
   EXPECT_EQ(pts.back().timestamp_ns, 60);
   EXPECT_DOUBLE_EQ(pts[1].value, 4);
   EXPECT_TRUE(Collect(store, "missing", 0, 1000).empty());
+  // The widest range (to = INT64_MAX must not overflow).
+  EXPECT_EQ(Collect(store, "m", INT64_MIN, INT64_MAX).size(), 10u);
 }
 
 TEST(WindowStoreTest, KeepsSeriesApartAndPassesLabels) {

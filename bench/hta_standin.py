@@ -11,7 +11,8 @@ max of duration). Written here from HTA's documentation, not its code; real
 HTA does more work per trace (memory accounting, call-stack ids), so this is
 a lower bound on its time.
 
-Usage: hta_standin.py TRACE.json  -> prints seconds taken and the kernel count
+Usage: hta_standin.py TRACE.json
+  -> prints "<wall seconds> <process CPU seconds> <distinct kernels>"
 """
 import gzip
 import json
@@ -26,6 +27,7 @@ ARGS_KEPT = ["correlation", "stream", "device", "External id", "cbid", "bytes", 
 
 def main(path):
     t0 = time.time()
+    c0 = time.process_time()
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt") as f:
         trace = json.load(f)
@@ -44,7 +46,7 @@ def main(path):
     kernel_cat = list(cat_ids).index("kernel") if "kernel" in list(cat_ids) else -1
     kernels = df[df["cat"] == kernel_cat]
     stats = kernels.groupby("name")["dur"].agg(["count", "sum", "mean", "std", "min", "max"])
-    print(f"{time.time() - t0:.3f} {len(stats)}")
+    print(f"{time.time() - t0:.3f} {time.process_time() - c0:.3f} {len(stats)}")
 
 
 if __name__ == "__main__":

@@ -126,10 +126,16 @@ def main():
                 [args.gpufleet, "server", "--help"], capture_output=True).returncode == 0:
             port = free_port()
             base = f"http://127.0.0.1:{port}"
+            # One load generator stands for 10,000 agents on one address: the
+            # per-client rate limit (50 requests/s by default) would throttle
+            # it, so it is lifted; detectors stay on (the defaults).
+            config = os.path.join(tmp, "server.toml")
+            with open(config, "w") as f:
+                f.write("[limits]\nrequests_per_second = 1000000\nburst = 1000000\n")
             results["gpufleet"] = measure(
                 "gpufleet",
                 [args.gpufleet, "server", "--listen", f"127.0.0.1:{port}",
-                 "--db", f"{tmp}/gpufleet.db"],
+                 "--db", f"{tmp}/gpufleet.db", "--config", config],
                 f"{base}/-/healthy", f"{base}/api/v1/write", args, tmp)
         else:
             print(f"SKIP gpufleet: no `gpufleet server` at {args.gpufleet}", file=sys.stderr)

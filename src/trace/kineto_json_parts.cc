@@ -243,6 +243,11 @@ simdjson::error_code EventReader::Read(od::value v, Staged& s) {
       sv = val.raw_json_token();
       if (!TokenToInt(sv, &s.flow_id)) s.flow_id = -1;
     } else if (key == "args") {
+      // Host operator args (shapes, strides, input values: often most of
+      // the event's bytes) hold nothing the timeline uses; left unread, the
+      // on-demand parser skips them in one pass. `cat` precedes `args` in
+      // Kineto's output; when it does not, the args are read as usual.
+      if (s.cat == "cpu_op" || s.cat == "user_annotation" || s.cat == "python_function") continue;
       od::object args;
       if (val.get_object().get(args)) continue;
       if ((err = ReadArgs(args, s))) return err;

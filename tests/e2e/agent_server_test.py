@@ -13,7 +13,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_harness import ServerProcess, dump_log, free_port, get_json, http, wait_for  # noqa: E402
+from server_harness import (ServerProcess, dump_log, free_port, get_json, http,  # noqa: E402
+                            stop_process, wait_for)
 
 
 def metric(text, name):
@@ -73,12 +74,7 @@ def main():
             raise
         finally:
             for a in agents:
-                a.terminate()
-                try:
-                    a.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    a.kill()
-                    a.wait()
+                stop_process(a)
     print("agent + server e2e: ok")
 
 

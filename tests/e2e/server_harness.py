@@ -48,6 +48,17 @@ def wait_for(what, fn, timeout_s, interval_s=0.3):
     raise AssertionError(f"timed out after {timeout_s}s waiting for {what}; last: {last}")
 
 
+def stop_process(proc, timeout_s=15):
+    """SIGTERM, then SIGKILL if it has not exited after `timeout_s`."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 class ServerProcess:
     """`gpufleet server ...` on a free loopback port; use as a context manager
     so the process is stopped (SIGKILL if it will not stop) on every path."""
@@ -72,13 +83,7 @@ class ServerProcess:
         self.proc.wait(timeout=10)
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc)
         self.log.close()
 
     def __enter__(self):

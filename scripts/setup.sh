@@ -15,6 +15,7 @@ PACKAGES=(
   librocm-smi-dev libze-dev
   # real components the integration tests start on loopback
   prometheus victoria-metrics prometheus-alertmanager
+  slurm-wlm munge  # tests/integration/slurm_test.py (slurmctld + slurmd; the test uses auth/none, munge is the production auth)
   # test and benchmark tooling
   python3 curl util-linux
   prometheus-node-exporter valgrind  # anchor and profiler of bench/agent_footprint.py

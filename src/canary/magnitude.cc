@@ -46,6 +46,7 @@ std::optional<PeakBound> PeakFor(const HardwareCatalog& catalog, std::string_vie
     }
   } else if (unit == "flop_per_second" && StartsWith(benchmark_id, "gemm.")) {
     std::string_view precision = benchmark_id.substr(5);
+    precision = precision.substr(0, precision.find('@'));  // "bf16@8192": built-in runner
     std::optional<double> peak = GemmPeak(*m, precision);
     if (peak.has_value() && *peak > 0) {
       bound = Bound(*peak, "peak " + std::string(precision), unit, *m, true);

@@ -5,6 +5,7 @@
 #include "canary/babelstream_parser.h"
 #include "canary/dcgm_diag_parser.h"
 #include "canary/nccl_tests_parser.h"
+#include "canary/result_json.h"
 #include "core/strings.h"
 
 namespace gpufleet::canary {
@@ -14,8 +15,10 @@ StatusOr<ResultFormat> ResultFormatFromName(std::string_view name) {
   if (name == "nccl-tests" || name == "rccl-tests") return ResultFormat::kNcclTests;
   if (name == "babelstream") return ResultFormat::kBabelStream;
   if (name == "dcgm-diag") return ResultFormat::kDcgmDiag;
-  return InvalidArgumentError("unknown result format '" + std::string(name) +
-                              "' (expected auto, nccl-tests, rccl-tests, babelstream, dcgm-diag)");
+  if (name == "gpufleet-json") return ResultFormat::kCanaryJson;
+  return InvalidArgumentError(
+      "unknown result format '" + std::string(name) +
+      "' (expected auto, nccl-tests, rccl-tests, babelstream, dcgm-diag, gpufleet-json)");
 }
 
 std::string_view ResultFormatName(ResultFormat f) {
@@ -28,12 +31,15 @@ std::string_view ResultFormatName(ResultFormat f) {
       return "babelstream";
     case ResultFormat::kDcgmDiag:
       return "dcgm-diag";
+    case ResultFormat::kCanaryJson:
+      return "gpufleet-json";
   }
   return "auto";
 }
 
 ResultFormat SniffResultFormat(std::string_view text) {
   std::string_view head = TrimWhitespace(text.substr(0, 4096));
+  if (LooksLikeCanaryJson(head)) return ResultFormat::kCanaryJson;
   if (!head.empty() && head[0] == '{') return ResultFormat::kDcgmDiag;
   if (head.find("BabelStream") != std::string_view::npos ||
       head.find("function,num_times") != std::string_view::npos) {
@@ -63,6 +69,8 @@ StatusOr<std::vector<BenchmarkResult>> ParseResults(std::string_view text, std::
       ASSIGN_OR_RETURN(DcgmDiagOutput out, ParseDcgmDiag(text, origin, report));
       return DcgmDiagResults(out, origin);
     }
+    case ResultFormat::kCanaryJson:
+      return ParseCanaryJson(text, origin, report);
     case ResultFormat::kAuto:
       break;
   }

@@ -11,9 +11,10 @@
 
 namespace gpufleet::canary {
 
-enum class ResultFormat { kAuto, kNcclTests, kBabelStream, kDcgmDiag };
+enum class ResultFormat { kAuto, kNcclTests, kBabelStream, kDcgmDiag, kCanaryJson };
 
-// "auto", "nccl-tests" (also rccl-tests), "babelstream", "dcgm-diag".
+// "auto", "nccl-tests" (also rccl-tests), "babelstream", "dcgm-diag",
+// "gpufleet-json" (`canary run` output, canary/result_json.h).
 StatusOr<ResultFormat> ResultFormatFromName(std::string_view name);
 std::string_view ResultFormatName(ResultFormat f);
 

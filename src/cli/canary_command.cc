@@ -1,19 +1,30 @@
-// gpufleet canary ingest|baseline|check: feeds external benchmark results
-// (nccl-tests / rccl-tests, BabelStream, DCGM diag JSON) into the state
-// database and gates new runs against per-target baselines. Exit status of
-// `check`: 0 pass, 1 regression / fail / invalid (and inconclusive unless
+// gpufleet canary ingest|baseline|check|run: feeds external benchmark results
+// (nccl-tests / rccl-tests, BabelStream, DCGM diag JSON, gpufleet canary JSON)
+// into the state database and gates new runs against per-target baselines;
+// `run` measures with the built-in microbenchmarks through the vendor
+// libraries loaded at run time. Exit status of `check` (and `run --check`):
+// 0 pass, 1 regression / fail / invalid (and inconclusive unless
 // --allow-inconclusive), 2 bad usage.
+#include <unistd.h>
+
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "canary/gate.h"
 #include "canary/gate_format.h"
 #include "canary/ingest.h"
+#include "canary/magnitude.h"
+#include "canary/result_json.h"
+#include "canary/run_format.h"
+#include "canary/runner.h"
 #include "cli/command.h"
 #include "core/clock.h"
+#include "core/file_util.h"
 #include "schema/hardware_catalog.h"
+#include "server/canary_incidents.h"
 #include "store/canary_store.h"
 
 namespace gpufleet {
@@ -31,10 +42,9 @@ class CanaryCommand : public Command {
  public:
   std::string_view name() const override { return "canary"; }
   std::string_view help() const override {
-    return "Gate nodes and images on benchmark results: ingest nccl-tests / "
-           "rccl-tests, "
-           "BabelStream and DCGM diag output, set per-target baselines, check "
-           "new runs.";
+    return "Gate nodes and images on benchmark results: run the built-in "
+           "microbenchmarks, ingest nccl-tests / rccl-tests, BabelStream and DCGM diag "
+           "output, set per-target baselines, check new runs.";
   }
 
   void Configure(CLI::App& app) override {
@@ -79,6 +89,8 @@ class CanaryCommand : public Command {
         ->add_option("--min-repetitions", policy_.min_repetitions,
                      "Fewer repetitions give 'inconclusive'")
         ->capture_default_str();
+    AddPush(check_);
+    ConfigureRun(app);
   }
 
   Status Run() override {
@@ -86,6 +98,7 @@ class CanaryCommand : public Command {
     if (set_->parsed()) return SetBaseline();
     if (list_->parsed()) return List();
     if (check_->parsed()) return Check();
+    if (run_->parsed()) return RunBuiltin();
     return InvalidArgumentError("canary: expected ingest, baseline set|list or check");
   }
 
@@ -99,6 +112,78 @@ class CanaryCommand : public Command {
                     "(overrides what the "
                     "files say)");
   }
+  void AddPush(CLI::App* sub) {
+    sub->add_option("--server", server_url_,
+                    "Post failing verdicts to this gpufleet server (incidents of kind "
+                    "canary_regression)");
+    sub->add_option("--token", token_, "Bearer token for --server");
+    sub->add_option("--node", node_, "Node name sent with --server (default: hostname)");
+  }
+
+  void ConfigureRun(CLI::App& app) {
+    run_ = app.add_subcommand(
+        "run", "Run the built-in microbenchmarks (GEMM, memory, transfers, allocation, "
+               "all-reduce) through the vendor libraries loaded at run time");
+    run_->add_option("--vendor", vendor_, "auto, nvidia or amd")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"auto", "nvidia", "amd"}));
+    run_->add_option("--library-path", library_dir_,
+                     "Load libcudart/libcublas/libnccl (or the HIP/ROCm ones) from this "
+                     "directory instead of the loader's search path");
+    run_->add_option("--benchmarks", run_options_.groups,
+                     "Comma-separated: gemm, stream, alloc, h2d, allreduce")
+        ->delimiter(',')
+        ->capture_default_str();
+    run_->add_option("--precisions", precisions_, "GEMM precisions: bf16, fp16, fp32, fp8")
+        ->delimiter(',')
+        ->capture_default_str();
+    run_->add_option("--reps", run_options_.repetitions, "Repetitions per benchmark")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000));
+    run_->add_option("--iters", run_options_.iters, "Timed operations per repetition")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100000));
+    run_->add_option("--warmup", run_options_.warmup, "Untimed operations before timing")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 1000));
+    run_->add_option("--device", run_options_.device,
+                     "GPU for the single-device benchmarks (all-reduce uses every GPU)")
+        ->capture_default_str();
+    run_->add_option("--gemm-size", run_options_.gemm_n, "GEMM m = n = k")
+        ->capture_default_str()
+        ->check(CLI::Range(16, 65536));
+    run_->add_option("--stream-bytes", run_options_.stream_bytes, "Buffer size of stream.*")
+        ->capture_default_str();
+    run_->add_option("--transfer-bytes", run_options_.transfer_bytes,
+                     "Buffer size of copy.h2d/d2h")
+        ->capture_default_str();
+    run_->add_option("--alloc-sizes", run_options_.alloc_bytes, "Comma-separated bytes")
+        ->delimiter(',')
+        ->capture_default_str();
+    run_->add_option("--alloc-samples", run_options_.alloc_samples,
+                     "Allocations per repetition and size")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100000));
+    run_->add_option("--allreduce-sizes", run_options_.allreduce_bytes, "Comma-separated bytes")
+        ->delimiter(',')
+        ->capture_default_str();
+    run_->add_option("--image", image_, "Container image name or digest (part of the target)");
+    run_->add_option("--target", target_spec_,
+                     "model=...,driver=...,runtime=...,libs=...,image=... (overrides what "
+                     "the runtime reports)");
+    run_->add_flag("--json", json_, "Print the results as gpufleet canary JSON");
+    run_->add_option("-o,--output", output_, "Also write the results as gpufleet canary JSON");
+    run_->add_option("--db", run_db_, "Store the results in this state database");
+    run_->add_flag("--check", run_check_, "Gate the results against the baselines in --db");
+    run_->add_flag("--allow-inconclusive", allow_inconclusive_,
+                   "With --check: exit 0 when verdicts are only pass or inconclusive");
+    run_->add_option("--tolerance", policy_.tolerance,
+                     "With --check: regression size the gate must catch (fraction)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.001, 0.5));
+    AddPush(run_);
+  }
+
   void AddDb(CLI::App* sub) {
     sub->add_option("--db", db_path_, "SQLite state database (created if absent)")
         ->capture_default_str();
@@ -176,15 +261,119 @@ class CanaryCommand : public Command {
     ParseReport report;
     ASSIGN_OR_RETURN(std::vector<canary::BenchmarkResult> results, Load(&report));
     RETURN_IF_ERROR(OpenStore());
+    return Gate(results);
+  }
+
+  static std::string HostName() {
+    char buf[256] = {};
+    if (::gethostname(buf, sizeof(buf) - 1) != 0) return "unknown";
+    return buf;
+  }
+
+  StatusOr<std::vector<canary::GemmPrecision>> Precisions() const {
+    std::vector<canary::GemmPrecision> out;
+    for (const std::string& p : precisions_) {
+      if (p == "bf16") {
+        out.push_back(canary::GemmPrecision::kBf16);
+      } else if (p == "fp16") {
+        out.push_back(canary::GemmPrecision::kFp16);
+      } else if (p == "fp32") {
+        out.push_back(canary::GemmPrecision::kFp32);
+      } else if (p == "fp8") {
+        out.push_back(canary::GemmPrecision::kFp8);
+      } else {
+        return InvalidArgumentError("--precisions: unknown precision '" + p +
+                                    "' (expected bf16, fp16, fp32, fp8)");
+      }
+    }
+    return out;
+  }
+
+  Status RunBuiltin() {
+    if (run_check_ && run_db_.empty()) return InvalidArgumentError("--check needs --db");
+    RETURN_IF_ERROR(canary::ValidateGroups(run_options_.groups));
+    ASSIGN_OR_RETURN(run_options_.gemm_precisions, Precisions());
+    ASSIGN_OR_RETURN(run_options_.target_overrides, canary::ParseHardwareTarget(target_spec_));
+    if (!image_.empty()) run_options_.target_overrides.image = image_;
+    StatusOr<std::unique_ptr<canary::GpuRuntime>> rt =
+        vendor_ == "auto"
+            ? canary::LoadGpuRuntimeAuto(library_dir_)
+            : canary::LoadGpuRuntime({vendor_ == "amd" ? canary::GpuVendor::kAmd
+                                                       : canary::GpuVendor::kNvidia,
+                                      library_dir_});
+    if (!rt.ok()) return rt.status();
+    ASSIGN_OR_RETURN(canary::RunReport report, canary::RunBenchmarks(**rt, run_options_));
+    // Magnitude sanity: a figure above the hardware peak or 1000x below it is
+    // a bug in the measurement, not a result.
+    size_t implausible = 0;
+    for (const canary::BenchmarkResult& r : report.results) {
+      std::optional<canary::PeakBound> bound = canary::PeakFor(
+          HardwareCatalog::Default(), r.target.model, r.benchmark_id, r.unit);
+      if (!bound) continue;
+      for (double v : r.values) {
+        if (Status st = canary::CheckMagnitude(*bound, v); !st.ok()) {
+          std::fprintf(stderr, "implausible %s: %s\n", r.benchmark_id.c_str(),
+                       st.message().c_str());
+          ++implausible;
+          break;
+        }
+      }
+    }
+    std::string json = canary::FormatResultsJson(report.target, report.results, report.skipped);
+    if (!output_.empty()) RETURN_IF_ERROR(WriteStringToFile(output_, json));
+    std::string out = json_ ? json : canary::FormatRunTable(report);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+    if (report.results.empty()) {
+      return UnavailableError("no benchmark ran (" + std::to_string(report.skipped.size()) +
+                              " skipped)");
+    }
+    if (!run_db_.empty()) {
+      db_path_ = run_db_;
+      RETURN_IF_ERROR(OpenStore());
+      int64_t now = RealClock::Get().NowNs();
+      for (const canary::BenchmarkResult& r : report.results) {
+        RETURN_IF_ERROR(store_->AddResult(r, now));
+      }
+      std::fprintf(stderr, "stored %zu result(s) in %s\n", report.results.size(),
+                   run_db_.c_str());
+    }
+    if (run_check_) return Gate(report.results);
+    if (implausible > 0) {
+      return FailedPreconditionError(std::to_string(implausible) +
+                                     " figure(s) failed the hardware-peak sanity check");
+    }
+    return OkStatus();
+  }
+
+  // Gates `results` against the open store, prints the verdicts, pushes the
+  // failing ones to --server.
+  Status Gate(const std::vector<canary::BenchmarkResult>& results) {
     ASSIGN_OR_RETURN(canary::GateReport gate,
                      canary::RunGate(results, *store_, policy_, &HardwareCatalog::Default()));
     canary::ExitPolicy exit_policy;
     exit_policy.fail_on_inconclusive = !allow_inconclusive_;
     exit_policy.fail_on_no_baseline = require_baseline_;
     bool failed = canary::GateFailed(gate, exit_policy);
-    std::string out = json_ ? canary::FormatGateJson(gate, failed) : canary::FormatGateTable(gate);
-    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::string gate_json = canary::FormatGateJson(gate, failed);
+    if (run_->parsed()) {
+      // The run's own output went to stdout; the verdicts follow it (on
+      // stderr when stdout carries JSON).
+      std::string table = canary::FormatGateTable(gate);
+      std::fwrite(table.data(), 1, table.size(), json_ ? stderr : stdout);
+    } else {
+      std::string out = json_ ? gate_json : canary::FormatGateTable(gate);
+      std::fwrite(out.data(), 1, out.size(), stdout);
+    }
     std::fflush(stdout);
+    if (!server_url_.empty() && (gate.Count(canary::Verdict::kRegression) > 0 ||
+                                 gate.Count(canary::Verdict::kFail) > 0)) {
+      ASSIGN_OR_RETURN(std::string reply,
+                       PushCanaryVerdicts(server_url_, token_,
+                                          node_.empty() ? HostName() : node_, gate_json));
+      std::fprintf(stderr, "pushed failing verdicts to %s: %s", server_url_.c_str(),
+                   reply.c_str());
+    }
     if (failed) {
       return FailedPreconditionError(
           "gate failed: " + std::to_string(gate.Count(canary::Verdict::kRegression)) +
@@ -200,6 +389,18 @@ class CanaryCommand : public Command {
   CLI::App* set_ = nullptr;
   CLI::App* list_ = nullptr;
   CLI::App* check_ = nullptr;
+  CLI::App* run_ = nullptr;
+  canary::RunOptions run_options_;
+  std::vector<std::string> precisions_ = {"bf16", "fp16", "fp32", "fp8"};
+  std::string vendor_ = "auto";
+  std::string library_dir_;
+  std::string image_;
+  std::string output_;
+  std::string run_db_;
+  bool run_check_ = false;
+  std::string server_url_;
+  std::string token_;
+  std::string node_;
   std::vector<std::string> files_;
   std::string format_ = "auto";
   std::string target_spec_;

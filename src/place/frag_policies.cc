@@ -1,7 +1,8 @@
 // Fragmentation-aware policies: FGD as its authors' simulator scores it, and
-// gpufleet's own refinement of it. Both score a node by how much placing the
-// request there changes the node's fragmentation against the target
-// workload; for a GPU share they try every device and keep the best.
+// weighted combinations of policies. FGD scores a node by how much placing
+// the request there changes the node's fragmentation against the target
+// workload; for a GPU share it tries every device and keeps the best.
+// gpufleet's own policy is in gpufleet_policy.cc.
 //
 // Evaluations are cached per (request shape, node) and invalidated by the
 // node's version, since a placement changes one node and the trace has only
@@ -140,43 +141,6 @@ class FgdPolicy : public FragPolicyBase {
   }
 };
 
-// gpufleet: see NewGpufleetPolicy in policy.h for the rationale.
-class GpufleetPolicy : public FragPolicyBase {
- public:
-  using FragPolicyBase::FragPolicyBase;
-  std::string_view name() const override { return "gpufleet"; }
-
- protected:
-  double CandidateScore(const Cluster& cluster, int node, const WorkloadRequest& req,
-                        double before, double after, int64_t gpu_free_after) const override {
-    const NodeSpec& spec = cluster.spec(node);
-    const NodeState& st = cluster.state(node);
-    // Fragmentation removed, in steps of kBucketMilli: finer steps make
-    // near-equal candidates distinct and scatter load; coarser ones let the
-    // tie-breaks below (and the selector's fixed node order) consolidate.
-    double score = std::floor((before - after) / kBucketMilli);
-    const double gpu_left = static_cast<double>(st.total_gpu_free_milli() - req.total_gpu_milli());
-    const double cpu_left = static_cast<double>(st.cpu_free_milli - req.cpu_milli);
-    // Packing tie-breaks: fuller node, tighter device.
-    score -= 0.1 * gpu_left / kMaxSpecGpuMilli + 0.1 * cpu_left / kMaxSpecCpuMilli;
-    if (gpu_free_after >= 0) score -= 0.05 * static_cast<double>(gpu_free_after) / kMilliPerGpu;
-    // CPU/GPU balance: GPUs on a node whose CPU runs out first end up
-    // stranded; penalise the free-GPU fraction exceeding the free-CPU one.
-    // Only for GPU requests: steering CPU-only pods this way crowds them
-    // onto few nodes and lost allocation on the CPU-heavy trace variants.
-    if (req.needs_gpu() && spec.gpu_count > 0 && spec.cpu_milli > 0) {
-      double gpu_frac = gpu_left / static_cast<double>(spec.gpu_count * kMilliPerGpu);
-      double cpu_frac = cpu_left / static_cast<double>(spec.cpu_milli);
-      score -= kBalanceWeight * std::max(0.0, gpu_frac - cpu_frac) * spec.gpu_count;
-    }
-    return score;
-  }
-
- private:
-  static constexpr double kBucketMilli = 100;
-  static constexpr double kBalanceWeight = 100;
-};
-
 class WeightedPolicy : public PlacementPolicy {
  public:
   explicit WeightedPolicy(std::vector<std::pair<double, std::unique_ptr<PlacementPolicy>>> parts)
@@ -210,9 +174,6 @@ class WeightedPolicy : public PlacementPolicy {
 
 std::unique_ptr<PlacementPolicy> NewFgdPolicy(TargetWorkload target) {
   return std::make_unique<FgdPolicy>(std::move(target));
-}
-std::unique_ptr<PlacementPolicy> NewGpufleetPolicy(TargetWorkload target) {
-  return std::make_unique<GpufleetPolicy>(std::move(target));
 }
 std::unique_ptr<PlacementPolicy> NewWeightedPolicy(
     std::vector<std::pair<double, std::unique_ptr<PlacementPolicy>>> parts) {

@@ -35,8 +35,11 @@ TargetWorkload TargetWorkload::FromWorkload(const std::vector<WorkloadRequest>& 
                                             double coverage) {
   using Key = std::tuple<int64_t, int64_t, int, std::string>;
   std::map<Key, int64_t> counts;
+  std::map<Key, int64_t> memory;
   for (const WorkloadRequest& r : workload) {
-    ++counts[Key{r.cpu_milli, r.gpu_milli, r.gpu_count, JoinModels(r.gpu_models)}];
+    Key key{r.cpu_milli, r.gpu_milli, r.gpu_count, JoinModels(r.gpu_models)};
+    ++counts[key];
+    memory[key] += r.memory_mib;
   }
   std::vector<std::pair<Key, int64_t>> sorted(counts.begin(), counts.end());
   std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
@@ -51,6 +54,7 @@ TargetWorkload TargetWorkload::FromWorkload(const std::vector<WorkloadRequest>& 
     TypicalShape s;
     std::tie(s.cpu_milli, s.gpu_milli, s.gpu_count, s.gpu_models) = key;
     s.count = count;
+    s.memory_mib = memory[key] / count;
     shapes.push_back(std::move(s));
     covered += static_cast<double>(count);
   }

@@ -28,6 +28,9 @@ struct TypicalShape {
   std::string gpu_models;  // canonical '|'-joined allow-list, "" = any
   double weight = 0;       // share of pods, renormalised over the kept shapes
   int64_t count = 0;       // pods of this shape in the source workload
+  // Mean memory of the shape's pods (MiB). FGD's shapes and measure ignore
+  // memory; gpufleet's waste model (gpufleet_policy.h) uses it.
+  int64_t memory_mib = 0;
 };
 
 class TargetWorkload {

@@ -40,6 +40,16 @@ Cluster::Cluster(std::vector<NodeSpec> nodes) : nodes_(std::move(nodes)) {
   }
 }
 
+Cluster::Cluster(std::vector<NodeSpec> nodes, std::vector<NodeState> states)
+    : nodes_(std::move(nodes)), states_(std::move(states)) {
+  GPUFLEET_CHECK(states_.size() == nodes_.size());
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    GPUFLEET_CHECK(static_cast<int>(states_[i].gpu_free_milli.size()) == nodes_[i].gpu_count);
+    total_gpu_milli_ += nodes_[i].gpu_count * kMilliPerGpu;
+    used_gpu_milli_ += nodes_[i].gpu_count * kMilliPerGpu - states_[i].total_gpu_free_milli();
+  }
+}
+
 void Cluster::Place(int node, GpuMask gpus, const WorkloadRequest& req) {
   NodeState& s = states_[node];
   s.cpu_free_milli -= req.cpu_milli;

@@ -79,6 +79,9 @@ struct NodeState {
 class Cluster {
  public:
   explicit Cluster(std::vector<NodeSpec> nodes);
+  // Nodes with given free capacity (e.g. from an inventory file).
+  // REQUIRES: states.size() == nodes.size() and each state has one entry per GPU.
+  Cluster(std::vector<NodeSpec> nodes, std::vector<NodeState> states);
 
   int size() const { return static_cast<int>(nodes_.size()); }
   const NodeSpec& spec(int i) const { return nodes_[i]; }

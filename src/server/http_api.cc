@@ -6,6 +6,7 @@
 
 #include "core/http_bind.h"
 #include "core/strings.h"
+#include "server/canary_incidents.h"
 
 namespace gpufleet {
 namespace {
@@ -64,6 +65,7 @@ HttpApi::HttpApi(HttpApiOptions options, HttpApiBackend backend, const Clock& cl
     : options_(std::move(options)),
       backend_(std::move(backend)),
       limiter_(options_.rate_limit, clock),
+      clock_(clock),
       server_(std::make_unique<httplib::Server>()) {
   Routes();
 }
@@ -169,6 +171,35 @@ void HttpApi::Routes() {
            if (!st.ok()) return Error(res, 500, st.ToString());
            res.set_content("{\"status\":\"success\"}\n", "application/json");
          });
+
+  s.Post("/api/v1/canary", [this, authorized](const httplib::Request& req, httplib::Response& res) {
+    if (!authorized(req, res)) return;
+    int64_t now = clock_.NowNs();
+    StatusOr<CanaryIncidents> in = CanaryIncidentsFromJson(req.body, now);
+    if (!in.ok()) return Error(res, 400, in.status().message());
+    json ids = json::array();
+    size_t created = 0;
+    for (const IncidentRecord& r : in->incidents) {
+      StatusOr<UpsertResult> up = backend_.incidents->Upsert(r, now);
+      if (!up.ok()) return Error(res, 500, up.status().ToString());
+      ids.push_back(up->id);
+      if (up->created) ++created;
+    }
+    json body = {{"status", "success"},
+                 {"data", {{"incidents", ids}, {"created", created}, {"ignored", in->ignored}}}};
+    res.set_content(body.dump() + "\n", "application/json");
+  });
+
+  s.Post("/api/v1/place", [this](const httplib::Request& req, httplib::Response& res) {
+    if (!backend_.place) {
+      return Error(res, 404,
+                   "placement is not configured: set [place] inventory = \"FILE\" in the "
+                   "server config");
+    }
+    std::pair<int, std::string> r = backend_.place(req.body);
+    res.status = r.first;
+    res.set_content(r.second, "application/json");
+  });
 
   s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(backend_.render_metrics ? backend_.render_metrics() : std::string(),

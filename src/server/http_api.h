@@ -6,6 +6,11 @@
 //   GET  /api/v1/incidents/{id} one incident with its evidence (404 unknown)
 //   GET  /api/v1/inventory      nodes and devices
 //   POST /api/v1/admin/detect   run the detectors now               [token]
+//   POST /api/v1/canary         failing canary verdicts -> incidents of kind
+//                               canary_regression (server/canary_incidents.h) [token]
+//   POST /api/v1/place          JSON workload request -> placement decision with
+//                               alternatives and rejections (place/place_service.h);
+//                               404 when no [place] inventory is configured
 //   GET  /metrics               self-metrics, Prometheus text format
 //   GET  /-/healthy, /-/ready   liveness and readiness
 // Every request passes the per-address rate limit (429 + Retry-After) and
@@ -19,6 +24,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "core/clock.h"
 #include "core/status.h"
@@ -49,6 +55,8 @@ struct HttpApiBackend {
   std::function<std::string()> render_metrics;
   std::function<Status()> run_detectors;  // may be empty
   std::function<bool()> ready;            // may be empty = always ready
+  // POST /api/v1/place: body -> (HTTP status, JSON). Empty = not configured (404).
+  std::function<std::pair<int, std::string>(const std::string&)> place;
 };
 
 class HttpApi {
@@ -67,6 +75,7 @@ class HttpApi {
   const HttpApiOptions options_;
   const HttpApiBackend backend_;
   RateLimiter limiter_;
+  const Clock& clock_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   int port_ = 0;

@@ -6,6 +6,7 @@
 #include "agent/agent_server.h"
 #include "core/file_util.h"
 #include "core/strings.h"
+#include "place/place_service.h"
 
 namespace gpufleet {
 namespace {
@@ -107,6 +108,15 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
   b.render_metrics = [self] { return self->RenderMetrics(); };
   b.run_detectors = [self] { return self->RunDetectorsOnce(); };
   b.ready = [self] { return self->started_.load(); };
+  if (!c.place_inventory.empty()) {
+    ASSIGN_OR_RETURN(std::unique_ptr<place::PlaceService> svc,
+                     place::PlaceService::Create(c.place_inventory, c.place_policy));
+    std::shared_ptr<place::PlaceService> shared(std::move(svc));
+    b.place = [shared](const std::string& body) {
+      place::PlaceReply r = shared->Place(body);
+      return std::make_pair(r.http_status, std::move(r.body));
+    };
+  }
   s->http_ = std::make_unique<HttpApi>(h, std::move(b), RealClock::Get());
   return s;
 }

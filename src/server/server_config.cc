@@ -92,7 +92,7 @@ StatusOr<ServerConfig> ParseServerConfig(std::string_view text, std::string_view
   ServerConfig c = base;
   static const char* const kKnown[] = {"listen", "db",     "external_url", "token",
                                        "window", "limits", "forward",      "scrape",
-                                       "detect", "alerts", "capture"};
+                                       "detect", "alerts", "capture",      "place"};
   for (const auto& [key, node] : t) {
     bool known = false;
     for (const char* k : kKnown) known |= key.str() == k;
@@ -147,6 +147,11 @@ StatusOr<ServerConfig> ParseServerConfig(std::string_view text, std::string_view
     RETURN_IF_ERROR(r.Bool("enabled", c.capture_enabled));
     RETURN_IF_ERROR(r.String("output_dir", c.capture_output_dir));
     RETURN_IF_ERROR(r.Duration("duration", c.capture_duration_ns));
+  }
+  if (const toml::table* s = Section(t, "place")) {
+    Reader r(*s, origin, "place.");
+    RETURN_IF_ERROR(r.String("inventory", c.place_inventory));
+    RETURN_IF_ERROR(r.String("policy", c.place_policy));
   }
   return c;
 }

@@ -46,6 +46,9 @@ struct ServerConfig {
   bool capture_enabled = false;
   std::string capture_output_dir = "/var/tmp/gpufleet-captures";
   int64_t capture_duration_ns = 30'000'000'000;
+  // [place]: POST /api/v1/place answers against this inventory file ("" = off).
+  std::string place_inventory;
+  std::string place_policy = "gpufleet";
 };
 
 // Reads `toml` on top of `base`: keys present replace base values.

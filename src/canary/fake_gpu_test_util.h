@@ -1,0 +1,40 @@
+// Test helpers for the canary runner tests: script the fake GPU stacks
+// (tests/fakes/gpu/) through their config files and load them through the
+// real GpuRuntime loading code.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "canary/gpu_runtime.h"
+#include "core/file_util.h"
+
+namespace gpufleet::canary {
+
+inline std::string FakeGpuDir(GpuVendor v, bool partial = false) {
+  return std::string(FAKE_GPU_DIR) + (v == GpuVendor::kAmd ? "/hip" : "/cuda") +
+         (partial ? "/partial" : "");
+}
+
+// Writes `config` to a new file and points the vendor's fake at it (a new
+// path makes the fake reload and reset its clocks).
+inline void ScriptFakeGpu(GpuVendor v, const std::string& config) {
+  static std::atomic<int> n{0};
+  std::string path = ::testing::TempDir() + "/fake_gpu_" + std::to_string(::getpid()) + "_" +
+                     std::to_string(n++) + ".conf";
+  ASSERT_TRUE(WriteStringToFile(path, config).ok());
+  ::setenv(v == GpuVendor::kAmd ? "GPUFLEET_FAKE_HIP_CONFIG" : "GPUFLEET_FAKE_CUDA_CONFIG",
+           path.c_str(), 1);
+}
+
+inline std::unique_ptr<GpuRuntime> LoadFake(GpuVendor v, bool partial = false) {
+  StatusOr<std::unique_ptr<GpuRuntime>> rt = LoadGpuRuntime({v, FakeGpuDir(v, partial)});
+  EXPECT_TRUE(rt.ok()) << rt.status().ToString();
+  return rt.ok() ? std::move(rt).value() : nullptr;
+}
+
+}  // namespace gpufleet::canary

@@ -1,0 +1,216 @@
+// gpufleet place: one placement decision, explained.
+//   place --inventory FILE --request FILE [--policy P] [--json] [--alternatives N]
+//       the chosen node and GPUs, the runners-up, and every rejected node's
+//       reason; exit 0 placed, 1 nothing fits, 2 bad input
+//   place extender --inventory FILE --listen HOST:PORT [--policy P]
+//       Kubernetes scheduler extender (POST <prefix>/filter, <prefix>/prioritize)
+//   place slurm conf|args ...   (place_slurm_command.cc)
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include <httplib.h>
+
+#include "cli/command.h"
+#include "core/file_util.h"
+#include "core/http_bind.h"
+#include "core/strings.h"
+#include "place/compat_hook.h"
+#include "place/k8s_extender.h"
+#include "place/placement_report.h"
+#include "place/spec_file.h"
+
+namespace gpufleet {
+namespace {
+
+// An unreadable or malformed input file is bad input (exit 2).
+template <typename T>
+StatusOr<T> AsBadInput(StatusOr<T> r) {
+  if (r.ok() || r.status().code() == StatusCode::kInvalidArgument) return r;
+  return InvalidArgumentError(r.status().message());
+}
+
+// The extender's inventory, reloaded when the file changes (an external
+// process keeps its free capacity current).
+class InventoryFile {
+ public:
+  explicit InventoryFile(std::string path) : path_(std::move(path)) {}
+
+  Status Load() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return ReloadLocked();
+  }
+  // A snapshot; a failed reload keeps the last good inventory.
+  place::Inventory Get() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::error_code ec;
+    auto mtime = std::filesystem::last_write_time(path_, ec);
+    if (!ec && mtime != mtime_) {
+      Status s = ReloadLocked();
+      if (!s.ok()) {
+        std::fprintf(stderr, "gpufleet place extender: keeping the last inventory: %s\n",
+                     s.ToString().c_str());
+        mtime_ = mtime;  // report once per change
+      }
+    }
+    return inventory_;
+  }
+
+ private:
+  Status ReloadLocked() {
+    std::error_code ec;
+    auto mtime = std::filesystem::last_write_time(path_, ec);
+    ASSIGN_OR_RETURN(place::Inventory inv, AsBadInput(place::LoadInventoryFile(path_)));
+    inventory_ = std::move(inv);
+    mtime_ = mtime;
+    return OkStatus();
+  }
+
+  const std::string path_;
+  std::mutex mu_;
+  place::Inventory inventory_;                  // guarded by mu_
+  std::filesystem::file_time_type mtime_{};     // guarded by mu_
+};
+
+StatusOr<std::pair<std::string, int>> SplitHostPort(const std::string& listen) {
+  size_t colon = listen.rfind(':');
+  std::optional<int64_t> port;
+  if (colon != std::string::npos) port = ParseInt64(std::string_view(listen).substr(colon + 1));
+  if (!port || *port < 0 || *port > 65535) {
+    return InvalidArgumentError("--listen: want HOST:PORT (PORT 0-65535), got '" + listen + "'");
+  }
+  return std::make_pair(listen.substr(0, colon), static_cast<int>(*port));
+}
+
+class PlaceCommand : public Command {
+ public:
+  std::string_view name() const override { return "place"; }
+  std::string_view help() const override {
+    return "Place one workload request on an inventory and explain the choice; "
+           "'place extender' serves the Kubernetes scheduler extender, 'place slurm' the "
+           "Slurm adapter (see docs/placement.md).";
+  }
+  void Configure(CLI::App& app) override {
+    app.require_subcommand(0, 1);
+    app.add_option("--inventory", inventory_, "Inventory TOML (data/place/inventory.toml)");
+    app.add_option("--request", request_, "Workload request TOML (data/place/request-*.toml)");
+    app.add_option("--policy", policy_,
+                   "random, dotprod, gpuclustering, gpupacking, bestfit, fgd, gpufleet, or "
+                   "weighted 'fgd:0.7,bestfit:0.3'")
+        ->capture_default_str();
+    app.add_flag("--json", json_, "Print the decision as JSON");
+    app.add_option("--alternatives", alternatives_, "How many runners-up to list")
+        ->check(CLI::Range(0, 1000))
+        ->capture_default_str();
+
+    extender_ = app.add_subcommand(
+        "extender", "Kubernetes scheduler extender: POST <prefix>/filter and <prefix>/prioritize");
+    extender_->add_option("--inventory", ext_inventory_, "Inventory TOML (reloaded when it changes)")
+        ->required();
+    extender_->add_option("--listen", ext_listen_, "HOST:PORT to serve on (PORT 0 = any free)")
+        ->capture_default_str();
+    extender_->add_option("--policy", ext_policy_, "Policy scoring the prioritize verb")
+        ->capture_default_str();
+
+    slurm_ = app.add_subcommand(std::string(place_slurm_->name()),
+                                std::string(place_slurm_->help()));
+    place_slurm_->Configure(*slurm_);
+  }
+
+  Status Run() override {
+    if (slurm_->parsed()) return place_slurm_->Run();
+    if (extender_->parsed()) return RunExtender();
+    if (inventory_.empty() || request_.empty()) {
+      return InvalidArgumentError(
+          "place needs --inventory and --request (or a subcommand: extender, slurm)");
+    }
+    ASSIGN_OR_RETURN(place::Inventory inv, AsBadInput(place::LoadInventoryFile(inventory_)));
+    ASSIGN_OR_RETURN(place::WorkloadRequest req, AsBadInput(place::LoadRequestFile(request_)));
+    ASSIGN_OR_RETURN(auto policy, AsBadInput(place::MakePlacementPolicy(policy_)));
+    place::Cluster cluster = place::MakeCluster(inv);
+    place::PlacementReport report =
+        place::ExplainPlacement(cluster, req, *policy, place::CatalogCompatHook());
+    std::string out =
+        json_ ? place::PlacementReportJson(cluster, req, policy_, report, alternatives_)
+              : place::PlacementReportText(cluster, req, policy_, report, alternatives_);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+    if (!report.chosen) {
+      return FailedPreconditionError("no node fits request '" + req.name + "' (" +
+                                     std::to_string(report.rejections.size()) + " rejected)");
+    }
+    return OkStatus();
+  }
+
+ private:
+  Status RunExtender() {
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+    ASSIGN_OR_RETURN(auto host_port, SplitHostPort(ext_listen_));
+    ASSIGN_OR_RETURN(auto policy, AsBadInput(place::MakePlacementPolicy(ext_policy_)));
+    (void)policy;  // checked here; each request makes its own
+    InventoryFile inventory(ext_inventory_);
+    RETURN_IF_ERROR(inventory.Load());
+    place::SoftwareCompatHook compat = place::CatalogCompatHook();
+
+    httplib::Server server;
+    server.set_payload_max_length(64 << 20);
+    // kube-scheduler POSTs to urlPrefix + "/" + verb: any prefix is accepted.
+    server.Post(R"(.*/filter)", [&](const httplib::Request& req, httplib::Response& res) {
+      place::ExtenderReply r = place::ExtenderFilter(inventory.Get(), compat, req.body);
+      res.status = r.http_status;
+      res.set_content(r.body, "application/json");
+    });
+    server.Post(R"(.*/prioritize)", [&](const httplib::Request& req, httplib::Response& res) {
+      place::ExtenderReply r =
+          place::ExtenderPrioritize(inventory.Get(), ext_policy_, compat, req.body);
+      res.status = r.http_status;
+      res.set_content(r.body, "application/json");
+    });
+    server.Get("/-/healthy", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content("gpufleet place extender is healthy.\n", "text/plain");
+    });
+    ASSIGN_OR_RETURN(int port, BindHttpListener(server, host_port.first, host_port.second));
+    std::thread serve([&server] { server.listen_after_bind(); });
+    std::fprintf(stderr,
+                 "gpufleet place extender: listening on %s:%d (inventory %s, policy %s); "
+                 "Ctrl-C stops\n",
+                 host_port.first.c_str(), port, ext_inventory_.c_str(), ext_policy_.c_str());
+    std::fflush(stderr);
+    int sig = 0;
+    sigwait(&signals, &sig);
+    std::fprintf(stderr, "gpufleet place extender: signal %d, stopping\n", sig);
+    server.stop();
+    serve.join();
+    return OkStatus();
+  }
+
+  std::string inventory_;
+  std::string request_;
+  std::string policy_ = "gpufleet";
+  bool json_ = false;
+  int alternatives_ = 3;
+
+  CLI::App* extender_ = nullptr;
+  std::string ext_inventory_;
+  std::string ext_listen_ = "127.0.0.1:8888";
+  std::string ext_policy_ = "gpufleet";
+
+  CLI::App* slurm_ = nullptr;  // `place slurm` (place_slurm_command.cc)
+  std::unique_ptr<Command> place_slurm_ = NewPlaceSlurmCommand();
+};
+
+}  // namespace
+
+std::unique_ptr<Command> NewPlaceCommand() { return std::make_unique<PlaceCommand>(); }
+
+}  // namespace gpufleet

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""E2E: placement through its three doors, with the real `gpufleet` binary.
+1. `gpufleet place` on data/place/: text and JSON, exit 0 placed / 1 nothing
+   fits / 2 bad input.
+2. `gpufleet server` with [place] inventory: POST /api/v1/place (200, 400),
+   and 404 on a server without it.
+3. `gpufleet place extender` on loopback: kube-scheduler's filter and
+   prioritize bodies from tests/data/k8s/ (hand-written, see the README
+   there), under a urlPrefix, and an inventory change picked up live."""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from server_harness import (ServerProcess, dump_log, free_port, http,  # noqa: E402
+                            stop_process, wait_for)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PLACE = os.path.join(ROOT, "data", "place")
+K8S = os.path.join(ROOT, "tests", "data", "k8s")
+
+
+def run(gpufleet, *args):
+    return subprocess.run([gpufleet, *args], capture_output=True, text=True, timeout=60)
+
+
+def check_cli(gpufleet, tmp):
+    inv = os.path.join(PLACE, "inventory.toml")
+    out = run(gpufleet, "place", "--inventory", inv, "--request",
+              os.path.join(PLACE, "request-train.toml"))
+    assert out.returncode == 0, (out.returncode, out.stdout, out.stderr)
+    assert "train-llm: placed on gcp-a3-h100-01 GPUs 0,1,2,3" in out.stdout, out.stdout
+    assert "software (1):\n    gcp-a3-h100-02:" in out.stdout, out.stdout
+    print(out.stdout)
+
+    out = run(gpufleet, "place", "--inventory", inv, "--request",
+              os.path.join(PLACE, "request-infer.toml"), "--policy", "bestfit", "--json")
+    assert out.returncode == 0, out.stderr
+    j = json.loads(out.stdout)
+    assert j["node"] == "aws-p4d-a100-01" and j["gpus"] == [3], j
+    assert len(j["alternatives"]) == 3, j
+
+    big = os.path.join(tmp, "big.toml")
+    with open(big, "w") as f:
+        f.write('name = "huge"\ngpus = 9\nvendor = "nvidia"\n')
+    out = run(gpufleet, "place", "--inventory", inv, "--request", big)
+    assert out.returncode == 1, (out.returncode, out.stdout, out.stderr)
+    assert "huge: no node fits (6 nodes" in out.stdout, out.stdout
+    assert "gpu_capacity (3):" in out.stdout, out.stdout
+
+    bad = os.path.join(tmp, "bad.toml")
+    with open(bad, "w") as f:
+        f.write('gpus = 1\nvendr = "amd"\n')
+    out = run(gpufleet, "place", "--inventory", inv, "--request", bad)
+    assert out.returncode == 2, (out.returncode, out.stderr)
+    assert f"{bad}:2: unknown key 'vendr' (did you mean 'vendor'?)" in out.stderr, out.stderr
+    out = run(gpufleet, "place", "--inventory", os.path.join(tmp, "missing.toml"), "--request", bad)
+    assert out.returncode == 2, (out.returncode, out.stderr)
+    out = run(gpufleet, "place", "--inventory", inv, "--request", bad, "--polcy", "fgd")
+    assert out.returncode == 2 and "--policy" in out.stderr, out.stderr
+
+
+def check_server(gpufleet, tmp):
+    cfg = os.path.join(tmp, "server.toml")
+    with open(cfg, "w") as f:
+        f.write(f'[place]\ninventory = "{os.path.join(PLACE, "inventory.toml")}"\n'
+                'policy = "bestfit"\n')
+    log = os.path.join(tmp, "server.log")
+    try:
+        with ServerProcess(gpufleet, ["--db", os.path.join(tmp, "s.db"), "--config", cfg],
+                           log) as srv:
+            srv.wait_ready()
+            body = json.dumps({"name": "infer", "cpu": "4", "memory": "16Gi", "gpu_share": 0.25,
+                               "min_gpu_memory": "40Gi"}).encode()
+            status, text = http("POST", srv.url + "/api/v1/place", body,
+                                {"Content-Type": "application/json"})
+            assert status == 200, (status, text)
+            j = json.loads(text)
+            assert j["node"] == "aws-p4d-a100-01" and j["gpus"] == [3], j
+            assert j["policy"] == "bestfit", j
+            assert j["rejected_by_reason"] == {"model": ["aws-cpu-01"]}, j
+            status, text = http("POST", srv.url + "/api/v1/place", b'{"gpus": 1, "cuda": "12"}')
+            assert status == 400 and "unknown key 'cuda'" in text, (status, text)
+
+        with ServerProcess(gpufleet, ["--db", os.path.join(tmp, "s2.db")], log) as srv:
+            srv.wait_ready()
+            status, text = http("POST", srv.url + "/api/v1/place", b'{"gpus": 1}')
+            assert status == 404 and "[place] inventory" in text, (status, text)
+    except Exception:
+        dump_log(log)
+        raise
+
+
+def check_extender(gpufleet, tmp):
+    inv = os.path.join(tmp, "inventory.toml")
+    shutil.copy(os.path.join(PLACE, "inventory.toml"), inv)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/gpufleet"
+    log_path = os.path.join(tmp, "extender.log")
+    log = open(log_path, "ab")
+    proc = subprocess.Popen([gpufleet, "place", "extender", "--inventory", inv, "--listen",
+                             f"127.0.0.1:{port}", "--policy", "bestfit"],
+                            stdout=log, stderr=subprocess.STDOUT)
+    try:
+        def healthy():
+            if proc.poll() is not None:
+                raise RuntimeError(f"extender exited with {proc.returncode}")
+            return http("GET", f"http://127.0.0.1:{port}/-/healthy", timeout=2)[0] == 200
+        wait_for("extender health", healthy, 30)
+
+        def post(verb, name):
+            with open(os.path.join(K8S, name), "rb") as f:
+                status, text = http("POST", f"{url}/{verb}", f.read(),
+                                    {"Content-Type": "application/json"})
+            assert status == 200, (verb, name, status, text)
+            return json.loads(text)
+
+        r = post("filter", "filter-train-nodenames.json")
+        assert r["nodenames"] == ["gcp-a3-h100-01", "aws-p4d-a100-01"], r
+        assert r["failedNodes"] == {"kind-worker-9": "not in gpufleet inventory"}, r
+        assert "gcp-a3-h100-02" in r["failedAndUnresolvableNodes"], r
+        r = post("filter", "filter-infer-nodes.json")
+        assert [n["metadata"]["name"] for n in r["nodes"]["items"]] == [
+            "gcp-a3-h100-01", "aws-p4d-a100-01"], r
+        r = post("filter", "bad-quantity.json")
+        assert "'4GB' is not a memory quantity" in r["error"], r
+        r = post("prioritize", "prioritize-infer-nodenames.json")
+        scores = {h["host"]: h["score"] for h in r}
+        assert scores["aws-p4d-a100-01"] == 10 and scores["aws-cpu-01"] == 0, scores
+
+        # Seven AMD GPUs do not fit (six free) until the inventory says they do.
+        with open(os.path.join(K8S, "filter-amd.json")) as f:
+            args = json.load(f)
+        args["pod"]["spec"]["containers"][0]["resources"]["limits"]["amd.com/gpu"] = "7"
+        body = json.dumps(args).encode()
+        r = json.loads(http("POST", f"{url}/filter", body)[1])
+        assert r["nodenames"] == [] and "azure-nd-mi300x-01" in r["failedNodes"], r
+        with open(inv) as f:
+            text = f.read()
+        text = text.replace("gpu_free = [1000, 1000, 1000, 1000, 1000, 1000, 0, 0]",
+                            "gpu_free = [1000, 1000, 1000, 1000, 1000, 1000, 1000, 0]")
+        with open(inv, "w") as f:
+            f.write(text)
+        later = time.time() + 5  # a new mtime even on coarse-timestamp file systems
+        os.utime(inv, (later, later))
+        r = json.loads(http("POST", f"{url}/filter", body)[1])
+        assert r["nodenames"] == ["azure-nd-mi300x-01"], r
+    except Exception:
+        log.close()
+        dump_log(log_path)
+        raise
+    finally:
+        stop_process(proc)
+    assert proc.returncode == 0, proc.returncode
+    log.close()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gpufleet", required=True)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="gpufleet_place_") as tmp:
+        check_cli(args.gpufleet, tmp)
+        check_server(args.gpufleet, tmp)
+        check_extender(args.gpufleet, tmp)
+    print("place e2e: ok")
+
+
+if __name__ == "__main__":
+    main()

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -67,17 +68,32 @@ CaptureRunner::CaptureRunner(CaptureRunnerOptions options) : options_(std::move(
 
 CaptureRunner::~CaptureRunner() {
   stopping_ = true;
-  std::vector<std::thread> watchers;
+  std::vector<Watcher> watchers;
   {
     std::lock_guard<std::mutex> lock(mu_);
     watchers.swap(watchers_);
   }
-  for (std::thread& t : watchers) t.join();
+  for (Watcher& w : watchers) w.thread.join();
 }
 
 size_t CaptureRunner::running() const {
   std::lock_guard<std::mutex> lock(mu_);
   return busy_nodes_.size();
+}
+
+size_t CaptureRunner::watcher_threads() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return watchers_.size();
+}
+
+void CaptureRunner::JoinFinishedLocked() {
+  // A finished watcher has only its return left to run: joining is immediate.
+  auto done = [](Watcher& w) {
+    if (!w.finished->load()) return false;
+    w.thread.join();
+    return true;
+  };
+  watchers_.erase(std::remove_if(watchers_.begin(), watchers_.end(), done), watchers_.end());
 }
 
 StatusOr<std::string> CaptureRunner::Start(const CaptureRequest& request,
@@ -144,13 +160,18 @@ StatusOr<std::string> CaptureRunner::Start(const CaptureRequest& request,
   result.output_path = output;
   int64_t deadline_ns = RealClock::Get().MonotonicNs() + 2 * options_.duration_ns;
   std::lock_guard<std::mutex> lock(mu_);
-  watchers_.emplace_back(&CaptureRunner::Watch, this, static_cast<int>(pid), request.node,
-                         std::move(result), deadline_ns, std::move(done));
+  JoinFinishedLocked();
+  auto finished = std::make_shared<std::atomic<bool>>(false);
+  watchers_.push_back(Watcher{std::thread(&CaptureRunner::Watch, this, static_cast<int>(pid),
+                                          request.node, std::move(result), deadline_ns,
+                                          std::move(done), finished),
+                              finished});
   return output;
 }
 
 void CaptureRunner::Watch(int pid, std::string node, CaptureResult result, int64_t deadline_ns,
-                          std::function<void(const CaptureResult&)> done) {
+                          std::function<void(const CaptureResult&)> done,
+                          std::shared_ptr<std::atomic<bool>> finished) {
   int64_t kill_at_ns = 0;
   int status = 0;
   while (true) {
@@ -173,6 +194,7 @@ void CaptureRunner::Watch(int pid, std::string node, CaptureResult result, int64
     busy_nodes_.erase(node);
   }
   if (done) done(result);
+  finished->store(true);
 }
 
 }  // namespace gpufleet

@@ -81,10 +81,20 @@ class CaptureRunner {
   uint64_t started() const { return started_.load(); }
   uint64_t failed() const { return failed_.load(); }
   size_t running() const;
+  // Watcher threads not yet joined: finished ones are joined by the next
+  // Start(), so a long-running server holds at most the running captures'
+  // threads plus the ones that ended since the last start.
+  size_t watcher_threads() const;
 
  private:
+  struct Watcher {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> finished;
+  };
   void Watch(int pid, std::string node, CaptureResult result, int64_t deadline_ns,
-             std::function<void(const CaptureResult&)> done);
+             std::function<void(const CaptureResult&)> done,
+             std::shared_ptr<std::atomic<bool>> finished);
+  void JoinFinishedLocked();  // REQUIRES: mu_ held
 
   const CaptureRunnerOptions options_;
   std::atomic<uint64_t> started_{0};
@@ -92,7 +102,7 @@ class CaptureRunner {
   std::atomic<bool> stopping_{false};
   mutable std::mutex mu_;
   std::set<std::string> busy_nodes_;   // guarded by mu_
-  std::vector<std::thread> watchers_;  // guarded by mu_
+  std::vector<Watcher> watchers_;      // guarded by mu_
 };
 
 }  // namespace gpufleet

@@ -108,6 +108,25 @@ TEST(CaptureRunnerTest, KillsACaptureAtItsDeadlineAndAllowsOnePerNode) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(CaptureRunnerTest, FinishedWatcherThreadsAreJoinedByTheNextStart) {
+  std::string dir = TempDir("reap");
+  CaptureRunner runner({dir, kNsPerSecond, kNsPerSecond});
+  CaptureRequest req;
+  req.node = "n1";
+  req.argv_template = {"true"};
+  for (int i = 1; i <= 5; ++i) {
+    req.incident_id = i;
+    Done done;
+    ASSERT_TRUE(runner.Start(req, done.Callback()).ok());
+    ASSERT_TRUE(done.Wait());
+    // The earlier captures' threads were joined; only this one may remain
+    // (it is finishing its last statement after the callback).
+    EXPECT_LE(runner.watcher_threads(), 1u) << "capture " << i;
+  }
+  EXPECT_EQ(runner.started(), 5u);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CaptureRunnerTest, MissingProgramIsAnErrorNotACrash) {
   std::string dir = TempDir("missing");
   CaptureRunner runner({dir, kNsPerSecond, kNsPerSecond});

@@ -122,7 +122,7 @@ void TimelineBuilder::Finish() {
   }
   // Stable order by (start, track): sort 16-byte keys (track and input
   // position packed, so keys are unique) and permute once, instead of
-  // stable-sorting the 48-byte events themselves (twice as fast on 1M events).
+  // stable-sorting the 48-byte events themselves (far fewer bytes moved).
   if (t_.events.size() < UINT32_MAX) {
     std::vector<std::pair<int64_t, uint64_t>> keys(t_.events.size());
     for (size_t i = 0; i < t_.events.size(); ++i) {

@@ -114,16 +114,18 @@ TEST(CaptureRunnerTest, FinishedWatcherThreadsAreJoinedByTheNextStart) {
   CaptureRequest req;
   req.node = "n1";
   req.argv_template = {"true"};
-  for (int i = 1; i <= 5; ++i) {
+  for (int i = 1; i <= 8; ++i) {
     req.incident_id = i;
     Done done;
     ASSERT_TRUE(runner.Start(req, done.Callback()).ok());
     ASSERT_TRUE(done.Wait());
-    // The earlier captures' threads were joined; only this one may remain
-    // (it is finishing its last statement after the callback).
-    EXPECT_LE(runner.watcher_threads(), 1u) << "capture " << i;
+    // Earlier captures were joined by the starts since. A watcher marks
+    // itself finished just after its callback, so the last one or two can
+    // still be unjoined (slack for a descheduled thread on a busy machine).
+    // Without reaping this would be i.
+    EXPECT_LE(runner.watcher_threads(), 3u) << "capture " << i;
   }
-  EXPECT_EQ(runner.started(), 5u);
+  EXPECT_EQ(runner.started(), 8u);
   std::filesystem::remove_all(dir);
 }
 

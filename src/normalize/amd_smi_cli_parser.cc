@@ -4,6 +4,7 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "core/json_nesting.h"
 #include "core/strings.h"
 
 namespace gpufleet {
@@ -145,34 +146,10 @@ class JsonWalker {
   CliParseResult& result_;
 };
 
-// Deepest [ / { nesting outside strings; bounds the parser's and the JSON
-// value's recursion on hostile input.
-size_t MaxNesting(std::string_view text) {
-  size_t depth = 0, max_depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      max_depth = std::max(max_depth, ++depth);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return max_depth;
-}
-
 }  // namespace
 
 StatusOr<CliParseResult> ParseAmdSmiJson(std::string_view text) {
-  if (MaxNesting(text) > 64) {
+  if (MaxJsonNesting(text) > 64) {
     return InvalidArgumentError("JSON nested deeper than 64 levels (not amd-smi output)");
   }
   json root;

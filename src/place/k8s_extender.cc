@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_nesting.h"
 #include "core/strings.h"
 #include "place/placement_report.h"
 
@@ -245,33 +246,11 @@ struct Args {
 
 // Pods and Nodes nest about ten levels. Deeper bodies are refused before
 // parsing: the node objects sent back are serialised recursively.
-constexpr int kMaxJsonDepth = 64;
-
-bool TooDeep(std::string_view body) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < body.size(); ++i) {
-    char c = body[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > kMaxJsonDepth) return true;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return false;
-}
+constexpr size_t kMaxJsonDepth = 64;
 
 StatusOr<Args> ReadArgs(std::string_view body) {
   Args a;
-  if (TooDeep(body)) {
+  if (MaxJsonNesting(body) > kMaxJsonDepth) {
     return InvalidArgumentError("ExtenderArgs: nested deeper than " +
                                 std::to_string(kMaxJsonDepth) + " levels");
   }

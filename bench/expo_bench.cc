@@ -88,30 +88,52 @@ void BM_TranslateDcgmExposition(benchmark::State& state) {
 BENCHMARK(BM_TranslateDcgmExposition)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The file named by $GPUFLEET_EXPO_BENCH_FILE (bench/translate_vs_promtool.sh
-// --parser-only uses this on its generated file).
-void BM_ParseFile(benchmark::State& state) {
+// --parser-only uses this on its generated file), read once; nullptr (and the
+// benchmark skipped) when unset or unreadable.
+const std::string* BenchFile(benchmark::State& state) {
   const char* path = std::getenv("GPUFLEET_EXPO_BENCH_FILE");
-  if (path == nullptr) {
-    state.SkipWithError("GPUFLEET_EXPO_BENCH_FILE not set");
-    for (auto _ : state) {
-    }
-    return;
-  }
   static const std::string* input = [path] {
+    if (path == nullptr) return new std::string();
     std::ifstream in(path, std::ios::binary);
     std::ostringstream buf;
     buf << in.rdbuf();
     return new std::string(buf.str());
   }();
   if (input->empty()) {
-    state.SkipWithError("GPUFLEET_EXPO_BENCH_FILE is empty or unreadable");
+    state.SkipWithError(path == nullptr ? "GPUFLEET_EXPO_BENCH_FILE not set"
+                                        : "GPUFLEET_EXPO_BENCH_FILE is empty or unreadable");
     for (auto _ : state) {
     }
-    return;
+    return nullptr;
   }
-  RunParse(state, *input);
+  return input;
+}
+
+void BM_ParseFile(benchmark::State& state) {
+  if (const std::string* input = BenchFile(state)) RunParse(state, *input);
 }
 BENCHMARK(BM_ParseFile)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Translation of the same file, from memory to a counting sink: the part of
+// `gpufleet translate` that is not I/O. Run with BM_ParseFile, the ratio of
+// the two is what translation costs beyond parsing.
+void BM_TranslateFile(benchmark::State& state) {
+  const std::string* input = BenchFile(state);
+  if (input == nullptr) return;
+  TranslateOptions opts;
+  opts.from = "dcgm_exporter";
+  size_t out_bytes = 0;
+  for (auto _ : state) {
+    std::string scratch;
+    TranslateReport report;
+    ChunkSink sink = [&out_bytes](std::string_view chunk) { out_bytes += chunk.size(); };
+    Status st = TranslateInput(*input, "bench", opts, &scratch, &report, &sink);
+    if (!st.ok()) state.SkipWithError(st.ToString().c_str());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * input->size()));
+  benchmark::DoNotOptimize(out_bytes);
+}
+BENCHMARK(BM_TranslateFile)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_WriteExposition(benchmark::State& state) {
   std::vector<Sample> samples;

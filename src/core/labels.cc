@@ -1,6 +1,8 @@
 #include "core/labels.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 
 namespace gpufleet {
 
@@ -41,14 +43,42 @@ void Labels::Merge(const Labels& other) {
   for (const auto& [k, v] : other.pairs_) Set(k, v);
 }
 
-void AppendEscapedLabelValue(std::string_view value, std::string& out) {
-  // Almost every value needs no escaping: append the clean prefix in one piece.
+namespace {
+
+// True when any byte of `word` is zero (the classic bit trick: a byte's high
+// bit survives `(b - 1) & ~b` only when b was 0).
+constexpr bool HasZeroByte(uint64_t word) {
+  return ((word - 0x0101010101010101ull) & ~word & 0x8080808080808080ull) != 0;
+}
+
+constexpr uint64_t Repeat(char c) { return 0x0101010101010101ull * static_cast<uint8_t>(c); }
+
+// Length of the prefix of `value` free of the bytes that need escaping.
+size_t CleanPrefix(std::string_view value) {
   size_t clean = 0;
+  // Eight bytes at a time until a word holds one of them.
+  while (clean + 8 <= value.size()) {
+    uint64_t word;
+    std::memcpy(&word, value.data() + clean, 8);
+    if (HasZeroByte(word ^ Repeat('\\')) || HasZeroByte(word ^ Repeat('"')) ||
+        HasZeroByte(word ^ Repeat('\n'))) {
+      break;
+    }
+    clean += 8;
+  }
   while (clean < value.size()) {
     char c = value[clean];
     if (c == '\\' || c == '"' || c == '\n') break;
     ++clean;
   }
+  return clean;
+}
+
+}  // namespace
+
+void AppendEscapedLabelValue(std::string_view value, std::string& out) {
+  // Almost every value needs no escaping: append the clean prefix in one piece.
+  size_t clean = CleanPrefix(value);
   out.append(value.substr(0, clean));
   for (char c : value.substr(clean)) {
     switch (c) {

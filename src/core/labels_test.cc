@@ -27,6 +27,42 @@ TEST(LabelsTest, ToStringEscapes) {
   EXPECT_EQ(l.ToString(), R"({a="1",msg="a\"b\\c\nd"})");
 }
 
+// The clean prefix is scanned eight bytes at a time: every escaped byte at
+// every position of a long value, against a byte-by-byte reference.
+TEST(LabelsTest, EscapesAtEveryPositionOfLongValues) {
+  auto reference = [](std::string_view v) {
+    std::string out;
+    for (char c : v) {
+      if (c == '\\') {
+        out += "\\\\";
+      } else if (c == '"') {
+        out += "\\\"";
+      } else if (c == '\n') {
+        out += "\\n";
+      } else {
+        out += c;
+      }
+    }
+    return out;
+  };
+  for (char special : {'\\', '"', '\n'}) {
+    for (size_t len : {1u, 7u, 8u, 9u, 17u, 40u}) {
+      for (size_t pos = 0; pos < len; ++pos) {
+        // Bytes next to the specials (0x5B, 0x21, 0x0B, 0xDC) must not match.
+        std::string v(len, static_cast<char>(special + 1));
+        v[pos] = special;
+        std::string got;
+        AppendEscapedLabelValue(v, got);
+        EXPECT_EQ(got, reference(v)) << "special " << int(special) << " len " << len << " pos " << pos;
+      }
+    }
+  }
+  std::string high(24, static_cast<char>(0xDC));  // 0x5C with the high bit set
+  std::string got;
+  AppendEscapedLabelValue(high, got);
+  EXPECT_EQ(got, high);
+}
+
 TEST(LabelsTest, NameValidation) {
   EXPECT_TRUE(IsValidLabelName("gpu_uuid"));
   EXPECT_FALSE(IsValidLabelName("0abc"));

@@ -24,10 +24,17 @@ void AppendTimestamp(int64_t timestamp_ms, ExpositionFormat format, std::string&
 }  // namespace
 
 uint32_t CanonicalOutput::AddLabels(const Labels& labels) {
+  std::vector<LabelView>& views = scratch_views_;
+  views.clear();
+  for (const auto& [name, value] : labels.pairs()) views.emplace_back(name, value);
+  return AddLabels(views);
+}
+
+uint32_t CanonicalOutput::AddLabels(std::span<const LabelView> labels) {
   LabelList list{static_cast<uint32_t>(fragments_.size()), static_cast<uint32_t>(labels.size()),
                  0};
   names_key_.clear();
-  for (const auto& [name, value] : labels.pairs()) {
+  for (const auto& [name, value] : labels) {
     names_key_.append(name);
     names_key_.push_back('\0');
   }
@@ -35,7 +42,7 @@ uint32_t CanonicalOutput::AddLabels(const Labels& labels) {
       names_index_.try_emplace(names_key_, static_cast<uint32_t>(names_index_.size()));
   list.names = it->second;
   bool first = true;
-  for (const auto& [name, value] : labels.pairs()) {
+  for (const auto& [name, value] : labels) {
     if (!first) arena_.push_back(',');
     first = false;
     Fragment f{arena_.size(), 0, static_cast<uint32_t>(name.size())};
@@ -47,7 +54,11 @@ uint32_t CanonicalOutput::AddLabels(const Labels& labels) {
     fragments_.push_back(f);
   }
   lists_.push_back(list);
-  if (keep_labels_) list_labels_.push_back(labels);
+  if (keep_labels_) {
+    Labels kept;
+    for (const auto& [name, value] : labels) kept.Set(name, value);
+    list_labels_.push_back(std::move(kept));
+  }
   return static_cast<uint32_t>(lists_.size() - 1);
 }
 
@@ -135,31 +146,54 @@ void CanonicalOutput::RankLabelLists() {
   std::vector<std::pair<std::string_view, uint32_t>> texts(lists_.size());
   for (uint32_t id = 0; id < lists_.size(); ++id) texts[id] = {Rendered(lists_[id]), id};
   std::sort(texts.begin(), texts.end());
-  std::vector<uint32_t> order(lists_.size());
+  // Renumber the lists in rendered order and lay their fragments and text out
+  // again in that order: ordering and writing then read lists, fragments and
+  // arena front to back instead of jumping around them.
+  std::vector<uint32_t> new_id(lists_.size());
+  std::vector<LabelList> lists;
+  std::vector<Fragment> fragments;
+  std::vector<Labels> list_labels;
+  std::string arena;
+  lists.reserve(lists_.size());
+  fragments.reserve(fragments_.size());
+  arena.reserve(arena_.size());
   uint32_t rank = 0;
   for (size_t i = 0; i < texts.size(); ++i) {
     if (i > 0 && texts[i - 1].first != texts[i].first) ++rank;
-    lists_[texts[i].second].rank = rank + 1;  // 0 is "no labels"
-    order[i] = texts[i].second;
+    uint32_t old = texts[i].second;
+    new_id[old] = static_cast<uint32_t>(i);
+    LabelList list = lists_[old];
+    list.rank = rank + 1;  // 0 is "no labels"
+    uint32_t first = static_cast<uint32_t>(fragments.size());
+    if (list.count > 0) {
+      uint64_t old_start = fragments_[list.first].offset;
+      uint64_t new_start = arena.size();
+      arena.append(texts[i].first);
+      arena.push_back(',');
+      for (uint32_t f = list.first; f < list.first + list.count; ++f) {
+        Fragment frag = fragments_[f];
+        frag.offset = frag.offset - old_start + new_start;
+        fragments.push_back(frag);
+      }
+    }
+    list.first = first;
+    lists.push_back(list);
+    if (keep_labels_) list_labels.push_back(std::move(list_labels_[old]));
   }
   texts.clear();
-  // Lay the lists out again in rank order: ordering and writing then read
-  // the arena front to back instead of jumping around it.
-  std::string arena;
-  arena.reserve(arena_.size());
-  for (uint32_t id : order) {
-    const LabelList& list = lists_[id];
-    if (list.count == 0) continue;
-    std::string_view text = Rendered(list);
-    uint64_t old_start = fragments_[list.first].offset;
-    uint64_t new_start = arena.size();
-    arena.append(text);
-    arena.push_back(',');
-    for (uint32_t f = list.first; f < list.first + list.count; ++f) {
-      fragments_[f].offset = fragments_[f].offset - old_start + new_start;
-    }
-  }
+  lists_ = std::move(lists);
+  fragments_ = std::move(fragments);
   arena_ = std::move(arena);
+  if (keep_labels_) list_labels_ = std::move(list_labels);
+  for (Series& s : series_) {
+    if (s.base != kNoLabels) s.base = new_id[s.base];
+    if (s.extra != kNoLabels) s.extra = new_id[s.extra];
+  }
+  // Memos keyed by list ids are stale.
+  plans_.clear();
+  plan_index_.clear();
+  last_plan_key_ = UINT64_MAX;
+  overlap_key_ = UINT64_MAX;
 }
 
 bool CanonicalOutput::NamesOverlap(uint32_t base, uint32_t extra) {
@@ -195,25 +229,23 @@ int CanonicalOutput::KnownOrder(const Series& x, const Series& y) {
   return a.rank < b.rank ? -1 : (a.rank > b.rank ? 1 : 0);
 }
 
+namespace {
+
+// Stable counting sort of `ids` by key(id) < `range`.
+template <typename Key>
+void CountingSort(std::vector<uint32_t>& ids, std::vector<uint32_t>& tmp, size_t range,
+                  const Key& key) {
+  std::vector<uint32_t> begin(range + 1, 0);
+  for (uint32_t id : ids) ++begin[key(id) + 1];
+  std::partial_sum(begin.begin(), begin.end(), begin.begin());
+  tmp.resize(ids.size());
+  for (uint32_t id : ids) tmp[begin[key(id)]++] = id;
+  ids.swap(tmp);
+}
+
+}  // namespace
+
 void CanonicalOutput::OrderFamily(std::vector<uint32_t>& ids, std::string& scratch) {
-  // Sort (base rank, extra rank, id) keys rather than ids: the comparisons
-  // then touch only the array being sorted.
-  auto rank = [this](uint32_t list) -> uint64_t {
-    return list == kNoLabels ? 0u : lists_[list].rank;
-  };
-  struct Key {
-    uint64_t ranks;
-    uint32_t id;
-  };
-  std::vector<Key> keys(ids.size());
-  for (size_t k = 0; k < ids.size(); ++k) {
-    const Series& s = series_[ids[k]];
-    keys[k] = Key{(rank(s.base) << 32) | rank(s.extra), ids[k]};
-  }
-  std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
-    return x.ranks != y.ranks ? x.ranks < y.ranks : x.id < y.id;
-  });
-  for (size_t k = 0; k < ids.size(); ++k) ids[k] = keys[k].id;
   // The rank order is almost always the rendered order; verify it (rendering
   // only where the ranks cannot tell), forming groups of equal renderings.
   std::string prev, cur;
@@ -280,30 +312,105 @@ void CanonicalOutput::Finalize(uint64_t* duplicates, uint64_t* output_samples) {
   }
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
-  std::vector<std::vector<uint32_t>> families(names.size());
+  std::vector<uint32_t> family(series_.size());
   std::string_view last_name;
-  size_t last_rank = 0;
+  uint32_t last_rank = 0;
   for (uint32_t id = 0; id < series_.size(); ++id) {
     std::string_view n = series_[id].name;
-    if (id == 0 || n != last_name) {
+    if (id == 0 || n.data() != last_name.data() || n != last_name) {
       last_name = n;
-      last_rank = static_cast<size_t>(std::lower_bound(names.begin(), names.end(), n) -
-                                      names.begin());
+      last_rank = static_cast<uint32_t>(std::lower_bound(names.begin(), names.end(), n) -
+                                        names.begin());
     }
-    families[last_rank].push_back(id);
+    family[id] = last_rank;
+  }
+  // Series by (family, major rank, minor rank, id): three stable counting
+  // sorts, least significant key first (ranks are dense, so this is linear).
+  // Major is the base list's rank, unless the family's extra labels sort
+  // before its base labels (domain="sm" before gpu_uuid=...): then the extra
+  // list's. Either way this only predicts the rendered order; OrderFamily
+  // verifies it.
+  auto rank = [this](uint32_t list) -> uint32_t {
+    return list == kNoLabels ? 0u : lists_[list].rank;
+  };
+  std::vector<int8_t> extra_major(names.size(), -1);  // -1: not decided yet
+  for (uint32_t id = 0; id < series_.size(); ++id) {
+    const Series& s = series_[id];
+    int8_t& mode = extra_major[family[id]];
+    if (mode != -1 || s.base == kNoLabels || s.extra == kNoLabels) continue;
+    const LabelList& a = lists_[s.base];
+    const LabelList& b = lists_[s.extra];
+    if (a.count == 0 || b.count == 0) continue;
+    mode = FragmentName(fragments_[b.first]) < FragmentName(fragments_[a.first]) ? 1 : 0;
+  }
+  auto major = [&](uint32_t id) {
+    const Series& s = series_[id];
+    return rank(extra_major[family[id]] == 1 ? s.extra : s.base);
+  };
+  auto minor = [&](uint32_t id) {
+    const Series& s = series_[id];
+    return rank(extra_major[family[id]] == 1 ? s.base : s.extra);
+  };
+  std::vector<uint32_t> order(series_.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<uint32_t> tmp;
+  size_t ranks = lists_.size() + 1;
+  CountingSort(order, tmp, ranks, minor);
+  CountingSort(order, tmp, ranks, major);
+  CountingSort(order, tmp, names.size(), [&](uint32_t id) { return family[id]; });
+  // Renumber the series in that order, so that verifying the order and
+  // writing read series and records front to back (gathering them here
+  // costs far less than chasing them line by line later).
+  {
+    std::vector<Series> series(series_.size());
+    std::vector<uint32_t> sorted_family(series_.size());
+    for (size_t k = 0; k < order.size(); ++k) {
+      series[k] = series_[order[k]];
+      sorted_family[k] = family[order[k]];
+    }
+    bool one_each = records_.size() == series_.size();
+    for (size_t k = 0; k < records_.size() && one_each; ++k) one_each = records_[k].series == k;
+    if (one_each) {
+      std::vector<Record> records(records_.size());
+      for (size_t k = 0; k < order.size(); ++k) {
+        records[k] = records_[order[k]];
+        records[k].series = static_cast<uint32_t>(k);
+      }
+      records_ = std::move(records);
+    } else {
+      std::vector<uint32_t> new_id(order.size());
+      for (size_t k = 0; k < order.size(); ++k) new_id[order[k]] = static_cast<uint32_t>(k);
+      for (Record& r : records_) r.series = new_id[r.series];
+    }
+    series_ = std::move(series);
+    family = std::move(sorted_family);
   }
   groups_.clear();
   group_series_.clear();
   std::string scratch;
-  for (std::vector<uint32_t>& ids : families) OrderFamily(ids, scratch);
+  std::vector<uint32_t> ids;
+  for (size_t begin = 0; begin < series_.size();) {
+    size_t end = begin;
+    while (end < series_.size() && family[end] == family[begin]) ++end;
+    ids.resize(end - begin);
+    std::iota(ids.begin(), ids.end(), static_cast<uint32_t>(begin));
+    OrderFamily(ids, scratch);
+    begin = end;
+  }
 
   // Records by series (a stable counting sort keeps input order per series).
   record_begin_.assign(series_.size() + 1, 0);
   for (const Record& r : records_) ++record_begin_[r.series + 1];
   std::partial_sum(record_begin_.begin(), record_begin_.end(), record_begin_.begin());
-  std::vector<uint32_t> next(record_begin_.begin(), record_begin_.end() - 1);
-  sorted_records_.resize(records_.size());
-  for (const Record& r : records_) sorted_records_[next[r.series]++] = r;
+  bool in_order = true;  // the usual case: one record per series, in series order
+  for (size_t k = 0; k < records_.size() && in_order; ++k) in_order = records_[k].series == k;
+  if (in_order) {
+    sorted_records_ = std::move(records_);
+  } else {
+    std::vector<uint32_t> next(record_begin_.begin(), record_begin_.end() - 1);
+    sorted_records_.resize(records_.size());
+    for (const Record& r : records_) sorted_records_[next[r.series]++] = r;
+  }
   records_.clear();
   records_.shrink_to_fit();
 
@@ -363,7 +470,7 @@ void CanonicalOutput::Write(const MetricCatalog& catalog, ExpositionFormat forma
     const Series& s = series_[first];
     uint32_t n = record_begin_[first + 1] - record_begin_[first];
     if (g.count == 1 && n == 0) continue;
-    if (s.name != family || family.empty()) {
+    if (family.empty() || (s.name.data() != family.data() && s.name != family)) {
       family = s.name;
       const MetricDef* def = catalog.Find(family);
       GPUFLEET_CHECK(def != nullptr);

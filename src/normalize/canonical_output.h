@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -27,6 +28,9 @@
 
 namespace gpufleet {
 
+// A label as (name, value) views; lists of them are sorted by name, names unique.
+using LabelView = std::pair<std::string_view, std::string_view>;
+
 class CanonicalOutput {
  public:
   static constexpr uint32_t kNoLabels = UINT32_MAX;
@@ -35,8 +39,16 @@ class CanonicalOutput {
   // rendered label fragments, so it does not keep the Labels).
   explicit CanonicalOutput(bool keep_labels = false) : keep_labels_(keep_labels) {}
 
+  // Room for about `samples` series and values (untouched room costs only
+  // address space), so large inputs do not copy as the vectors grow.
+  void Reserve(size_t samples) {
+    series_.reserve(samples);
+    records_.reserve(samples);
+  }
   // Renders a label list once; the id can be shared by any number of series.
   uint32_t AddLabels(const Labels& labels);
+  // Same for views. REQUIRES: sorted by name, names unique, values non-empty.
+  uint32_t AddLabels(std::span<const LabelView> labels);
   // A series labelled `base` with `extra` added (extra wins on equal names).
   // Either may be kNoLabels. `name` must outlive this object (catalog names).
   // REQUIRES: `name` is in the catalog used for Write().
@@ -52,6 +64,7 @@ class CanonicalOutput {
   // Orders series, merges series whose rendered labels are equal, drops
   // repeated (series, timestamp) pairs (first in input order wins) and
   // reports how many were dropped through `duplicates`, and how many remain.
+  // Renumbers label lists: ids returned by AddLabels/AddSeries are void after.
   void Finalize(uint64_t* duplicates, uint64_t* output_samples);
   // Writes the exposition to `out`; with a `sink`, hands `out` to it whenever
   // it passes about a megabyte and at the end, and clears it.
@@ -121,7 +134,8 @@ class CanonicalOutput {
   static constexpr int kUnknownOrder = 2;
   int KnownOrder(const Series& x, const Series& y);
   bool NamesOverlap(uint32_t base, uint32_t extra);
-  // Puts one family's series (ids in `ids`) in rendered order and appends its groups.
+  // Puts one family's series (ids in `ids`, already in rank order) in
+  // rendered order and appends its groups.
   void OrderFamily(std::vector<uint32_t>& ids, std::string& scratch);
   // Records of group `g` in output order, duplicates dropped; `*dropped` counts them.
   void GroupRecords(const Group& g, std::vector<Record>& out, uint64_t* dropped) const;
@@ -133,6 +147,7 @@ class CanonicalOutput {
   std::vector<LabelList> lists_;
   StringMap<uint32_t> names_index_;  // label names joined by '\0' -> LabelList::names
   std::string names_key_;            // scratch
+  std::vector<LabelView> scratch_views_;
   // Last NamesOverlap() question (names id, extra list) and its answer.
   uint64_t overlap_key_ = UINT64_MAX;
   bool overlap_ = false;

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -26,6 +26,50 @@ bool IsDeviceLabel(std::string_view name) {
       "cloud",          "gpu_index",         "gpu_uuid",   "model",  "node",  "partition_id",
       "partition_kind", "partition_profile", "pci_bus_id", "region", "vendor"};
   return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+}
+
+// Label lists as views, built without allocating per label: SetLabel and
+// MergeLabels follow Labels::Set / Merge (an empty value removes the label);
+// SortLabels puts a finished list in name order.
+void SetLabel(std::vector<LabelView>& labels, std::string_view name, std::string_view value) {
+  for (auto it = labels.begin(); it != labels.end(); ++it) {
+    if (it->first != name) continue;
+    if (value.empty()) {
+      labels.erase(it);
+    } else {
+      it->second = value;
+    }
+    return;
+  }
+  if (!value.empty()) labels.emplace_back(name, value);
+}
+
+void MergeLabels(std::vector<LabelView>& labels, const Labels& other) {
+  for (const auto& [name, value] : other.pairs()) SetLabel(labels, name, value);
+}
+
+bool HasLabel(const std::vector<LabelView>& labels, std::string_view name) {
+  return std::any_of(labels.begin(), labels.end(),
+                     [name](const LabelView& l) { return l.first == name; });
+}
+
+void SortLabels(std::vector<LabelView>& labels) {
+  std::sort(labels.begin(), labels.end(),
+            [](const LabelView& a, const LabelView& b) { return a.first < b.first; });
+}
+
+// `{a="1",b="x"}`, as Labels::ToString renders it; `labels` sorted by name.
+void AppendRenderedLabels(std::span<const LabelView> labels, std::string& out) {
+  if (labels.empty()) return;
+  out.push_back('{');
+  for (size_t k = 0; k < labels.size(); ++k) {
+    if (k > 0) out.push_back(',');
+    out.append(labels[k].first);
+    out.append("=\"");
+    AppendEscapedLabelValue(labels[k].second, out);
+    out.push_back('"');
+  }
+  out.push_back('}');
 }
 
 // AMD SR-IOV guests report an all-zero UUID; it identifies nothing.
@@ -60,15 +104,39 @@ class Translator final : public ExpositionHandler {
     std::string_view raw;  // as written in the input (the key in label_set_index_)
     uint32_t next = UINT32_MAX;  // the set that followed this one last time
     uint32_t base_labels = CanonicalOutput::kNoLabels;  // `base` in out_, made on first use
-    // Input order; views into raw_chunks_ (values unescaped).
-    std::vector<std::pair<std::string_view, std::string_view>> input;
-    // Canonical labels without per-metric parts, computed once: most input
-    // series are distinct, so per-series work must stay small.
-    Labels base;
-    std::vector<uint32_t> dropped;  // indices into dropped_names_
-    uint64_t samples = 0;           // mapped samples that used this set
+    // Input order, in input_pairs_; views into raw_chunks_ (values unescaped).
+    uint32_t input_first = 0;
+    uint32_t input_count = 0;
+    // Canonical labels without per-metric parts, computed once (sorted by
+    // name, in base_pairs_): most input series are distinct, so per-series
+    // work must stay small and allocate nothing.
+    uint32_t base_first = 0;
+    uint32_t base_count = 0;
+    uint32_t dropped_first = 0;  // into dropped_ids_ (indices into dropped_names_)
+    uint32_t dropped_count = 0;
+    uint64_t samples = 0;  // mapped samples that used this set
+  };
+  // What the table says about one input label name (looked up once per name).
+  struct LabelRule {
+    const std::pair<std::string, std::string>* info = nullptr;
+    std::optional<std::string_view> canon;
+    const Labels* when_present = nullptr;
+    std::optional<std::string_view> fallback;
+  };
+  // An info series (gpu_info, gpu_workload_info, ...) and its labels in info_pairs_.
+  struct InfoEntry {
+    const MetricDef* def;
+    uint32_t first;
+    uint32_t count;
   };
 
+  std::span<const LabelView> Input(const LabelSet& ls) const {
+    return std::span<const LabelView>(input_pairs_).subspan(ls.input_first, ls.input_count);
+  }
+  std::span<const LabelView> Base(const LabelSet& ls) const {
+    return std::span<const LabelView>(base_pairs_).subspan(ls.base_first, ls.base_count);
+  }
+  const LabelRule& RuleFor(std::string_view name);
   uint32_t LookupName(std::string_view name);
   // The set with this raw text, or UINT32_MAX when new.
   uint32_t LookupLabelSet(std::string_view raw);
@@ -77,10 +145,16 @@ class Translator final : public ExpositionHandler {
   // A stable copy of `raw` in raw_chunks_.
   std::string_view KeepRaw(std::string_view raw);
   uint32_t SeriesFor(uint32_t label_set, uint32_t mapping);
-  // Canonical labels of a series. `m` may be nullptr (device labels only).
-  Labels Translate(const LabelSet& ls, const MetricMapping* m,
-                   std::vector<std::string_view>* dropped) const;
+  // Canonical labels of a series into `out` (sorted by name). `m` may be
+  // nullptr (device labels only). Values are views into the input, the table
+  // or raw_chunks_.
+  void Translate(const LabelSet& ls, const MetricMapping* m, std::vector<LabelView>& out,
+                 std::vector<std::string_view>* dropped);
   void AddInfoSeries(const LabelSet& ls);
+  // Adds (or merges into) the info series `metric` of the device in
+  // scratch_key_; `own` are the series' own labels, `labels` all of them.
+  void MergeInfo(std::string_view metric, std::span<const LabelView> own,
+                 std::span<const LabelView> labels);
 
   const MappingTable& table_;
   const TranslateOptions& opts_;
@@ -105,10 +179,26 @@ class Translator final : public ExpositionHandler {
   // (label set, mapping) -> series, for mappings that rename labels (their
   // labels are translated per series, so once is enough).
   std::unordered_map<uint64_t, uint32_t> renamed_series_;
+  std::vector<LabelView> input_pairs_;
+  std::vector<LabelView> base_pairs_;
+  std::vector<uint32_t> dropped_ids_;
   std::vector<std::string> dropped_names_;
   StringMap<uint32_t> dropped_index_;
-  // (metric, device identity[, own labels]) -> info series, emitted by Finish().
-  std::map<std::string, std::pair<const MetricDef*, Labels>> info_;
+  std::vector<LabelRule> rules_;
+  StringMap<uint32_t> rule_index_;
+  // (metric, device identity[, own labels]) -> info series, emitted by Finish()
+  // in first-seen order (the output is sorted anyway).
+  StringMap<uint32_t> info_index_;
+  std::vector<InfoEntry> info_;
+  std::vector<LabelView> info_pairs_;
+  // Scratch space reused across label sets.
+  std::vector<LabelView> scratch_labels_;
+  std::vector<LabelView> scratch_device_;
+  std::vector<std::pair<std::string_view, LabelView>> scratch_extra_;  // (metric, label)
+  std::vector<LabelView> scratch_fallback_;
+  std::vector<LabelView> scratch_own_;
+  std::vector<std::string_view> scratch_dropped_;
+  std::string scratch_key_;
 };
 
 uint32_t Translator::LookupName(std::string_view name) {
@@ -146,22 +236,28 @@ uint32_t Translator::LookupLabelSet(std::string_view raw) {
 uint32_t Translator::AddLabelSet(const ExpoSample& s) {
   LabelSet ls;
   ls.raw = KeepRaw(s.raw_labels);
-  ls.input.reserve(s.labels.size());
-  for (const ExpoLabel& l : s.labels) ls.input.emplace_back(KeepRaw(l.name), KeepRaw(l.value));
-  std::vector<std::string_view> dropped;
-  ls.base = Translate(ls, nullptr, &dropped);
-  for (std::string_view d : dropped) {
+  ls.input_first = static_cast<uint32_t>(input_pairs_.size());
+  ls.input_count = static_cast<uint32_t>(s.labels.size());
+  for (const ExpoLabel& l : s.labels) input_pairs_.emplace_back(KeepRaw(l.name), KeepRaw(l.value));
+  scratch_dropped_.clear();
+  Translate(ls, nullptr, scratch_labels_, &scratch_dropped_);
+  ls.base_first = static_cast<uint32_t>(base_pairs_.size());
+  ls.base_count = static_cast<uint32_t>(scratch_labels_.size());
+  base_pairs_.insert(base_pairs_.end(), scratch_labels_.begin(), scratch_labels_.end());
+  ls.dropped_first = static_cast<uint32_t>(dropped_ids_.size());
+  ls.dropped_count = static_cast<uint32_t>(scratch_dropped_.size());
+  for (std::string_view d : scratch_dropped_) {
     auto it = dropped_index_.find(d);
     if (it == dropped_index_.end()) {
       it = dropped_index_.emplace(std::string(d), static_cast<uint32_t>(dropped_names_.size()))
                .first;
       dropped_names_.emplace_back(d);
     }
-    ls.dropped.push_back(it->second);
+    dropped_ids_.push_back(it->second);
   }
   uint32_t id = static_cast<uint32_t>(label_sets_.size());
   label_set_index_.emplace(ls.raw, id);
-  label_sets_.push_back(std::move(ls));
+  label_sets_.push_back(ls);
   AddInfoSeries(label_sets_.back());
   return id;
 }
@@ -195,111 +291,179 @@ uint32_t Translator::ExtraLabels(uint32_t mapping) {
   return id;
 }
 
-Labels Translator::Translate(const LabelSet& ls, const MetricMapping* m,
-                             std::vector<std::string_view>* dropped) const {
-  Labels out;
-  std::vector<std::pair<std::string_view, std::string_view>> fallback;
-  for (const auto& [name, value] : ls.input) {
+const Translator::LabelRule& Translator::RuleFor(std::string_view name) {
+  auto it = rule_index_.find(name);
+  if (it == rule_index_.end()) {
+    LabelRule r;
+    r.info = table_.InfoLabel(name);
+    r.canon = table_.MapLabelName(name);
+    r.when_present = table_.LabelsWhenPresent(name);
+    r.fallback = table_.IdentityFallback(name);
+    it = rule_index_.emplace(std::string(name), static_cast<uint32_t>(rules_.size())).first;
+    rules_.push_back(r);
+  }
+  return rules_[it->second];
+}
+
+void Translator::Translate(const LabelSet& ls, const MetricMapping* m, std::vector<LabelView>& out,
+                           std::vector<std::string_view>* dropped) {
+  out.clear();
+  std::vector<LabelView>& fallback = scratch_fallback_;
+  fallback.clear();
+  for (const auto& [name, value] : Input(ls)) {
     if (value.empty()) continue;  // Prometheus: empty == absent
-    if (table_.InfoLabel(name) != nullptr) continue;  // carried by an info series
+    const LabelRule& rule = RuleFor(name);
+    if (rule.info != nullptr) continue;  // carried by an info series
     std::optional<std::string_view> canon;
     if (m != nullptr) {
       if (const std::string* r = m->RenamedLabel(name)) canon = *r;
     }
-    if (!canon) canon = table_.MapLabelName(name);
+    if (!canon) canon = rule.canon;
     if (canon) {
       std::string_view v = table_.MapLabelValue(*canon, value);
-      std::string pci;
       if (*canon == "pci_bus_id") {
-        pci = CanonicalPciBusId(v);
-        v = pci;
+        v = KeepRaw(CanonicalPciBusId(v));
       } else if (*canon == "gpu_uuid" && IsNullUuid(v)) {
         v = {};
       }
       if (v.empty()) continue;
-      out.Set(*canon, v);
-      if (const Labels* wp = table_.LabelsWhenPresent(name)) out.Merge(*wp);
+      SetLabel(out, *canon, v);
+      if (rule.when_present != nullptr) MergeLabels(out, *rule.when_present);
       continue;
     }
-    if (auto fb = table_.IdentityFallback(name)) {
-      fallback.emplace_back(*fb, value);
+    if (rule.fallback) {
+      fallback.emplace_back(*rule.fallback, value);
       continue;
     }
-    if (const Labels* wp = table_.LabelsWhenPresent(name)) {
-      out.Merge(*wp);
+    if (rule.when_present != nullptr) {
+      MergeLabels(out, *rule.when_present);
       continue;
     }
     if (dropped != nullptr) dropped->push_back(name);
   }
-  if (!out.Has("gpu_uuid")) {
-    for (const auto& [name, value] : fallback) out.Set(name, value);
+  if (!HasLabel(out, "gpu_uuid")) {
+    for (const auto& [name, value] : fallback) SetLabel(out, name, value);
   }
   // Partition id/profile mean nothing without a partition kind (e.g. AMD SPX
   // mode reports gpu_partition_id="0" for a whole GPU).
-  if (!out.Has("partition_kind")) {
-    out.Remove("partition_id");
-    out.Remove("partition_profile");
+  if (!HasLabel(out, "partition_kind")) {
+    SetLabel(out, "partition_id", {});
+    SetLabel(out, "partition_profile", {});
   }
-  if (table_.vendor() != Vendor::kUnknown) out.Set("vendor", VendorName(table_.vendor()));
-  if (!out.Has("node") && !opts_.node.empty()) out.Set("node", opts_.node);
+  if (table_.vendor() != Vendor::kUnknown) SetLabel(out, "vendor", VendorName(table_.vendor()));
+  if (!HasLabel(out, "node") && !opts_.node.empty()) SetLabel(out, "node", opts_.node);
   if (m != nullptr) {
-    out.Merge(m->labels);
-    if (!m->method.empty()) out.Set("method", m->method);
+    MergeLabels(out, m->labels);
+    if (!m->method.empty()) SetLabel(out, "method", m->method);
   }
-  return out;
+  SortLabels(out);
 }
 
 void Translator::AddInfoSeries(const LabelSet& ls) {
-  Labels device;
-  for (const auto& [name, value] : ls.base.pairs()) {
-    if (IsDeviceLabel(name)) device.Set(name, value);
+  std::vector<LabelView>& device = scratch_device_;
+  device.clear();
+  for (const LabelView& l : Base(ls)) {
+    if (IsDeviceLabel(l.first)) device.push_back(l);
   }
-  if (!device.Has("gpu_uuid") && !device.Has("pci_bus_id") && !device.Has("gpu_index")) return;
-  std::map<std::string_view, Labels> extra;
-  for (const auto& [name, value] : ls.input) {
+  auto get = [&device](std::string_view name) {
+    for (const auto& [n, v] : device) {
+      if (n == name) return v;
+    }
+    return std::string_view();
+  };
+  if (get("gpu_uuid").empty() && get("pci_bus_id").empty() && get("gpu_index").empty()) return;
+  // (metric, (info label, value)) for every input label that feeds an info series.
+  auto& extra = scratch_extra_;
+  extra.clear();
+  for (const auto& [name, value] : Input(ls)) {
     if (value.empty()) continue;
-    if (const auto* info = table_.InfoLabel(name)) extra[info->first].Set(info->second, value);
+    if (const auto* info = RuleFor(name).info) {
+      extra.emplace_back(info->first, LabelView(info->second, value));
+    }
   }
+  // Stable: a later input label of the same name wins, as Labels::Set would.
+  std::stable_sort(extra.begin(), extra.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   // One info series per device (and per pod for workload info): rows of one
   // device may carry different subsets of labels, so they are merged.
-  std::string identity;
+  std::string& identity = scratch_key_;
+  identity.clear();
   for (std::string_view l : {"node", "partition_kind", "partition_id"}) {
-    identity += device.Get(l);
+    identity += get(l);
     identity += kSep;
   }
-  if (device.Has("gpu_uuid")) {
-    identity += device.Get("gpu_uuid");
-  } else if (device.Has("pci_bus_id")) {
-    identity += device.Get("pci_bus_id");
+  if (!get("gpu_uuid").empty()) {
+    identity += get("gpu_uuid");
+  } else if (!get("pci_bus_id").empty()) {
+    identity += get("pci_bus_id");
   } else {
-    identity += device.Get("gpu_index");
+    identity += get("gpu_index");
   }
-  const MetricCatalog& catalog = MetricCatalog::Default();
-  auto merge = [&](std::string_view metric, const Labels& own) {
-    const MetricDef* def = catalog.Find(metric);
-    if (def == nullptr) return;
-    std::string key(metric);
-    key += kSep;
-    key += identity;
-    Labels labels = device;
-    labels.Merge(own);
-    if (metric == "gpu_info") {
-      labels.Set("source", table_.source());
-    } else {
-      key += kSep;
-      key += own.ToString();
-    }
-    auto [it, inserted] = info_.try_emplace(std::move(key), def, labels);
-    if (inserted) return;
-    for (const auto& [name, value] : labels.pairs()) {
-      if (!it->second.second.Has(name)) it->second.second.Set(name, value);
-    }
+  std::vector<LabelView>& own = scratch_own_;
+  std::vector<LabelView>& labels = scratch_labels_;
+  auto emit = [&](std::string_view metric, size_t first, size_t last) {
+    own.clear();
+    for (size_t j = first; j < last; ++j) SetLabel(own, extra[j].second.first, extra[j].second.second);
+    SortLabels(own);
+    labels.assign(device.begin(), device.end());
+    for (const auto& [name, value] : own) SetLabel(labels, name, value);
+    if (metric == "gpu_info") SetLabel(labels, "source", table_.source());
+    SortLabels(labels);
+    MergeInfo(metric, own, labels);
   };
-  auto it = extra.find("gpu_info");
-  merge("gpu_info", it == extra.end() ? Labels() : it->second);
-  for (const auto& [metric, labels] : extra) {
-    if (metric != "gpu_info" && !labels.empty()) merge(metric, labels);
+  // gpu_info always (with its own labels if any), other info series only
+  // when the input carries their labels.
+  size_t k = 0;
+  bool gpu_info_done = false;
+  while (k < extra.size()) {
+    size_t end = k;
+    while (end < extra.size() && extra[end].first == extra[k].first) ++end;
+    if (extra[k].first == "gpu_info") gpu_info_done = true;
+    emit(extra[k].first, k, end);
+    k = end;
   }
+  if (!gpu_info_done) emit("gpu_info", 0, 0);
+}
+
+void Translator::MergeInfo(std::string_view metric, std::span<const LabelView> own,
+                           std::span<const LabelView> labels) {
+  const MetricDef* def = MetricCatalog::Default().Find(metric);
+  if (def == nullptr) return;
+  // Key: metric, device identity (in scratch_key_) and, but for gpu_info, the
+  // series' own labels.
+  std::string key;
+  key.reserve(metric.size() + scratch_key_.size() + 2 + (metric == "gpu_info" ? 0 : 64));
+  key += metric;
+  key += kSep;
+  key += scratch_key_;
+  if (metric != "gpu_info") {
+    key += kSep;
+    AppendRenderedLabels(own, key);
+  }
+  auto [it, inserted] = info_index_.try_emplace(std::move(key), static_cast<uint32_t>(info_.size()));
+  if (inserted) {
+    info_.push_back(InfoEntry{def, static_cast<uint32_t>(info_pairs_.size()),
+                              static_cast<uint32_t>(labels.size())});
+    info_pairs_.insert(info_pairs_.end(), labels.begin(), labels.end());
+    return;
+  }
+  // Seen before: add the labels this row has and the earlier ones lacked.
+  InfoEntry& e = info_[it->second];
+  size_t before = info_pairs_.size();
+  for (const LabelView& l : labels) {
+    bool has = false;
+    for (uint32_t j = e.first; j < e.first + e.count; ++j) has = has || info_pairs_[j].first == l.first;
+    if (!has) info_pairs_.push_back(l);
+  }
+  if (info_pairs_.size() == before) return;
+  // Move the entry to the end so its labels stay contiguous.
+  std::vector<LabelView> merged(info_pairs_.begin() + e.first, info_pairs_.begin() + e.first + e.count);
+  merged.insert(merged.end(), info_pairs_.begin() + static_cast<std::ptrdiff_t>(before), info_pairs_.end());
+  info_pairs_.resize(before);
+  SortLabels(merged);
+  e.first = static_cast<uint32_t>(info_pairs_.size());
+  e.count = static_cast<uint32_t>(merged.size());
+  info_pairs_.insert(info_pairs_.end(), merged.begin(), merged.end());
 }
 
 uint32_t Translator::SeriesFor(uint32_t label_set, uint32_t mapping) {
@@ -308,13 +472,14 @@ uint32_t Translator::SeriesFor(uint32_t label_set, uint32_t mapping) {
   if (m.rename_labels.empty()) {
     // A new series per sample costs less than finding the earlier one: the
     // output merges series with equal labels anyway (CanonicalOutput).
-    if (ls.base_labels == CanonicalOutput::kNoLabels) ls.base_labels = out_.AddLabels(ls.base);
+    if (ls.base_labels == CanonicalOutput::kNoLabels) ls.base_labels = out_.AddLabels(Base(ls));
     return out_.AddSeries(m.def->name, ls.base_labels, ExtraLabels(mapping));
   }
   uint64_t key = (static_cast<uint64_t>(label_set) << 32) | mapping;
   auto it = renamed_series_.find(key);
   if (it != renamed_series_.end()) return it->second;
-  uint32_t id = out_.AddSeries(m.def->name, Translate(ls, &m, nullptr));
+  Translate(ls, &m, scratch_labels_, nullptr);
+  uint32_t id = out_.AddSeries(m.def->name, out_.AddLabels(scratch_labels_), CanonicalOutput::kNoLabels);
   renamed_series_.emplace(key, id);
   return id;
 }
@@ -342,7 +507,7 @@ void Translator::OnSample(const ExpoSample& s) {
   for (uint32_t idx : *ne.mappings) {
     const MetricMapping& cand = table_.mappings()[idx];
     if (cand.match.empty() || cand.Matches([&](std::string_view n) {
-          for (const auto& [name, value] : label_sets_[ls].input) {
+          for (const auto& [name, value] : Input(label_sets_[ls])) {
             if (name == n) return value;
           }
           return std::string_view();
@@ -375,8 +540,9 @@ void Translator::OnSample(const ExpoSample& s) {
 }
 
 void Translator::Finish() {
-  for (auto& [key, info] : info_) {
-    uint32_t id = out_.AddSeries(info.first->name, info.second);
+  for (const InfoEntry& e : info_) {
+    std::span<const LabelView> labels(info_pairs_.data() + e.first, e.count);
+    uint32_t id = out_.AddSeries(e.def->name, out_.AddLabels(labels), CanonicalOutput::kNoLabels);
     out_.AddValue(id, 1.0, std::nullopt);
   }
   for (const NameEntry& ne : names_) {
@@ -389,7 +555,9 @@ void Translator::Finish() {
   }
   for (const LabelSet& ls : label_sets_) {
     if (ls.samples == 0) continue;
-    for (uint32_t d : ls.dropped) report_.dropped_labels[dropped_names_[d]] += ls.samples;
+    for (uint32_t k = ls.dropped_first; k < ls.dropped_first + ls.dropped_count; ++k) {
+      report_.dropped_labels[dropped_names_[dropped_ids_[k]]] += ls.samples;
+    }
   }
 }
 
@@ -469,6 +637,8 @@ Status TranslateExposition(std::string_view input, std::string_view origin,
                            TranslateReport* report, const ChunkSink* sink) {
   ASSIGN_OR_RETURN(MappingTable table, ExporterTable(input, origin, opts, report));
   CanonicalOutput output;
+  // Exporter sample lines are rarely shorter than 64 bytes.
+  output.Reserve(input.size() / 64);
   TranslateExpositionInto(input, origin, table, opts, output, *report);
   output.Finalize(&report->duplicates, &report->output_samples);
   if (sink == nullptr) out->reserve(out->size() + input.size());

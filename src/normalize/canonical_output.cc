@@ -150,8 +150,8 @@ void CanonicalOutput::RankLabelLists() {
   // again in that order: ordering and writing then read lists, fragments and
   // arena front to back instead of jumping around them.
   std::vector<uint32_t> new_id(lists_.size());
-  std::vector<LabelList> lists;
-  std::vector<Fragment> fragments;
+  BigVector<LabelList> lists;
+  BigVector<Fragment> fragments;
   std::vector<Labels> list_labels;
   std::string arena;
   lists.reserve(lists_.size());
@@ -233,7 +233,7 @@ namespace {
 
 // Stable counting sort of `ids` by key(id) < `range`.
 template <typename Key>
-void CountingSort(std::vector<uint32_t>& ids, std::vector<uint32_t>& tmp, size_t range,
+void CountingSort(BigVector<uint32_t>& ids, BigVector<uint32_t>& tmp, size_t range,
                   const Key& key) {
   std::vector<uint32_t> begin(range + 1, 0);
   for (uint32_t id : ids) ++begin[key(id) + 1];
@@ -312,7 +312,7 @@ void CanonicalOutput::Finalize(uint64_t* duplicates, uint64_t* output_samples) {
   }
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
-  std::vector<uint32_t> family(series_.size());
+  BigVector<uint32_t> family(series_.size());
   std::string_view last_name;
   uint32_t last_rank = 0;
   for (uint32_t id = 0; id < series_.size(); ++id) {
@@ -351,9 +351,9 @@ void CanonicalOutput::Finalize(uint64_t* duplicates, uint64_t* output_samples) {
     const Series& s = series_[id];
     return rank(extra_major[family[id]] == 1 ? s.base : s.extra);
   };
-  std::vector<uint32_t> order(series_.size());
+  BigVector<uint32_t> order(series_.size());
   std::iota(order.begin(), order.end(), 0);
-  std::vector<uint32_t> tmp;
+  BigVector<uint32_t> tmp;
   size_t ranks = lists_.size() + 1;
   CountingSort(order, tmp, ranks, minor);
   CountingSort(order, tmp, ranks, major);
@@ -362,8 +362,8 @@ void CanonicalOutput::Finalize(uint64_t* duplicates, uint64_t* output_samples) {
   // writing read series and records front to back (gathering them here
   // costs far less than chasing them line by line later).
   {
-    std::vector<Series> series(series_.size());
-    std::vector<uint32_t> sorted_family(series_.size());
+    BigVector<Series> series(series_.size());
+    BigVector<uint32_t> sorted_family(series_.size());
     for (size_t k = 0; k < order.size(); ++k) {
       series[k] = series_[order[k]];
       sorted_family[k] = family[order[k]];
@@ -371,14 +371,14 @@ void CanonicalOutput::Finalize(uint64_t* duplicates, uint64_t* output_samples) {
     bool one_each = records_.size() == series_.size();
     for (size_t k = 0; k < records_.size() && one_each; ++k) one_each = records_[k].series == k;
     if (one_each) {
-      std::vector<Record> records(records_.size());
+      BigVector<Record> records(records_.size());
       for (size_t k = 0; k < order.size(); ++k) {
         records[k] = records_[order[k]];
         records[k].series = static_cast<uint32_t>(k);
       }
       records_ = std::move(records);
     } else {
-      std::vector<uint32_t> new_id(order.size());
+      BigVector<uint32_t> new_id(order.size());
       for (size_t k = 0; k < order.size(); ++k) new_id[order[k]] = static_cast<uint32_t>(k);
       for (Record& r : records_) r.series = new_id[r.series];
     }

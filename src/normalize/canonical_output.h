@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/big_vector.h"
 #include "core/labels.h"
 #include "core/sample.h"
 #include "expo/exposition_writer.h"
@@ -39,11 +40,13 @@ class CanonicalOutput {
   // rendered label fragments, so it does not keep the Labels).
   explicit CanonicalOutput(bool keep_labels = false) : keep_labels_(keep_labels) {}
 
-  // Room for about `samples` series and values (untouched room costs only
-  // address space), so large inputs do not copy as the vectors grow.
-  void Reserve(size_t samples) {
+  // Room for about `samples` series and values and `label_bytes` of
+  // rendered labels (untouched room costs only address space), so large
+  // inputs do not copy as the buffers grow.
+  void Reserve(size_t samples, size_t label_bytes) {
     series_.reserve(samples);
     records_.reserve(samples);
+    arena_.reserve(label_bytes);
   }
   // Renders a label list once; the id can be shared by any number of series.
   uint32_t AddLabels(const Labels& labels);
@@ -143,8 +146,8 @@ class CanonicalOutput {
 
   bool keep_labels_;
   std::string arena_;
-  std::vector<Fragment> fragments_;
-  std::vector<LabelList> lists_;
+  BigVector<Fragment> fragments_;
+  BigVector<LabelList> lists_;
   StringMap<uint32_t> names_index_;  // label names joined by '\0' -> LabelList::names
   std::string names_key_;            // scratch
   std::vector<LabelView> scratch_views_;
@@ -152,14 +155,14 @@ class CanonicalOutput {
   uint64_t overlap_key_ = UINT64_MAX;
   bool overlap_ = false;
   std::vector<Labels> list_labels_;  // per list, only with keep_labels_
-  std::vector<Series> series_;
-  std::vector<Record> records_;
+  BigVector<Series> series_;
+  BigVector<Record> records_;
   // Filled by Finalize(): groups in output order, their series, and records
   // sorted by series (record_begin_[s] .. record_begin_[s + 1]).
-  std::vector<Group> groups_;
-  std::vector<uint32_t> group_series_;
-  std::vector<uint32_t> record_begin_;
-  std::vector<Record> sorted_records_;
+  BigVector<Group> groups_;
+  BigVector<uint32_t> group_series_;
+  BigVector<uint32_t> record_begin_;
+  BigVector<Record> sorted_records_;
   uint64_t output_samples_ = 0;
   // Merge plans, memoized by RenderLabels (logically const).
   mutable std::vector<MergePlan> plans_;

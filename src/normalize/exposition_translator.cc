@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "collect/device.h"
+#include "core/big_vector.h"
 #include "expo/exposition_parser.h"
 #include "normalize/canonical_output.h"
 #include "normalize/normalizer.h"
@@ -131,10 +132,10 @@ class Translator final : public ExpositionHandler {
   };
 
   std::span<const LabelView> Input(const LabelSet& ls) const {
-    return std::span<const LabelView>(input_pairs_).subspan(ls.input_first, ls.input_count);
+    return std::span<const LabelView>(input_pairs_.data() + ls.input_first, ls.input_count);
   }
   std::span<const LabelView> Base(const LabelSet& ls) const {
-    return std::span<const LabelView>(base_pairs_).subspan(ls.base_first, ls.base_count);
+    return std::span<const LabelView>(base_pairs_.data() + ls.base_first, ls.base_count);
   }
   const LabelRule& RuleFor(std::string_view name);
   uint32_t LookupName(std::string_view name);
@@ -179,8 +180,8 @@ class Translator final : public ExpositionHandler {
   // (label set, mapping) -> series, for mappings that rename labels (their
   // labels are translated per series, so once is enough).
   std::unordered_map<uint64_t, uint32_t> renamed_series_;
-  std::vector<LabelView> input_pairs_;
-  std::vector<LabelView> base_pairs_;
+  BigVector<LabelView> input_pairs_;
+  BigVector<LabelView> base_pairs_;
   std::vector<uint32_t> dropped_ids_;
   std::vector<std::string> dropped_names_;
   StringMap<uint32_t> dropped_index_;
@@ -190,7 +191,7 @@ class Translator final : public ExpositionHandler {
   // in first-seen order (the output is sorted anyway).
   StringMap<uint32_t> info_index_;
   std::vector<InfoEntry> info_;
-  std::vector<LabelView> info_pairs_;
+  BigVector<LabelView> info_pairs_;
   // Scratch space reused across label sets.
   std::vector<LabelView> scratch_labels_;
   std::vector<LabelView> scratch_device_;
@@ -637,8 +638,9 @@ Status TranslateExposition(std::string_view input, std::string_view origin,
                            TranslateReport* report, const ChunkSink* sink) {
   ASSIGN_OR_RETURN(MappingTable table, ExporterTable(input, origin, opts, report));
   CanonicalOutput output;
-  // Exporter sample lines are rarely shorter than 64 bytes.
-  output.Reserve(input.size() / 64);
+  // Exporter sample lines are rarely shorter than 64 bytes, and distinct
+  // label sets rarely take an eighth of the input.
+  output.Reserve(input.size() / 64, input.size() / 8);
   TranslateExpositionInto(input, origin, table, opts, output, *report);
   output.Finalize(&report->duplicates, &report->output_samples);
   if (sink == nullptr) out->reserve(out->size() + input.size());

@@ -79,6 +79,44 @@ std::optional<uint64_t> ParseUint64(std::string_view s) {
   return v;
 }
 
+namespace {
+
+// Most telemetry values that are not integers have a few decimals (0.47,
+// 409.692). For 0.001 <= |v| < 1e9 with at most six of them, the shortest
+// round-trip form is the integer n = v * 10^k for the least k at which n /
+// 10^k gives v back, printed in fixed notation (fixed is then never longer
+// than scientific, and std::to_chars prefers fixed on ties). Returns false
+// (nothing appended) for every other value. Tested against std::to_chars.
+bool AppendShortDecimal(double v, std::string& out) {
+  static constexpr double kPow10[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
+  double a = std::fabs(v);
+  if (!(a >= 0.001 && a < 1e9)) return false;
+  for (int k = 1; k <= 6; ++k) {
+    double scaled = a * kPow10[k];
+    double n = std::nearbyint(scaled);
+    if (n / kPow10[k] != a) continue;
+    auto digits = static_cast<uint64_t>(n);
+    char buf[32];
+    char* end = buf + sizeof(buf);
+    char* p = end;
+    for (int i = 0; i < k; ++i) {
+      *--p = static_cast<char>('0' + digits % 10);
+      digits /= 10;
+    }
+    *--p = '.';
+    do {
+      *--p = static_cast<char>('0' + digits % 10);
+      digits /= 10;
+    } while (digits != 0);
+    if (v < 0) *--p = '-';
+    out.append(p, end);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void AppendDouble(double v, std::string& out) {
   if (std::isnan(v)) {
     out += "NaN";
@@ -95,6 +133,7 @@ void AppendDouble(double v, std::string& out) {
     out.append(buf, p);
     return;
   }
+  if (AppendShortDecimal(v, out)) return;
   auto [p, ec] = std::to_chars(buf, buf + sizeof(buf), v);
   out.append(buf, p);
 }

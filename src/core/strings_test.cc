@@ -1,8 +1,11 @@
 #include "core/strings.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <charconv>
+#include <cmath>
+#include <random>
+#include <vector>
 
 namespace gpufleet {
 namespace {
@@ -18,6 +21,33 @@ TEST(StringsTest, ParseDoubleHandlesPrometheusSpecials) {
   EXPECT_FALSE(ParseDouble("").has_value());
   EXPECT_FALSE(ParseDouble("--1").has_value());
   EXPECT_TRUE(std::isinf(*ParseDouble("1e999")));
+}
+
+// Short decimals take a fast path; it must print exactly what std::to_chars
+// prints (shortest round trip), including around its edges.
+TEST(StringsTest, FormatDoubleMatchesToCharsOnShortDecimals) {
+  auto reference = [](double v) {
+    char buf[64];
+    auto [p, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+    return std::string(buf, p);
+  };
+  std::mt19937_64 rng(42);
+  std::vector<double> values = {0.001, 0.0015, 0.005, 0.01, 0.1, 0.47, 0.5, 1.5, 409.692,
+                                999999999.5, 999999999.999999, 1e9 - 0.5, 0.000999, 123.4567891,
+                                0.3, 0.7, 2.675, 1.005, 9.995, 1e-3 - 1e-19};
+  for (int i = 0; i < 50000; ++i) {
+    int k = static_cast<int>(rng() % 8);
+    double scale = std::pow(10.0, k);
+    double n = static_cast<double>(rng() % 2000000000000ull);
+    values.push_back(n / scale);                        // short decimals
+    values.push_back(std::ldexp(static_cast<double>(rng() >> 11), -static_cast<int>(rng() % 60)));
+  }
+  for (double v : values) {
+    if (v == std::floor(v)) continue;  // integers have their own path
+    for (double x : {v, -v}) {
+      ASSERT_EQ(FormatDouble(x), reference(x)) << std::hexfloat << x;
+    }
+  }
 }
 
 TEST(StringsTest, FormatDoubleRoundTrips) {

@@ -38,9 +38,13 @@ uint32_t CanonicalOutput::AddLabels(std::span<const LabelView> labels) {
     names_key_.append(name);
     names_key_.push_back('\0');
   }
-  auto [it, inserted] =
-      names_index_.try_emplace(names_key_, static_cast<uint32_t>(names_index_.size()));
-  list.names = it->second;
+  if (names_key_ != last_names_key_) {
+    auto [it, inserted] =
+        names_index_.try_emplace(names_key_, static_cast<uint32_t>(names_index_.size()));
+    last_names_key_ = names_key_;
+    last_names_ = it->second;
+  }
+  list.names = last_names_;
   bool first = true;
   for (const auto& [name, value] : labels) {
     if (!first) arena_.push_back(',');

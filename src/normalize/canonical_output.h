@@ -150,6 +150,8 @@ class CanonicalOutput {
   BigVector<LabelList> lists_;
   StringMap<uint32_t> names_index_;  // label names joined by '\0' -> LabelList::names
   std::string names_key_;            // scratch
+  std::string last_names_key_;       // the last names_key_ looked up ...
+  uint32_t last_names_ = 0;          // ... and its id
   std::vector<LabelView> scratch_views_;
   // Last NamesOverlap() question (names id, extra list) and its answer.
   uint64_t overlap_key_ = UINT64_MAX;

@@ -137,7 +137,8 @@ class Translator final : public ExpositionHandler {
   std::span<const LabelView> Base(const LabelSet& ls) const {
     return std::span<const LabelView>(base_pairs_.data() + ls.base_first, ls.base_count);
   }
-  const LabelRule& RuleFor(std::string_view name);
+  // The rule for the label `name` at `position` in its label set.
+  const LabelRule& RuleFor(std::string_view name, size_t position);
   uint32_t LookupName(std::string_view name);
   // The set with this raw text, or UINT32_MAX when new.
   uint32_t LookupLabelSet(std::string_view raw);
@@ -187,6 +188,7 @@ class Translator final : public ExpositionHandler {
   StringMap<uint32_t> dropped_index_;
   std::vector<LabelRule> rules_;
   StringMap<uint32_t> rule_index_;
+  std::vector<std::pair<std::string_view, uint32_t>> rule_by_position_;  // last name seen there
   // (metric, device identity[, own labels]) -> info series, emitted by Finish()
   // in first-seen order (the output is sorted anyway).
   StringMap<uint32_t> info_index_;
@@ -292,7 +294,11 @@ uint32_t Translator::ExtraLabels(uint32_t mapping) {
   return id;
 }
 
-const Translator::LabelRule& Translator::RuleFor(std::string_view name) {
+const Translator::LabelRule& Translator::RuleFor(std::string_view name, size_t position) {
+  // Label sets of one exporter list the same names in the same order.
+  if (position < rule_by_position_.size() && rule_by_position_[position].first == name) {
+    return rules_[rule_by_position_[position].second];
+  }
   auto it = rule_index_.find(name);
   if (it == rule_index_.end()) {
     LabelRule r;
@@ -303,6 +309,8 @@ const Translator::LabelRule& Translator::RuleFor(std::string_view name) {
     it = rule_index_.emplace(std::string(name), static_cast<uint32_t>(rules_.size())).first;
     rules_.push_back(r);
   }
+  if (position >= rule_by_position_.size()) rule_by_position_.resize(position + 1);
+  rule_by_position_[position] = {it->first, it->second};
   return rules_[it->second];
 }
 
@@ -311,9 +319,11 @@ void Translator::Translate(const LabelSet& ls, const MetricMapping* m, std::vect
   out.clear();
   std::vector<LabelView>& fallback = scratch_fallback_;
   fallback.clear();
-  for (const auto& [name, value] : Input(ls)) {
+  std::span<const LabelView> input = Input(ls);
+  for (size_t k = 0; k < input.size(); ++k) {
+    const auto& [name, value] = input[k];
     if (value.empty()) continue;  // Prometheus: empty == absent
-    const LabelRule& rule = RuleFor(name);
+    const LabelRule& rule = RuleFor(name, k);
     if (rule.info != nullptr) continue;  // carried by an info series
     std::optional<std::string_view> canon;
     if (m != nullptr) {
@@ -376,9 +386,11 @@ void Translator::AddInfoSeries(const LabelSet& ls) {
   // (metric, (info label, value)) for every input label that feeds an info series.
   auto& extra = scratch_extra_;
   extra.clear();
-  for (const auto& [name, value] : Input(ls)) {
+  std::span<const LabelView> input = Input(ls);
+  for (size_t k = 0; k < input.size(); ++k) {
+    const auto& [name, value] = input[k];
     if (value.empty()) continue;
-    if (const auto* info = RuleFor(name).info) {
+    if (const auto* info = RuleFor(name, k).info) {
       extra.emplace_back(info->first, LabelView(info->second, value));
     }
   }

@@ -20,9 +20,12 @@
 // docs/placement.md for what each part gains and what did not work.
 //
 // Evaluations are cached per (request shape, node) and invalidated by the
-// node's version, like FGD's.
+// node's version, like FGD's; waste results are also cached by node state
+// (MemoWaste), since many nodes are in the same state.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <tuple>
@@ -33,7 +36,20 @@
 
 namespace gpufleet::place {
 
-GpufleetWasteModel::GpufleetWasteModel(const TargetWorkload& target) : shapes_(target.shapes()) {}
+GpufleetWasteModel::GpufleetWasteModel(const TargetWorkload& target) : shapes_(target.shapes()) {
+  group_of_.assign(shapes_.size(), -1);
+  for (size_t i = 0; i < shapes_.size(); ++i) {
+    const TypicalShape& s = shapes_[i];
+    if (s.gpu_milli <= 0 || s.gpu_count <= 0) continue;
+    size_t k = 0;
+    while (k < groups_.size() &&
+           !(groups_[k].gpu_milli == s.gpu_milli && groups_[k].gpu_count == s.gpu_count)) {
+      ++k;
+    }
+    if (k == groups_.size()) groups_.push_back({s.gpu_milli, s.gpu_count});
+    group_of_[i] = static_cast<int>(k);
+  }
+}
 
 void GpufleetWasteModel::Bind(const Cluster& cluster) {
   std::map<std::string, int> ids;
@@ -70,10 +86,54 @@ double GpufleetWasteModel::Waste(int node, int64_t cpu_free, int64_t mem_free,
   if (idle == 0) return 0;
   const std::vector<char>& access = access_[model_index_[node]];
   double waste = 0;
+  if (groups_.size() > kMaxGroups) {
+    for (size_t i = 0; i < shapes_.size(); ++i) {
+      const TypicalShape& s = shapes_[i];
+      waste += s.weight * static_cast<double>(idle - Usable(s, access[i] != 0, cpu_free, mem_free,
+                                                            gpu_free, gpus));
+    }
+    return waste;
+  }
+  // Usable, with the device part computed once per group (same arithmetic).
+  struct Stats {
+    int with_room;
+    int64_t fit_milli;
+    int64_t copies_gpu;
+  } stats[kMaxGroups];
+  for (size_t k = 0; k < groups_.size(); ++k) {
+    const GpuGroup& grp = groups_[k];
+    Stats& st = stats[k];
+    st = {0, 0, 0};
+    for (int g = 0; g < gpus; ++g) {
+      if (gpu_free[g] < grp.gpu_milli) continue;
+      ++st.with_room;
+      st.fit_milli += gpu_free[g];
+      if (grp.gpu_count == 1) {
+        st.copies_gpu += gpu_free[g] < 2 * grp.gpu_milli ? 1 : gpu_free[g] / grp.gpu_milli;
+      }
+    }
+    if (grp.gpu_count > 1) st.copies_gpu = st.with_room / grp.gpu_count;
+  }
   for (size_t i = 0; i < shapes_.size(); ++i) {
     const TypicalShape& s = shapes_[i];
-    waste += s.weight * static_cast<double>(idle - Usable(s, access[i] != 0, cpu_free, mem_free,
-                                                          gpu_free, gpus));
+    int64_t usable = 0;
+    const int k = group_of_[i];
+    if (k >= 0 && access[i] != 0 && stats[k].with_room >= s.gpu_count) {
+      const Stats& st = stats[k];
+      // min(copies on the devices, CPU copies, memory copies), dividing only
+      // when CPU or memory is the tighter bound.
+      int64_t copies = st.copies_gpu;
+      if (s.cpu_milli > 0 && cpu_free < copies * s.cpu_milli) copies = cpu_free / s.cpu_milli;
+      if (s.memory_mib > 0 && mem_free < copies * s.memory_mib) copies = mem_free / s.memory_mib;
+      if (copies <= 0) {
+        usable = 0;
+      } else if (copies >= st.copies_gpu) {
+        usable = st.fit_milli;
+      } else {
+        usable = std::min(st.fit_milli, copies * s.gpu_milli * s.gpu_count);
+      }
+    }
+    waste += s.weight * static_cast<double>(idle - usable);
   }
   return waste;
 }
@@ -136,6 +196,7 @@ class GpufleetPolicy : public PlacementPolicy {
     if (bound_ != &cluster || static_cast<int>(before_.size()) != cluster.size()) {
       bound_ = &cluster;
       model_.Bind(cluster);
+      memo_.assign(kMemoSlots, Slot{});
       before_.assign(cluster.size(), Cached{});
       shape_ids_.clear();
       evals_.clear();
@@ -167,8 +228,8 @@ class GpufleetPolicy : public PlacementPolicy {
     Cached& c = before_[node];
     const NodeState& st = cluster.state(node);
     if (c.version_plus1 != st.version + 1) {
-      c.score = model_.Waste(node, st.cpu_free_milli, st.memory_free_mib,
-                             st.gpu_free_milli.data(), static_cast<int>(st.gpu_free_milli.size()));
+      c.score = MemoWaste(node, st.cpu_free_milli, st.memory_free_mib, st.gpu_free_milli.data(),
+                          static_cast<int>(st.gpu_free_milli.size()));
       c.version_plus1 = st.version + 1;
     }
     return c.score;
@@ -213,7 +274,7 @@ class GpufleetPolicy : public PlacementPolicy {
         for (int h = 0; h < g && !dup; ++h) dup = st.gpu_free_milli[h] == free[g];
         if (dup) continue;
         free[g] -= req.gpu_milli;
-        double after = model_.Waste(node, cpu_after, mem_after, free, gpus);
+        double after = MemoWaste(node, cpu_after, mem_after, free, gpus);
         double s = CandidateScore(cluster, node, req, before, after, free[g]);
         free[g] += req.gpu_milli;
         if (!found || s > e.score) {
@@ -229,15 +290,69 @@ class GpufleetPolicy : public PlacementPolicy {
     for (int g = 0; g < gpus; ++g) {
       if (m & (GpuMask{1} << g)) free[g] -= req.gpu_milli;
     }
-    double after = model_.Waste(node, cpu_after, mem_after, free, gpus);
+    double after = MemoWaste(node, cpu_after, mem_after, free, gpus);
     e.score = CandidateScore(cluster, node, req, before, after, -1);
     e.gpus = m;
     return e;
   }
 
+  static constexpr int kMemoGpus = 8;
+  static constexpr size_t kMemoSlots = 1 << 14;  // a power of two
+  // Waste depends on a node's model class, free CPU and memory and the
+  // multiset of its devices' free milli, and many nodes share states (empty
+  // ones early, near-full ones later): results are kept in a direct-mapped
+  // cache keyed by that state (a slot holds the last state that hashed there).
+  struct StateKey {
+    int64_t cpu = 0;
+    int64_t mem = 0;
+    int32_t model = 0;
+    int32_t gpus = 0;
+    std::array<int16_t, kMemoGpus> free{};
+    bool operator==(const StateKey&) const = default;
+  };
+  struct StateHash {
+    size_t operator()(const StateKey& k) const {
+      uint64_t h = static_cast<uint64_t>(k.cpu) * 0x9E3779B97F4A7C15ull;
+      h ^= static_cast<uint64_t>(k.mem) + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
+      h ^= (static_cast<uint64_t>(k.model) << 32 | static_cast<uint32_t>(k.gpus)) +
+           0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+      for (int16_t f : k.free) h = (h ^ static_cast<uint16_t>(f)) * 0x100000001B3ull;
+      return static_cast<size_t>(h);
+    }
+  };
+
+  double MemoWaste(int node, int64_t cpu_free, int64_t mem_free, const int64_t* gpu_free,
+                   int gpus) {
+    if (gpus > kMemoGpus) return model_.Waste(node, cpu_free, mem_free, gpu_free, gpus);
+    StateKey key;
+    key.cpu = cpu_free;
+    key.mem = mem_free;
+    key.model = model_.model_class(node);
+    key.gpus = gpus;
+    for (int g = 0; g < gpus; ++g) {
+      if (gpu_free[g] < 0 || gpu_free[g] > INT16_MAX) {
+        return model_.Waste(node, cpu_free, mem_free, gpu_free, gpus);
+      }
+      key.free[g] = static_cast<int16_t>(gpu_free[g]);
+    }
+    std::sort(key.free.begin(), key.free.begin() + gpus);
+    Slot& slot = memo_[StateHash()(key) & (kMemoSlots - 1)];
+    if (slot.used && slot.key == key) return slot.waste;
+    slot.used = true;
+    slot.key = key;
+    slot.waste = model_.Waste(node, cpu_free, mem_free, gpu_free, gpus);
+    return slot.waste;
+  }
+
   // Near-lexicographic: a starved GPU costs more than any waste step.
   static constexpr double kBalanceWeight = 100;
   static constexpr double kBucketMilli = 100;
+  struct Slot {
+    StateKey key;
+    double waste = 0;
+    bool used = false;
+  };
+  std::vector<Slot> memo_;
 
   GpufleetWasteModel model_;
   const Cluster* bound_ = nullptr;

@@ -28,6 +28,10 @@ class GpufleetWasteModel {
   double Waste(int node, int64_t cpu_free_milli, int64_t memory_free_mib,
                const int64_t* gpu_free, int gpu_count) const;
 
+  // Nodes with the same index run the same shapes (same GPU model); Waste
+  // depends on a node only through it.
+  int model_class(int node) const { return model_index_[node]; }
+
   // GPU milli of a node that shape `s` can use: 0 when s needs no GPU, the
   // model is not allowed or fewer than s.gpu_count devices have room;
   // otherwise the free milli of the devices with room (FGD's complement),
@@ -39,7 +43,18 @@ class GpufleetWasteModel {
  private:
   static std::vector<std::string> SplitModels(const std::string& joined);
 
+  // Shapes with the same GPU demand share the per-device part of Usable
+  // (devices with room, their milli, copies they hold), which Waste computes
+  // once per group; the result is the same as calling Usable per shape.
+  struct GpuGroup {
+    int64_t gpu_milli = 0;
+    int gpu_count = 0;
+  };
+  static constexpr size_t kMaxGroups = 64;  // more: Waste falls back to Usable per shape
+
   std::vector<TypicalShape> shapes_;
+  std::vector<GpuGroup> groups_;
+  std::vector<int> group_of_;  // per shape; -1 when it needs no GPU
   std::vector<int> model_index_;
   std::vector<std::vector<char>> access_;
 };

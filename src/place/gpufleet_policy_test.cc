@@ -1,5 +1,7 @@
 #include "place/gpufleet_policy.h"
 
+#include <iterator>
+
 #include <gtest/gtest.h>
 
 #include "place/placer.h"
@@ -182,6 +184,45 @@ TEST(GpufleetPolicyTest, GpuPodPenalisedPerStarvedGpu) {
   ASSERT_TRUE(d.has_value());
   EXPECT_EQ(d->node, 1);
   EXPECT_EQ(d->gpus, 0b01u);
+}
+
+}  // namespace
+}  // namespace gpufleet::place
+
+namespace gpufleet::place {
+namespace {
+
+// Waste computes the device part of Usable once per GPU demand (shapes with
+// the same share and count) and skips divisions; it must equal the plain
+// sum over shapes of weight * (idle - Usable) on any state.
+TEST(GpufleetWasteTest, GroupedWasteEqualsSumOfUsable) {
+  std::vector<TypicalShape> shapes = {
+      Shape(4000, 160, 1, 0.05, 15000),  Shape(12000, 160, 1, 0.05, 30000),
+      Shape(3000, 810, 1, 0.15, 5600),   Shape(12000, 470, 1, 0.10, 47000),
+      Shape(1000, 1000, 1, 0.30, 48000), Shape(24000, 1000, 1, 0.10, 0),
+      Shape(64000, 1000, 8, 0.05, 300000), Shape(8000, 1000, 2, 0.05, 20000),
+      Shape(12000, 0, 0, 0.15, 50000)};
+  Cluster c({Node("a", 8, 96000)});
+  TargetWorkload t = TargetWorkload::FromShapes(shapes);
+  GpufleetWasteModel m(t);
+  m.Bind(c);
+  Rng rng(3);
+  const int64_t steps[] = {0, 30, 60, 160, 190, 320, 470, 530, 810, 840, 1000};
+  for (int trial = 0; trial < 2000; ++trial) {
+    int64_t free[8];
+    for (int64_t& f : free) f = steps[rng.Uniform(std::size(steps))];
+    const int64_t cpu = static_cast<int64_t>(rng.Uniform(97)) * 1000;
+    const int64_t mem = static_cast<int64_t>(rng.Uniform(400)) * 1000;
+    int64_t idle = 0;
+    for (int64_t f : free) idle += f;
+    double expected = 0;
+    for (const TypicalShape& s : shapes) {
+      expected += s.weight *
+                  static_cast<double>(idle - GpufleetWasteModel::Usable(s, true, cpu, mem, free, 8));
+    }
+    if (idle == 0) expected = 0;
+    ASSERT_DOUBLE_EQ(m.Waste(0, cpu, mem, free, 8), expected) << "trial " << trial;
+  }
 }
 
 }  // namespace

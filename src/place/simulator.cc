@@ -53,6 +53,19 @@ std::vector<WorkloadRequest> ShuffleAndInflate(const std::vector<WorkloadRequest
   return out;
 }
 
+ArrivedSequence MakeArrivedSequence(const Cluster& cluster,
+                                    const std::vector<WorkloadRequest>& workload, double ratio,
+                                    Rng& rng) {
+  ArrivedSequence seq;
+  seq.pods = ShuffleAndInflate(workload, cluster.total_gpu_milli(), ratio, rng);
+  // Node tie-break order: a random permutation per run, like the authors'
+  // "%04d-" name prefixes (see placer.h).
+  seq.rank.resize(cluster.size());
+  for (int n = 0; n < cluster.size(); ++n) seq.rank[n] = n;
+  for (size_t i = seq.rank.size(); i > 1; --i) std::swap(seq.rank[i - 1], seq.rank[rng.Uniform(i)]);
+  return seq;
+}
+
 StatusOr<SimResult> RunSimulation(const std::vector<NodeSpec>& nodes,
                                   const std::vector<WorkloadRequest>& workload,
                                   const SimOptions& opts) {
@@ -68,14 +81,9 @@ StatusOr<SimResult> RunSimulation(const std::vector<NodeSpec>& nodes,
   target.BindModels(cluster);
 
   Rng rng(opts.seed);
-  std::vector<WorkloadRequest> pods =
-      ShuffleAndInflate(workload, cluster.total_gpu_milli(), opts.inflate_ratio, rng);
-
-  // Node tie-break order: a random permutation per run, like the authors'
-  // "%04d-" name prefixes (see placer.h).
-  std::vector<int> rank(cluster.size());
-  for (int n = 0; n < cluster.size(); ++n) rank[n] = n;
-  for (size_t i = rank.size(); i > 1; --i) std::swap(rank[i - 1], rank[rng.Uniform(i)]);
+  ArrivedSequence seq = MakeArrivedSequence(cluster, workload, opts.inflate_ratio, rng);
+  const std::vector<WorkloadRequest>& pods = seq.pods;
+  const std::vector<int>& rank = seq.rank;
 
   SimResult result;
   result.policy = std::string(policy->name());

@@ -67,6 +67,18 @@ struct SimResult {
 std::vector<WorkloadRequest> ShuffleAndInflate(const std::vector<WorkloadRequest>& workload,
                                                int64_t cluster_gpu_milli, double ratio, Rng& rng);
 
+// The pods in arrival order and the per-run node tie-break order (rank[n]:
+// lower wins ties), exactly as RunSimulation builds them for `seed`; `rng`
+// is left where RunSimulation continues with it. For offline analyses of
+// the same sequence (placement_bound.h).
+struct ArrivedSequence {
+  std::vector<WorkloadRequest> pods;
+  std::vector<int> rank;
+};
+ArrivedSequence MakeArrivedSequence(const Cluster& cluster,
+                                    const std::vector<WorkloadRequest>& workload, double ratio,
+                                    Rng& rng);
+
 StatusOr<SimResult> RunSimulation(const std::vector<NodeSpec>& nodes,
                                   const std::vector<WorkloadRequest>& workload,
                                   const SimOptions& opts);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 
 namespace gpufleet {
 
@@ -85,19 +86,17 @@ namespace {
 // 409.692). For 0.001 <= |v| < 1e9 with at most six of them, the shortest
 // round-trip form is the integer n = v * 10^k for the least k at which n /
 // 10^k gives v back, printed in fixed notation (fixed is then never longer
-// than scientific, and std::to_chars prefers fixed on ties). Returns false
-// (nothing appended) for every other value. Tested against std::to_chars.
-bool AppendShortDecimal(double v, std::string& out) {
+// than scientific, and std::to_chars prefers fixed on ties). Writes it
+// ending at `end` and returns where it starts, or nullptr for every other
+// value. Tested against std::to_chars.
+char* ShortDecimalBefore(double v, char* end) {
   static constexpr double kPow10[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
   double a = std::fabs(v);
-  if (!(a >= 0.001 && a < 1e9)) return false;
+  if (!(a >= 0.001 && a < 1e9)) return nullptr;
   for (int k = 1; k <= 6; ++k) {
-    double scaled = a * kPow10[k];
-    double n = std::nearbyint(scaled);
+    double n = std::nearbyint(a * kPow10[k]);
     if (n / kPow10[k] != a) continue;
     auto digits = static_cast<uint64_t>(n);
-    char buf[32];
-    char* end = buf + sizeof(buf);
     char* p = end;
     for (int i = 0; i < k; ++i) {
       *--p = static_cast<char>('0' + digits % 10);
@@ -109,33 +108,35 @@ bool AppendShortDecimal(double v, std::string& out) {
       digits /= 10;
     } while (digits != 0);
     if (v < 0) *--p = '-';
-    out.append(p, end);
-    return true;
+    return p;
   }
-  return false;
+  return nullptr;
 }
 
 }  // namespace
 
-void AppendDouble(double v, std::string& out) {
-  if (std::isnan(v)) {
-    out += "NaN";
-    return;
-  }
-  if (std::isinf(v)) {
-    out += v > 0 ? "+Inf" : "-Inf";
-    return;
-  }
-  char buf[32];
+size_t FormatDoubleTo(double v, char* buf) {
+  auto copy = [buf](std::string_view s) {
+    std::memcpy(buf, s.data(), s.size());
+    return s.size();
+  };
+  if (std::isnan(v)) return copy("NaN");
+  if (std::isinf(v)) return copy(v > 0 ? "+Inf" : "-Inf");
   // Integers up to 2^53 print without exponent or fraction, like Go's 'g'.
   if (v == std::floor(v) && std::fabs(v) < 1e15) {
-    auto [p, ec] = std::to_chars(buf, buf + sizeof(buf), static_cast<int64_t>(v));
-    out.append(buf, p);
-    return;
+    return static_cast<size_t>(
+        std::to_chars(buf, buf + kMaxDoubleChars, static_cast<int64_t>(v)).ptr - buf);
   }
-  if (AppendShortDecimal(v, out)) return;
-  auto [p, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  out.append(buf, p);
+  char tmp[kMaxDoubleChars];
+  if (const char* p = ShortDecimalBefore(v, tmp + sizeof(tmp))) {
+    return copy(std::string_view(p, static_cast<size_t>(tmp + sizeof(tmp) - p)));
+  }
+  return static_cast<size_t>(std::to_chars(buf, buf + kMaxDoubleChars, v).ptr - buf);
+}
+
+void AppendDouble(double v, std::string& out) {
+  char buf[kMaxDoubleChars];
+  out.append(buf, FormatDoubleTo(v, buf));
 }
 
 std::string FormatDouble(double v) {

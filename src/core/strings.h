@@ -24,6 +24,9 @@ std::optional<uint64_t> ParseUint64(std::string_view s);
 // Formats a double the way Prometheus exposition expects: shortest
 // round-tripping form, "NaN", "+Inf", "-Inf".
 void AppendDouble(double v, std::string& out);
+// Same into `buf` (at least kMaxDoubleChars long); returns the length.
+inline constexpr size_t kMaxDoubleChars = 32;
+size_t FormatDoubleTo(double v, char* buf);
 std::string FormatDouble(double v);
 
 // Levenshtein distance in bytes.

@@ -1,6 +1,8 @@
 #include "normalize/canonical_output.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstring>
 #include <numeric>
 
 #include "core/strings.h"
@@ -10,16 +12,6 @@ namespace gpufleet {
 namespace {
 
 constexpr size_t kChunkBytes = 1 << 20;
-
-void AppendTimestamp(int64_t timestamp_ms, ExpositionFormat format, std::string& out) {
-  out.push_back(' ');
-  if (format == ExpositionFormat::kOpenMetrics) {
-    // OpenMetrics timestamps are seconds.
-    AppendDouble(static_cast<double>(timestamp_ms) / 1000.0, out);
-  } else {
-    out.append(std::to_string(timestamp_ms));
-  }
-}
 
 }  // namespace
 
@@ -78,30 +70,51 @@ std::string_view CanonicalOutput::Rendered(const LabelList& list) const {
   return std::string_view(arena_).substr(first.offset, last.offset + last.size - first.offset);
 }
 
-void CanonicalOutput::RenderLabels(const Series& s, std::string& out) const {
+template <typename F>
+void CanonicalOutput::ForEachLabelPiece(const Series& s, F&& f) const {
   const LabelList* a = s.base == kNoLabels ? nullptr : &lists_[s.base];
   const LabelList* b = s.extra == kNoLabels ? nullptr : &lists_[s.extra];
   if (a != nullptr && a->count == 0) a = nullptr;
   if (b != nullptr && b->count == 0) b = nullptr;
-  if (a == nullptr && b == nullptr) return;
-  out.push_back('{');
   if (a == nullptr || b == nullptr) {
-    out.append(Rendered(a != nullptr ? *a : *b));
-    out.push_back('}');
+    if (a != nullptr || b != nullptr) f(Rendered(a != nullptr ? *a : *b));
     return;
   }
-  const MergePlan& plan = PlanFor(*a, s.extra, *b);
-  bool first = true;
-  for (const MergeRun& r : plan.runs) {
+  for (const MergeRun& r : PlanFor(*a, s.extra, *b).runs) {
     const LabelList& list = r.from_extra ? *b : *a;
     const Fragment& f0 = fragments_[list.first + r.first];
     const Fragment& f1 = fragments_[list.first + r.first + r.count - 1];
-    if (!first) out.push_back(',');
-    first = false;
     // Fragments of one list lie back to back with ',' between them.
-    out.append(std::string_view(arena_).substr(f0.offset, f1.offset + f1.size - f0.offset));
+    f(std::string_view(arena_).substr(f0.offset, f1.offset + f1.size - f0.offset));
   }
-  out.push_back('}');
+}
+
+size_t CanonicalOutput::LabelsSize(const Series& s) const {
+  size_t size = 0;
+  size_t pieces = 0;
+  ForEachLabelPiece(s, [&](std::string_view piece) {
+    size += piece.size();
+    ++pieces;
+  });
+  return pieces == 0 ? 0 : size + pieces + 1;  // braces and the commas between pieces
+}
+
+char* CanonicalOutput::WriteLabels(const Series& s, char* p) const {
+  bool first = true;
+  ForEachLabelPiece(s, [&](std::string_view piece) {
+    *p++ = first ? '{' : ',';
+    first = false;
+    std::memcpy(p, piece.data(), piece.size());
+    p += piece.size();
+  });
+  if (!first) *p++ = '}';
+  return p;
+}
+
+void CanonicalOutput::RenderLabels(const Series& s, std::string& out) const {
+  size_t old = out.size();
+  out.resize(old + LabelsSize(s));
+  WriteLabels(s, out.data() + old);
 }
 
 const CanonicalOutput::MergePlan& CanonicalOutput::PlanFor(const LabelList& a, uint32_t extra,
@@ -223,7 +236,18 @@ int CanonicalOutput::KnownOrder(const Series& x, const Series& y) {
   // With the same extra list and base lists of the same label names, the
   // merged renderings differ exactly where the bases do, unless the extra
   // list replaces one of the base labels.
-  if (x.extra != y.extra) return kUnknownOrder;
+  // Symmetrically, with the same base and extra lists of the same names
+  // (sensor="gpu" / sensor="memory"), they differ exactly where the extras do.
+  if (x.extra != y.extra) {
+    if (x.base != y.base || x.extra == kNoLabels || y.extra == kNoLabels) return kUnknownOrder;
+    const LabelList& a = lists_[x.extra];
+    const LabelList& b = lists_[y.extra];
+    if (a.names != b.names || a.count == 0) return kUnknownOrder;
+    if (x.base != kNoLabels && (NamesOverlap(x.base, x.extra) || NamesOverlap(y.base, y.extra))) {
+      return kUnknownOrder;
+    }
+    return a.rank < b.rank ? -1 : (a.rank > b.rank ? 1 : 0);
+  }
   if (x.base == y.base) return 0;
   if (x.base == kNoLabels || y.base == kNoLabels) return kUnknownOrder;
   const LabelList& a = lists_[x.base];
@@ -461,13 +485,37 @@ void CanonicalOutput::Write(const MetricCatalog& catalog, ExpositionFormat forma
   ExpositionWriter writer(format, out);
   std::string_view family;
   std::vector<Record> recs;
-  std::string prefix;
   uint64_t ignored = 0;
-  auto write_value = [&](const Record& r) {
-    out->push_back(' ');
-    AppendDouble(r.value, *out);
-    if (r.timestamp_ms != kNoTimestamp) AppendTimestamp(r.timestamp_ms, format, *out);
-    out->push_back('\n');
+  // One line: `<name><labels> <value>[ <timestamp>]\n`, written with one
+  // size change (this loop runs once per output sample).
+  auto write_line = [&](const Series& s, size_t labels_size, const Record& r) {
+    char value[kMaxDoubleChars];
+    size_t value_size = FormatDoubleTo(r.value, value);
+    char ts[kMaxDoubleChars];
+    size_t ts_size = 0;
+    if (r.timestamp_ms != kNoTimestamp) {
+      if (format == ExpositionFormat::kOpenMetrics) {
+        // OpenMetrics timestamps are seconds.
+        ts_size = FormatDoubleTo(static_cast<double>(r.timestamp_ms) / 1000.0, ts);
+      } else {
+        ts_size = static_cast<size_t>(std::to_chars(ts, ts + sizeof(ts), r.timestamp_ms).ptr - ts);
+      }
+    }
+    size_t old = out->size();
+    out->resize(old + s.name.size() + labels_size + 1 + value_size +
+                (ts_size > 0 ? ts_size + 1 : 0) + 1);
+    char* p = out->data() + old;
+    std::memcpy(p, s.name.data(), s.name.size());
+    p = WriteLabels(s, p + s.name.size());
+    *p++ = ' ';
+    std::memcpy(p, value, value_size);
+    p += value_size;
+    if (ts_size > 0) {
+      *p++ = ' ';
+      std::memcpy(p, ts, ts_size);
+      p += ts_size;
+    }
+    *p = '\n';
   };
   for (const Group& g : groups_) {
     uint32_t first = group_series_[g.first];
@@ -482,18 +530,12 @@ void CanonicalOutput::Write(const MetricCatalog& catalog, ExpositionFormat forma
     }
     // Sample lines are written directly: the label string comes from
     // fragments rendered once, so this loop allocates nothing per sample.
+    size_t labels_size = LabelsSize(s);
     if (g.count == 1 && n == 1) {
-      out->append(s.name);
-      RenderLabels(s, *out);
-      write_value(sorted_records_[record_begin_[first]]);
+      write_line(s, labels_size, sorted_records_[record_begin_[first]]);
     } else {
       GroupRecords(g, recs, &ignored);
-      prefix.assign(s.name);
-      RenderLabels(s, prefix);
-      for (const Record& r : recs) {
-        out->append(prefix);
-        write_value(r);
-      }
+      for (const Record& r : recs) write_line(s, labels_size, r);
     }
     if (sink != nullptr && out->size() >= kChunkBytes) {
       (*sink)(*out);

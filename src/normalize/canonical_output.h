@@ -129,6 +129,14 @@ class CanonicalOutput {
   std::string_view FragmentName(const Fragment& f) const {
     return std::string_view(arena_).substr(f.offset, f.name_size);
   }
+  // Calls f(text) for each run of the series' rendered labels, in order;
+  // "{" + runs joined by "," + "}" is the label string (nothing when none).
+  template <typename F>
+  void ForEachLabelPiece(const Series& s, F&& f) const;
+  // Size of the series' "{...}" (0 for no labels), and writing it at `p`
+  // (returns the end).
+  size_t LabelsSize(const Series& s) const;
+  char* WriteLabels(const Series& s, char* p) const;
   // Appends "{...}" (nothing for no labels) of a series.
   void RenderLabels(const Series& s, std::string& out) const;
   void RankLabelLists();

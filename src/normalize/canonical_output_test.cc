@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
+
 namespace gpufleet {
 namespace {
 
@@ -79,6 +82,62 @@ TEST(CanonicalOutputTest, MergesSeriesWithEqualLabelsAndDropsRepeatedTimestamps)
             "gpu_power_watts{gpu_uuid=\"GPU-a\",method=\"gpm\"} 5 2000\n");
   EXPECT_EQ(duplicates, 1u);
   EXPECT_EQ(samples, 2u);
+}
+
+// The order is predicted from list ranks (base first, or extra first where
+// the extra labels sort first) and only verified by rendering: on random
+// bases and extras, with shared, replaced and missing names and duplicate
+// series, the output must equal the renderings sorted as strings, first
+// value of each series kept.
+TEST(CanonicalOutputTest, OrderEqualsSortedRenderingsOnRandomLists) {
+  std::mt19937 rng(7);
+  const std::vector<std::string> names = {"a", "domain", "gpu_uuid", "sensor", "z"};
+  const std::vector<std::string> values = {"1", "10", "2", "x", "x\"y"};
+  const std::vector<std::string> families = {"gpu_power_watts", "gpu_temperature_celsius"};
+  for (int round = 0; round < 200; ++round) {
+    CanonicalOutput out;
+    std::vector<Labels> lists;
+    std::vector<uint32_t> ids;
+    for (int l = 0; l < 8; ++l) {
+      Labels labels;
+      for (const std::string& n : names) {
+        if (rng() % 3 == 0) labels.Set(n, values[rng() % values.size()]);
+      }
+      // Each list twice: equal lists under different ids must merge too.
+      for (int copy = 0; copy < 2; ++copy) {
+        lists.push_back(labels);
+        ids.push_back(out.AddLabels(labels));
+      }
+    }
+    std::map<std::string, int> first;  // rendered series -> first value
+    for (int i = 0; i < 60; ++i) {
+      const std::string& family = families[rng() % families.size()];
+      int base = static_cast<int>(rng() % 17) - 1;  // -1: none
+      int extra = static_cast<int>(rng() % 17) - 1;
+      Labels merged = base >= 0 ? lists[base] : Labels();
+      if (extra >= 0) merged.Merge(lists[extra]);
+      first.try_emplace(family + merged.ToString(), i);
+      uint32_t b = base >= 0 ? ids[base] : CanonicalOutput::kNoLabels;
+      uint32_t e = extra >= 0 ? ids[extra] : CanonicalOutput::kNoLabels;
+      out.AddValue(out.AddSeries(family, b, e), i, std::nullopt);
+    }
+    std::string expected;
+    for (const auto& [series, value] : first) expected += series + " " + std::to_string(value) + "\n";
+    uint64_t duplicates = 0;
+    ASSERT_EQ(Write(out, &duplicates), expected) << "round " << round;
+    EXPECT_EQ(duplicates, 60 - first.size());
+  }
+}
+
+TEST(CanonicalOutputTest, EqualListsUnderDifferentIdsAreOneSeries) {
+  CanonicalOutput out;
+  uint32_t a = out.AddLabels(Labels{{"gpu_uuid", "GPU-a"}});
+  uint32_t b = out.AddLabels(Labels{{"gpu_uuid", "GPU-a"}});
+  out.AddValue(out.AddSeries("gpu_power_watts", a, CanonicalOutput::kNoLabels), 1, std::nullopt);
+  out.AddValue(out.AddSeries("gpu_power_watts", b, CanonicalOutput::kNoLabels), 2, std::nullopt);
+  uint64_t duplicates = 0;
+  EXPECT_EQ(Write(out, &duplicates), "gpu_power_watts{gpu_uuid=\"GPU-a\"} 1\n");
+  EXPECT_EQ(duplicates, 1u);
 }
 
 TEST(CanonicalOutputTest, EscapesLabelValuesOnce) {

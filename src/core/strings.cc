@@ -44,7 +44,38 @@ std::string ToLower(std::string_view s) {
   return out;
 }
 
+bool ParseSimpleDecimal(std::string_view s, double* out) {
+  static constexpr double kPow10[] = {1,    1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  const char* p = s.data();
+  const char* e = p + s.size();
+  bool neg = p < e && *p == '-';
+  if (neg) ++p;
+  uint64_t n = 0;
+  int digits = 0;
+  int decimals = -1;  // -1: no '.' yet
+  for (; p < e; ++p) {
+    char c = *p;
+    if (c >= '0' && c <= '9') {
+      if (++digits > 15) return false;
+      n = n * 10 + static_cast<uint64_t>(c - '0');
+      if (decimals >= 0) ++decimals;
+    } else if (c == '.' && decimals < 0) {
+      decimals = 0;
+    } else {
+      return false;
+    }
+  }
+  if (digits == 0) return false;
+  double v = static_cast<double>(n);
+  if (decimals > 0) v /= kPow10[decimals];
+  *out = neg ? -v : v;
+  return true;
+}
+
 std::optional<double> ParseDouble(std::string_view s) {
+  double fast;
+  if (ParseSimpleDecimal(s, &fast)) return fast;
   if (s.empty()) return std::nullopt;
   std::string_view body = s;
   bool neg = false;

@@ -17,6 +17,11 @@ std::string ToLower(std::string_view s);
 // Parses a whole string as a double (also "NaN", "+Inf", "-Inf"). nullopt on
 // any trailing garbage.
 std::optional<double> ParseDouble(std::string_view s);
+// The common case of ParseDouble, fast: "[-]digits[.digits]" with at most 15
+// digits, which converts exactly (Clinger's fast path: n and 10^k are exact
+// doubles and one division rounds correctly). False (and *out untouched) for
+// any other form; then use ParseDouble.
+bool ParseSimpleDecimal(std::string_view s, double* out);
 // Parses a whole string as a base-10 signed/unsigned 64-bit integer.
 std::optional<int64_t> ParseInt64(std::string_view s);
 std::optional<uint64_t> ParseUint64(std::string_view s);

@@ -4,7 +4,9 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace gpufleet {
@@ -48,6 +50,43 @@ TEST(StringsTest, FormatDoubleMatchesToCharsOnShortDecimals) {
       ASSERT_EQ(FormatDouble(x), reference(x)) << std::hexfloat << x;
     }
   }
+}
+
+// The fast decimal path must give exactly what std::from_chars gives, and
+// decline every form it does not handle.
+TEST(StringsTest, ParseSimpleDecimalMatchesFromChars) {
+  std::mt19937_64 rng(11);
+  std::vector<std::string> inputs = {"0", "-0", "1.", ".5", "007", "0.1", "0.30000000000000004",
+                                     "123456789012345", "1234567890123456", "9007199254740993",
+                                     "2.675", "1e5", "+1", "-", ".", "1.2.3", "", "1_0", "NaN",
+                                     "999999999999999", "0.000000000000001"};
+  for (int i = 0; i < 100000; ++i) {
+    std::string s = std::to_string(rng() % 1000000000000000ull);
+    size_t dot = rng() % (s.size() + 2);
+    if (dot <= s.size()) s.insert(dot, ".");
+    if (rng() % 4 == 0) s.insert(0, "-");
+    inputs.push_back(s);
+  }
+  for (const std::string& s : inputs) {
+    double fast = 12345;
+    bool took = ParseSimpleDecimal(s, &fast);
+    double ref = 0;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), ref);
+    bool ref_ok = ec == std::errc() && ptr == s.data() + s.size();
+    if (!took) {
+      EXPECT_EQ(fast, 12345) << s;  // untouched
+      continue;
+    }
+    ASSERT_TRUE(ref_ok) << s;
+    EXPECT_EQ(std::memcmp(&fast, &ref, sizeof(double)), 0) << s << " " << fast << " vs " << ref;
+  }
+  double v = 0;
+  EXPECT_FALSE(ParseSimpleDecimal("1234567890123456", &v));  // 16 digits: not exact
+  EXPECT_FALSE(ParseSimpleDecimal("1e5", &v));
+  EXPECT_FALSE(ParseSimpleDecimal("+1", &v));
+  EXPECT_FALSE(ParseSimpleDecimal(".", &v));
+  EXPECT_TRUE(ParseSimpleDecimal("-0.47", &v));
+  EXPECT_EQ(v, -0.47);
 }
 
 TEST(StringsTest, FormatDoubleRoundTrips) {

@@ -72,9 +72,11 @@ inline const char* ScanLabelValue(const char* p, const char* end, unsigned char*
   return p;
 }
 
-// Value of a sample: the common forms go through from_chars; "+Inf", "+1"
-// and out-of-range literals take the slower shared path.
+// Value of a sample: plain decimals convert exactly without from_chars, the
+// other common forms go through from_chars; "+Inf", "+1" and out-of-range
+// literals take the slower shared path.
 inline bool ParseValue(const char* b, const char* e, double* out) {
+  if (ParseSimpleDecimal(std::string_view(b, static_cast<size_t>(e - b)), out)) return true;
   auto [ptr, ec] = std::from_chars(b, e, *out);
   if (ec == std::errc() && ptr == e) return true;
   std::optional<double> v = ParseDouble(std::string_view(b, static_cast<size_t>(e - b)));

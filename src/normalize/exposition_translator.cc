@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -80,9 +81,10 @@ bool IsNullUuid(std::string_view v) {
 
 class Translator final : public ExpositionHandler {
  public:
+  // `input` is the text being parsed: views into it stay valid throughout.
   Translator(const MappingTable& table, const TranslateOptions& opts, std::string_view origin,
-             CanonicalOutput& out, TranslateReport& report)
-      : table_(table), opts_(opts), origin_(origin), out_(out), report_(report) {}
+             std::string_view input, CanonicalOutput& out, TranslateReport& report)
+      : table_(table), opts_(opts), origin_(origin), input_(input), out_(out), report_(report) {}
 
   void OnSample(const ExpoSample& s) override;
   bool KnownLabelSet(std::string_view raw) override {
@@ -123,6 +125,7 @@ class Translator final : public ExpositionHandler {
     std::optional<std::string_view> canon;
     const Labels* when_present = nullptr;
     std::optional<std::string_view> fallback;
+    uint32_t dropped = UINT32_MAX;  // index into dropped_names_ when the table drops it
   };
   // An info series (gpu_info, gpu_workload_info, ...) and its labels in info_pairs_.
   struct InfoEntry {
@@ -146,12 +149,20 @@ class Translator final : public ExpositionHandler {
   uint32_t ExtraLabels(uint32_t mapping);
   // A stable copy of `raw` in raw_chunks_.
   std::string_view KeepRaw(std::string_view raw);
+  // `text` itself when it lies in the input (the parser hands out views into
+  // it unless it had to unescape), else KeepRaw(text).
+  std::string_view Stable(std::string_view text) {
+    std::less<const char*> before;
+    bool inside = !before(text.data(), input_.data()) &&
+                  !before(input_.data() + input_.size(), text.data() + text.size());
+    return inside ? text : KeepRaw(text);
+  }
   uint32_t SeriesFor(uint32_t label_set, uint32_t mapping);
   // Canonical labels of a series into `out` (sorted by name). `m` may be
   // nullptr (device labels only). Values are views into the input, the table
   // or raw_chunks_.
   void Translate(const LabelSet& ls, const MetricMapping* m, std::vector<LabelView>& out,
-                 std::vector<std::string_view>* dropped);
+                 std::vector<uint32_t>* dropped);
   void AddInfoSeries(const LabelSet& ls);
   // Adds (or merges into) the info series `metric` of the device in
   // scratch_key_; `own` are the series' own labels, `labels` all of them.
@@ -161,6 +172,7 @@ class Translator final : public ExpositionHandler {
   const MappingTable& table_;
   const TranslateOptions& opts_;
   std::string_view origin_;
+  std::string_view input_;
   CanonicalOutput& out_;
   TranslateReport& report_;
 
@@ -168,9 +180,8 @@ class Translator final : public ExpositionHandler {
   StringMap<uint32_t> name_index_;
   uint32_t last_name_ = UINT32_MAX;
   std::vector<LabelSet> label_sets_;
-  // Raw label texts, kept back to back in input order: the next sample's
-  // label set is checked against the expected one, and walking them in
-  // input order keeps that check in cache.
+  // Copies of label texts the parser unescaped (and so are not views into
+  // the input), and of canonical PCI bus ids.
   std::vector<std::unique_ptr<char[]>> raw_chunks_;
   char* raw_chunk_next_ = nullptr;
   size_t raw_chunk_left_ = 0;
@@ -185,7 +196,6 @@ class Translator final : public ExpositionHandler {
   BigVector<LabelView> base_pairs_;
   std::vector<uint32_t> dropped_ids_;
   std::vector<std::string> dropped_names_;
-  StringMap<uint32_t> dropped_index_;
   std::vector<LabelRule> rules_;
   StringMap<uint32_t> rule_index_;
   std::vector<std::pair<std::string_view, uint32_t>> rule_by_position_;  // last name seen there
@@ -200,7 +210,6 @@ class Translator final : public ExpositionHandler {
   std::vector<std::pair<std::string_view, LabelView>> scratch_extra_;  // (metric, label)
   std::vector<LabelView> scratch_fallback_;
   std::vector<LabelView> scratch_own_;
-  std::vector<std::string_view> scratch_dropped_;
   std::string scratch_key_;
 };
 
@@ -238,26 +247,16 @@ uint32_t Translator::LookupLabelSet(std::string_view raw) {
 
 uint32_t Translator::AddLabelSet(const ExpoSample& s) {
   LabelSet ls;
-  ls.raw = KeepRaw(s.raw_labels);
+  ls.raw = Stable(s.raw_labels);
   ls.input_first = static_cast<uint32_t>(input_pairs_.size());
   ls.input_count = static_cast<uint32_t>(s.labels.size());
-  for (const ExpoLabel& l : s.labels) input_pairs_.emplace_back(KeepRaw(l.name), KeepRaw(l.value));
-  scratch_dropped_.clear();
-  Translate(ls, nullptr, scratch_labels_, &scratch_dropped_);
+  for (const ExpoLabel& l : s.labels) input_pairs_.emplace_back(Stable(l.name), Stable(l.value));
+  ls.dropped_first = static_cast<uint32_t>(dropped_ids_.size());
+  Translate(ls, nullptr, scratch_labels_, &dropped_ids_);
+  ls.dropped_count = static_cast<uint32_t>(dropped_ids_.size() - ls.dropped_first);
   ls.base_first = static_cast<uint32_t>(base_pairs_.size());
   ls.base_count = static_cast<uint32_t>(scratch_labels_.size());
   base_pairs_.insert(base_pairs_.end(), scratch_labels_.begin(), scratch_labels_.end());
-  ls.dropped_first = static_cast<uint32_t>(dropped_ids_.size());
-  ls.dropped_count = static_cast<uint32_t>(scratch_dropped_.size());
-  for (std::string_view d : scratch_dropped_) {
-    auto it = dropped_index_.find(d);
-    if (it == dropped_index_.end()) {
-      it = dropped_index_.emplace(std::string(d), static_cast<uint32_t>(dropped_names_.size()))
-               .first;
-      dropped_names_.emplace_back(d);
-    }
-    dropped_ids_.push_back(it->second);
-  }
   uint32_t id = static_cast<uint32_t>(label_sets_.size());
   label_set_index_.emplace(ls.raw, id);
   label_sets_.push_back(ls);
@@ -306,6 +305,10 @@ const Translator::LabelRule& Translator::RuleFor(std::string_view name, size_t p
     r.canon = table_.MapLabelName(name);
     r.when_present = table_.LabelsWhenPresent(name);
     r.fallback = table_.IdentityFallback(name);
+    if (r.info == nullptr && !r.canon && !r.fallback && r.when_present == nullptr) {
+      r.dropped = static_cast<uint32_t>(dropped_names_.size());
+      dropped_names_.emplace_back(name);
+    }
     it = rule_index_.emplace(std::string(name), static_cast<uint32_t>(rules_.size())).first;
     rules_.push_back(r);
   }
@@ -315,7 +318,7 @@ const Translator::LabelRule& Translator::RuleFor(std::string_view name, size_t p
 }
 
 void Translator::Translate(const LabelSet& ls, const MetricMapping* m, std::vector<LabelView>& out,
-                           std::vector<std::string_view>* dropped) {
+                           std::vector<uint32_t>* dropped) {
   out.clear();
   std::vector<LabelView>& fallback = scratch_fallback_;
   fallback.clear();
@@ -350,7 +353,7 @@ void Translator::Translate(const LabelSet& ls, const MetricMapping* m, std::vect
       MergeLabels(out, *rule.when_present);
       continue;
     }
-    if (dropped != nullptr) dropped->push_back(name);
+    if (dropped != nullptr && rule.dropped != UINT32_MAX) dropped->push_back(rule.dropped);
   }
   if (!HasLabel(out, "gpu_uuid")) {
     for (const auto& [name, value] : fallback) SetLabel(out, name, value);
@@ -596,7 +599,7 @@ void TranslateExpositionInto(std::string_view input, std::string_view origin,
                              const MappingTable& table, const TranslateOptions& opts,
                              CanonicalOutput& output, TranslateReport& report) {
   if (report.source.empty()) report.source = table.source();
-  Translator t(table, opts, origin, output, report);
+  Translator t(table, opts, origin, input, output, report);
   ParseExposition(input, t);
   t.Finish();
 }

@@ -38,6 +38,13 @@ std::string Percent(double fraction) {
 
 }  // namespace
 
+std::string CanaryIncidentKey(std::string_view node, std::string_view target,
+                              std::string_view benchmark) {
+  std::string key(kCanaryIncidentKind);
+  key.append("|").append(node).append("|").append(target).append("|").append(benchmark);
+  return key;
+}
+
 StatusOr<CanaryIncidents> CanaryIncidentsFromJson(std::string_view body, int64_t now_ns) {
   json doc = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
@@ -61,6 +68,7 @@ StatusOr<CanaryIncidents> CanaryIncidentsFromJson(std::string_view body, int64_t
     ASSIGN_OR_RETURN(std::string benchmark, RequiredString(c, "benchmark", where));
     ASSIGN_OR_RETURN(std::string target, RequiredString(c, "target", where));
     if (verdict != "regression" && verdict != "fail") {
+      if (verdict == "pass") out.passed_keys.push_back(CanaryIncidentKey(node, target, benchmark));
       ++out.ignored;
       continue;
     }
@@ -74,7 +82,7 @@ StatusOr<CanaryIncidents> CanaryIncidentsFromJson(std::string_view body, int64_t
 
     IncidentRecord r;
     r.kind = std::string(kCanaryIncidentKind);
-    r.dedup_key = r.kind + "|" + node + "|" + target + "|" + benchmark;
+    r.dedup_key = CanaryIncidentKey(node, target, benchmark);
     r.subject.Set("benchmark", benchmark);
     r.subject.Set("target", target);
     if (!node.empty()) r.subject.Set("node", node);
@@ -101,6 +109,31 @@ StatusOr<CanaryIncidents> CanaryIncidentsFromJson(std::string_view body, int64_t
     r.evidence.push_back(std::move(e));
     out.incidents.push_back(std::move(r));
   }
+  return out;
+}
+
+StatusOr<CanaryApplyResult> ApplyCanaryVerdicts(const CanaryIncidents& in, IncidentStore& store,
+                                                AlertSender* alerts,
+                                                const std::string& external_url, int64_t now_ns) {
+  CanaryApplyResult out;
+  for (const IncidentRecord& r : in.incidents) {
+    ASSIGN_OR_RETURN(UpsertResult up, store.Upsert(r, now_ns));
+    out.incidents.push_back(up.id);
+    if (!up.created) continue;  // still failing: the alert is already firing
+    ++out.created;
+    if (alerts == nullptr) continue;
+    ASSIGN_OR_RETURN(std::optional<IncidentRecord> rec, store.Get(up.id));
+    if (rec.has_value()) alerts->Fire(rec->dedup_key, AlertFromIncident(*rec, external_url));
+  }
+  size_t resolved_checks = 0;
+  for (const std::string& key : in.passed_keys) {
+    ASSIGN_OR_RETURN(std::optional<IncidentRecord> done, store.ResolveOpen(key, now_ns));
+    if (!done.has_value()) continue;
+    ++resolved_checks;
+    out.resolved.push_back(done->id);
+    if (alerts != nullptr) alerts->Resolve(done->dedup_key, AlertFromIncident(*done, external_url));
+  }
+  out.ignored = in.ignored - resolved_checks;
   return out;
 }
 

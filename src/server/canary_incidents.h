@@ -8,9 +8,14 @@
 //                "unit": "flop_per_second", "verdict": "regression",
 //                "median": 6.4e14, "baseline_median": 7.1e14, "n": 5,
 //                "baseline_n": 5, "worse_fraction": 0.099, "reason": "..."}]}
-// Only "regression" and "fail" verdicts become incidents; the others are
-// counted as ignored. One open incident per (node, target, benchmark): a
-// repeated failure updates it.
+// Only "regression" and "fail" verdicts become incidents. One open incident
+// per (node, target, benchmark): a repeated failure updates it. Unlike
+// detector findings, a canary incident does not resolve by going stale (the
+// detector loop's ResolveStale skips this kind): it stays open until a later
+// push has verdict "pass" for the same (node, target, benchmark).
+// "inconclusive", "no baseline" and other verdicts change nothing.
+// A newly opened incident fires an alert (AlertFromIncident), a repeat does
+// not re-fire, and resolving sends the alert's resolve.
 //
 // Thread safety: pure functions, except PushCanaryVerdicts (network I/O).
 #pragma once
@@ -27,14 +32,37 @@ namespace gpufleet {
 
 inline constexpr std::string_view kCanaryIncidentKind = "canary_regression";
 
+class AlertSender;
+
+// The dedup key of the canary incident for (node, target, benchmark).
+std::string CanaryIncidentKey(std::string_view node, std::string_view target,
+                              std::string_view benchmark);
+
 struct CanaryIncidents {
-  std::vector<IncidentRecord> incidents;
-  size_t ignored = 0;  // checks that passed or could not tell
+  std::vector<IncidentRecord> incidents;  // one per "regression"/"fail" check
+  std::vector<std::string> passed_keys;   // CanaryIncidentKey of each "pass" check
+  size_t ignored = 0;                     // checks that passed or could not tell
 };
 
 // InvalidArgument naming the field (e.g. "checks[2].benchmark") when the
 // payload is malformed.
 StatusOr<CanaryIncidents> CanaryIncidentsFromJson(std::string_view body, int64_t now_ns);
+
+struct CanaryApplyResult {
+  std::vector<int64_t> incidents;  // opened or updated, in check order
+  size_t created = 0;              // of those, newly opened
+  std::vector<int64_t> resolved;   // open incidents closed by a "pass"
+  size_t ignored = 0;              // checks that changed nothing
+};
+
+// Records one push at now_ns: upserts each failing check, firing an alert on
+// `alerts` (may be null) when an incident is newly opened, and resolves the
+// open incident of each passing check, sending the alert's resolve. A pass
+// with no open incident is ignored. Each incident is written before its
+// alert is queued. Thread-safe as far as `store` and `alerts` are.
+StatusOr<CanaryApplyResult> ApplyCanaryVerdicts(const CanaryIncidents& in, IncidentStore& store,
+                                                AlertSender* alerts,
+                                                const std::string& external_url, int64_t now_ns);
 
 // Posts `gate_json` (the output of canary::FormatGateJson) with `node` to
 // `server_url` + /api/v1/canary. Returns the server's reply body; an error

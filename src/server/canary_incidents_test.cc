@@ -4,9 +4,15 @@
 #include <httplib.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <thread>
 
+#include "detect/detection_engine.h"
+#include "server/alert_sender.h"
+#include "server/detector_loop.h"
 #include "server/http_api.h"
 
 namespace gpufleet {
@@ -50,6 +56,42 @@ TEST(CanaryIncidentsTest, RegressionBecomesAPlatformIncident) {
   EXPECT_NE(r.evidence[0].detail.find("change -9.9%"), std::string::npos) << r.evidence[0].detail;
 }
 
+constexpr int64_t kS = kNsPerSecond;
+constexpr int64_t kT0 = 1'700'000'000LL * kS;
+
+// One check of `canary check --json` for the gemm benchmark of kGateJson.
+json GemmCheck(const std::string& verdict) {
+  return {{"target", "model=h200-sxm;runtime=cuda-12.4"},
+          {"benchmark", "gemm.bf16@8192"},
+          {"unit", "flop_per_second"},
+          {"verdict", verdict},
+          {"median", 7.1e14},
+          {"baseline_median", 7.1e14}};
+}
+
+CanaryIncidents Parse(const json& checks, const std::string& node) {
+  json doc = {{"node", node}, {"checks", checks}};
+  StatusOr<CanaryIncidents> in = CanaryIncidentsFromJson(doc.dump(), 0);
+  EXPECT_TRUE(in.ok()) << in.status().ToString();
+  return in.ok() ? *in : CanaryIncidents{};
+}
+
+CanaryIncidents ParseGate(const std::string& node) {
+  return Parse(json::parse(kGateJson)["checks"], node);
+}
+
+TEST(CanaryIncidentsTest, PassChecksCarryTheKeyOfTheIncidentTheyWouldClose) {
+  json checks = json::array({GemmCheck("pass"), GemmCheck("inconclusive"), GemmCheck("no_baseline"),
+                             GemmCheck("regression")});
+  CanaryIncidents in = Parse(checks, "gpu-node-17");
+  ASSERT_EQ(in.incidents.size(), 1u);
+  EXPECT_EQ(in.ignored, 3u);
+  ASSERT_EQ(in.passed_keys.size(), 1u);
+  EXPECT_EQ(in.passed_keys[0], in.incidents[0].dedup_key);
+  EXPECT_EQ(in.passed_keys[0],
+            CanaryIncidentKey("gpu-node-17", "model=h200-sxm;runtime=cuda-12.4", "gemm.bf16@8192"));
+}
+
 TEST(CanaryIncidentsTest, MalformedPayloadNamesTheField) {
   StatusOr<CanaryIncidents> in = CanaryIncidentsFromJson("[1]", 0);
   ASSERT_FALSE(in.ok());
@@ -62,21 +104,203 @@ TEST(CanaryIncidentsTest, MalformedPayloadNamesTheField) {
   EXPECT_EQ(in.status().message(), "node: want a string");
 }
 
-class CanaryRouteTest : public ::testing::Test {
+// A loopback Alertmanager: records every alert POSTed to /api/v2/alerts.
+class AlertReceiver {
+ public:
+  AlertReceiver() {
+    server_.Post("/api/v2/alerts", [this](const httplib::Request& req, httplib::Response& res) {
+      json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+      std::lock_guard<std::mutex> lock(mu_);
+      if (body.is_array()) {
+        for (const json& a : body) alerts_.push_back(a);
+      }
+      res.status = 200;
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+  }
+  ~AlertReceiver() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  // Every alert received once at least `n` arrived (or after 5 s).
+  std::vector<json> WaitFor(size_t n) {
+    for (int i = 0; i < 500; ++i) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (alerts_.size() >= n) return alerts_;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    return alerts_;
+  }
+
+ private:
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+  std::mutex mu_;
+  std::vector<json> alerts_;  // guarded by mu_
+};
+
+// A state database, an incident store and an alert sender that delivers to
+// an AlertReceiver.
+class CanaryStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
     db_path_ = (std::filesystem::temp_directory_path() /
-                ("gpufleet_canary_route_" + std::to_string(getpid()) + ".db"))
+                ("gpufleet_canary_incidents_" + std::to_string(getpid()) + ".db"))
                    .string();
     for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(db_path_ + s);
     StatusOr<std::unique_ptr<StateDb>> db = StateDb::Open(db_path_, IncidentMigrations());
     ASSERT_TRUE(db.ok()) << db.status().ToString();
     db_ = std::move(*db);
     incidents_ = std::make_unique<IncidentStore>(db_.get());
+    AlertSenderOptions a;
+    a.alertmanager_urls = {receiver_.url()};
+    a.resend_ns = 3600 * kS;  // no periodic re-send during a test
+    a.min_backoff_ms = 10;
+    StatusOr<std::unique_ptr<AlertSender>> sender = AlertSender::Create(a, RealClock::Get());
+    ASSERT_TRUE(sender.ok()) << sender.status().ToString();
+    alerts_ = std::move(*sender);
+    alerts_->Start();
+  }
+  void TearDown() override {
+    if (alerts_ != nullptr) alerts_->Stop();
+    for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(db_path_ + s);
+  }
+
+  IncidentStatus StatusOf(int64_t id) {
+    StatusOr<std::optional<IncidentRecord>> r = incidents_->Get(id);
+    EXPECT_TRUE(r.ok() && r->has_value());
+    return r.ok() && r->has_value() ? (*r)->status : IncidentStatus::kOpen;
+  }
+
+  AlertReceiver receiver_;
+  std::string db_path_;
+  std::unique_ptr<StateDb> db_;
+  std::unique_ptr<IncidentStore> incidents_;
+  std::unique_ptr<AlertSender> alerts_;
+};
+
+TEST_F(CanaryStoreTest, NewIncidentAlertsOnceAndAPassResolvesIt) {
+  StatusOr<CanaryApplyResult> r =
+      ApplyCanaryVerdicts(ParseGate("gpu-node-17"), *incidents_, alerts_.get(), "", kT0);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->incidents.size(), 1u);
+  EXPECT_EQ(r->created, 1u);
+  EXPECT_TRUE(r->resolved.empty());
+  EXPECT_EQ(r->ignored, 1u);  // the memcpy pass: no open incident to close
+  int64_t id = r->incidents[0];
+  EXPECT_EQ(alerts_->stats().firing, 1u);
+
+  // Still failing a minute later: the incident is updated, the alert not re-fired.
+  r = ApplyCanaryVerdicts(ParseGate("gpu-node-17"), *incidents_, alerts_.get(), "", kT0 + 60 * kS);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->created, 0u);
+  ASSERT_EQ(r->incidents.size(), 1u);
+  EXPECT_EQ(r->incidents[0], id);
+  EXPECT_EQ(alerts_->stats().firing, 1u);
+
+  // A run that passes closes it and resolves the alert.
+  json checks = json::array({GemmCheck("pass")});
+  r = ApplyCanaryVerdicts(Parse(checks, "gpu-node-17"), *incidents_, alerts_.get(), "",
+                          kT0 + 120 * kS);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->incidents.empty());
+  EXPECT_EQ(r->resolved, std::vector<int64_t>{id});
+  EXPECT_EQ(r->ignored, 0u);
+  EXPECT_EQ(StatusOf(id), IncidentStatus::kResolved);
+  EXPECT_EQ(incidents_->Get(id)->value().resolved_at_ns, kT0 + 120 * kS);
+  EXPECT_EQ(alerts_->stats().firing, 0u);
+
+  // Delivery is in order: one firing alert (not two), then its resolve.
+  std::vector<json> got = receiver_.WaitFor(2);
+  alerts_->Stop();
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0]["labels"]["alertname"], "GpuFleetCanaryRegression");
+  EXPECT_EQ(got[0]["labels"]["incident_id"], std::to_string(id));
+  EXPECT_EQ(got[0]["labels"]["node"], "gpu-node-17");
+  EXPECT_EQ(got[0]["labels"]["benchmark"], "gemm.bf16@8192");
+  EXPECT_EQ(got[0]["labels"]["team"], "platform");
+  EXPECT_NE(got[0]["endsAt"], FormatRfc3339(kT0 + 120 * kS));
+  EXPECT_EQ(got[1]["labels"]["incident_id"], std::to_string(id));
+  EXPECT_EQ(got[1]["endsAt"], FormatRfc3339(kT0 + 120 * kS));
+}
+
+TEST_F(CanaryStoreTest, PassForAnotherKeyAndInconclusiveVerdictsChangeNothing) {
+  StatusOr<CanaryApplyResult> r =
+      ApplyCanaryVerdicts(ParseGate("gpu-node-17"), *incidents_, alerts_.get(), "", kT0);
+  ASSERT_TRUE(r.ok());
+  int64_t id = r->incidents[0];
+
+  // The same benchmark passing on another node, and a pass nobody failed.
+  r = ApplyCanaryVerdicts(ParseGate("gpu-node-18"), *incidents_, nullptr, "", kT0 + kS);
+  ASSERT_TRUE(r.ok());
+  json checks = json::array({GemmCheck("pass")});
+  r = ApplyCanaryVerdicts(Parse(checks, "gpu-node-99"), *incidents_, alerts_.get(), "",
+                          kT0 + 2 * kS);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->resolved.empty());
+  EXPECT_EQ(r->ignored, 1u);
+  // Could not tell: the regression on gpu-node-17 still stands.
+  checks = json::array({GemmCheck("inconclusive"), GemmCheck("no_baseline")});
+  r = ApplyCanaryVerdicts(Parse(checks, "gpu-node-17"), *incidents_, alerts_.get(), "",
+                          kT0 + 3 * kS);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->resolved.empty());
+  EXPECT_EQ(r->ignored, 2u);
+  EXPECT_EQ(StatusOf(id), IncidentStatus::kOpen);
+  EXPECT_EQ(*incidents_->CountOpen(), 2);  // gpu-node-17 and gpu-node-18
+  EXPECT_EQ(alerts_->stats().firing, 1u);  // gpu-node-18 was pushed without alerts
+}
+
+// The detector loop resolves findings that stop being seen; a canary
+// regression is not a finding and must outlive resolve_after.
+TEST_F(CanaryStoreTest, DetectorLoopDoesNotResolveCanaryIncidentsByAge) {
+  detect::DetectConfig c = detect::DefaultDetectConfig();
+  c.rules.clear();
+  c.baseline.enabled = false;
+  c.variance.enabled = false;
+  c.cross_cloud.enabled = false;
+  StatusOr<std::unique_ptr<detect::DetectionEngine>> engine =
+      detect::DetectionEngine::Create(c, nullptr);
+  ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+  WindowStore window(WindowStoreOptions{});
+  FakeClock clock(kT0);
+  DetectorLoopOptions o;
+  o.resolve_after_ns = 120 * kS;
+  DetectorLoop loop(**engine, window, *incidents_, alerts_.get(), nullptr, clock, o);
+
+  StatusOr<CanaryApplyResult> r =
+      ApplyCanaryVerdicts(ParseGate("gpu-node-17"), *incidents_, alerts_.get(), "", kT0);
+  ASSERT_TRUE(r.ok());
+  int64_t canary = r->incidents[0];
+  IncidentRecord finding;
+  finding.dedup_key = "memory_contention/n1/0";
+  finding.kind = "memory_contention";
+  finding.severity = "warning";
+  int64_t detected = incidents_->Upsert(finding, kT0)->id;
+
+  clock.Set(kT0 + 3600 * kS);
+  ASSERT_TRUE(loop.RunOnce().ok());
+  EXPECT_EQ(StatusOf(detected), IncidentStatus::kResolved);
+  EXPECT_EQ(StatusOf(canary), IncidentStatus::kOpen);
+  EXPECT_EQ(loop.counters().incidents_resolved, 1u);
+}
+
+class CanaryRouteTest : public CanaryStoreTest {
+ protected:
+  void SetUp() override {
+    CanaryStoreTest::SetUp();
     HttpApiOptions o;
     o.token = "s3cret";
     HttpApiBackend b;
     b.incidents = incidents_.get();
+    b.alerts = alerts_.get();
+    b.external_url = "http://gpufleet:9840";
     api_ = std::make_unique<HttpApi>(o, b, clock_);
     ASSERT_TRUE(api_->Start("127.0.0.1", 0).ok());
     url_ = "http://127.0.0.1:" + std::to_string(api_->port());
@@ -84,18 +308,15 @@ class CanaryRouteTest : public ::testing::Test {
   void TearDown() override {
     if (api_ != nullptr) api_->Stop();
     api_.reset();
-    for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(db_path_ + s);
+    CanaryStoreTest::TearDown();
   }
 
   FakeClock clock_;
-  std::string db_path_;
-  std::unique_ptr<StateDb> db_;
-  std::unique_ptr<IncidentStore> incidents_;
   std::unique_ptr<HttpApi> api_;
   std::string url_;
 };
 
-TEST_F(CanaryRouteTest, PushOpensOneIncidentAndUpdatesItOnRepeat) {
+TEST_F(CanaryRouteTest, PushOpensAlertsUpdatesAndResolvesOneIncident) {
   StatusOr<std::string> denied = PushCanaryVerdicts(url_, "wrong", "gpu-node-17", kGateJson);
   ASSERT_FALSE(denied.ok());
   EXPECT_NE(denied.status().message().find("HTTP 401"), std::string::npos);
@@ -129,6 +350,30 @@ TEST_F(CanaryRouteTest, PushOpensOneIncidentAndUpdatesItOnRepeat) {
   StatusOr<int64_t> open = incidents_->CountOpen();
   ASSERT_TRUE(open.ok());
   EXPECT_EQ(*open, 1);
+  EXPECT_EQ(alerts_->stats().firing, 1u);
+  std::vector<json> fired = receiver_.WaitFor(1);
+  ASSERT_EQ(fired.size(), 1u);
+  EXPECT_EQ(fired[0]["generatorURL"],
+            "http://gpufleet:9840/api/v1/incidents/" + std::to_string(id));
+
+  // The benchmark passes again: the reply names the incident it closed.
+  json pass = {{"checks", json::array({GemmCheck("pass")})}};
+  reply = PushCanaryVerdicts(url_, "s3cret", "gpu-node-17", pass.dump());
+  ASSERT_TRUE(reply.ok()) << reply.status().ToString();
+  r = json::parse(*reply);
+  EXPECT_EQ(r["data"]["resolved"], json::array({id}));
+  EXPECT_EQ(r["data"]["created"], 0);
+  EXPECT_EQ(r["data"]["ignored"], 0);
+  got = client.Get("/api/v1/incidents/" + std::to_string(id));
+  ASSERT_TRUE(got);
+  EXPECT_EQ(json::parse(got->body)["data"]["status"], "resolved");
+  EXPECT_EQ(alerts_->stats().firing, 0u);
+  // Pass again: nothing left to close.
+  reply = PushCanaryVerdicts(url_, "s3cret", "gpu-node-17", pass.dump());
+  ASSERT_TRUE(reply.ok());
+  r = json::parse(*reply);
+  EXPECT_EQ(r["data"]["resolved"], json::array());
+  EXPECT_EQ(r["data"]["ignored"], 1);
 
   // A malformed body is a 400 naming the field.
   httplib::Headers h = {{"Authorization", "Bearer s3cret"}};

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "server/canary_incidents.h"
+
 namespace gpufleet {
 
 IncidentRecord IncidentFromFinding(const detect::Finding& f) {
@@ -77,7 +79,10 @@ Status DetectorLoop::RunOnce() {
     }
   }
   StatusOr<std::vector<IncidentRecord>> resolved =
-      incidents_.ResolveStale(now_ns, options_.resolve_after_ns);
+      // Canary incidents are not findings of this loop: a canary "pass"
+      // resolves them (server/canary_incidents.h), absence does not.
+      incidents_.ResolveStale(now_ns, options_.resolve_after_ns,
+                              {std::string(kCanaryIncidentKind)});
   if (!resolved.ok()) {
     errors_++;
     if (first_error.ok()) first_error = resolved.status();

@@ -1,6 +1,7 @@
 // DetectorLoop: every interval, evaluate the detectors on the window store,
 // turn findings into incidents (open / update / resolve), alert on changes
-// and start captures for capture triggers.
+// and start captures for capture triggers. Only findings resolve by absence:
+// canary incidents (server/canary_incidents.h) are left to canary pushes.
 //
 // Ordering for crash safety: an incident is written (and fsynced) before its
 // alert is queued, so an alert never names an incident the database lost.

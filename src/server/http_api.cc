@@ -177,16 +177,15 @@ void HttpApi::Routes() {
     int64_t now = clock_.NowNs();
     StatusOr<CanaryIncidents> in = CanaryIncidentsFromJson(req.body, now);
     if (!in.ok()) return Error(res, 400, in.status().message());
-    json ids = json::array();
-    size_t created = 0;
-    for (const IncidentRecord& r : in->incidents) {
-      StatusOr<UpsertResult> up = backend_.incidents->Upsert(r, now);
-      if (!up.ok()) return Error(res, 500, up.status().ToString());
-      ids.push_back(up->id);
-      if (up->created) ++created;
-    }
+    StatusOr<CanaryApplyResult> applied =
+        ApplyCanaryVerdicts(*in, *backend_.incidents, backend_.alerts, backend_.external_url, now);
+    if (!applied.ok()) return Error(res, 500, applied.status().ToString());
     json body = {{"status", "success"},
-                 {"data", {{"incidents", ids}, {"created", created}, {"ignored", in->ignored}}}};
+                 {"data",
+                  {{"incidents", applied->incidents},
+                   {"created", applied->created},
+                   {"resolved", applied->resolved},
+                   {"ignored", applied->ignored}}}};
     res.set_content(body.dump() + "\n", "application/json");
   });
 

@@ -7,7 +7,9 @@
 //   GET  /api/v1/inventory      nodes and devices
 //   POST /api/v1/admin/detect   run the detectors now               [token]
 //   POST /api/v1/canary         failing canary verdicts -> incidents of kind
-//                               canary_regression (server/canary_incidents.h) [token]
+//                               canary_regression, alerted when opened; a
+//                               "pass" resolves the open one
+//                               (server/canary_incidents.h) [token]
 //   POST /api/v1/place          JSON workload request -> placement decision with
 //                               alternatives and rejections (place/place_service.h);
 //                               404 when no [place] inventory is configured
@@ -28,6 +30,7 @@
 
 #include "core/clock.h"
 #include "core/status.h"
+#include "server/alert_sender.h"
 #include "server/auth_limits.h"
 #include "server/ingest.h"
 #include "store/incident_store.h"
@@ -57,6 +60,10 @@ struct HttpApiBackend {
   std::function<bool()> ready;            // may be empty = always ready
   // POST /api/v1/place: body -> (HTTP status, JSON). Empty = not configured (404).
   std::function<std::pair<int, std::string>(const std::string&)> place;
+  // Alerts for canary incidents opened / resolved over POST /api/v1/canary;
+  // may be null. `external_url` as in DetectorLoopOptions.
+  AlertSender* alerts = nullptr;
+  std::string external_url;
 };
 
 class HttpApi {

@@ -108,6 +108,8 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
   b.render_metrics = [self] { return self->RenderMetrics(); };
   b.run_detectors = [self] { return self->RunDetectorsOnce(); };
   b.ready = [self] { return self->started_.load(); };
+  b.alerts = s->alerts_.get();  // canary incidents alert like detector ones
+  b.external_url = c.external_url;
   if (!c.place_inventory.empty()) {
     ASSIGN_OR_RETURN(std::unique_ptr<place::PlaceService> svc,
                      place::PlaceService::Create(c.place_inventory, c.place_policy));

@@ -246,19 +246,22 @@ Status IncidentStore::ReplaceEvidenceLocked(int64_t id,
   return OkStatus();
 }
 
-StatusOr<std::vector<IncidentRecord>> IncidentStore::ResolveStale(int64_t now_ns,
-                                                                  int64_t resolve_after_ns) {
+StatusOr<std::vector<IncidentRecord>> IncidentStore::ResolveStale(
+    int64_t now_ns, int64_t resolve_after_ns, const std::vector<std::string>& keep_kinds) {
   std::lock_guard<std::mutex> lock(mu_);
   Transaction tx(db_);
   RETURN_IF_ERROR(tx.Begin());
   std::vector<int64_t> ids;
   {
-    ASSIGN_OR_RETURN(Statement st, db_->Prepare("SELECT id FROM incidents WHERE status = 'open' "
-                                                "AND last_seen_ns < ? ORDER BY id"));
+    ASSIGN_OR_RETURN(Statement st,
+                     db_->Prepare("SELECT id, kind FROM incidents WHERE status = 'open' "
+                                  "AND last_seen_ns < ? ORDER BY id"));
     st.Bind(1, now_ns - resolve_after_ns);
     while (true) {
       ASSIGN_OR_RETURN(bool row, st.Step());
       if (!row) break;
+      std::string kind = st.ColumnText(1);
+      if (std::find(keep_kinds.begin(), keep_kinds.end(), kind) != keep_kinds.end()) continue;
       ids.push_back(st.ColumnInt64(0));
     }
   }
@@ -275,6 +278,27 @@ StatusOr<std::vector<IncidentRecord>> IncidentStore::ResolveStale(int64_t now_ns
     if (r.has_value()) out.push_back(std::move(*r));
   }
   return out;
+}
+
+StatusOr<std::optional<IncidentRecord>> IncidentStore::ResolveOpen(std::string_view dedup_key,
+                                                                   int64_t now_ns) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Transaction tx(db_);
+  RETURN_IF_ERROR(tx.Begin());
+  int64_t id = 0;
+  {
+    ASSIGN_OR_RETURN(Statement find, db_->Prepare("SELECT id FROM incidents WHERE dedup_key = ? "
+                                                  "AND status = 'open'"));
+    find.Bind(1, dedup_key);
+    ASSIGN_OR_RETURN(bool found, find.Step());
+    if (!found) return std::optional<IncidentRecord>();
+    id = find.ColumnInt64(0);
+  }
+  ASSIGN_OR_RETURN(Statement up, db_->Prepare("UPDATE incidents SET status = 'resolved', "
+                                              "resolved_at_ns = ? WHERE id = ?"));
+  RETURN_IF_ERROR(up.Bind(1, now_ns).Bind(2, id).Run());
+  RETURN_IF_ERROR(tx.Commit());
+  return GetLocked(id);
 }
 
 Status IncidentStore::SetCapturePath(int64_t id, std::string_view path) {

@@ -98,8 +98,16 @@ class IncidentStore {
   StatusOr<UpsertResult> Upsert(const IncidentRecord& observation, int64_t now_ns);
 
   // Resolves every open incident last seen before now_ns - resolve_after_ns
-  // and returns them (status resolved, resolved_at_ns = now_ns).
-  StatusOr<std::vector<IncidentRecord>> ResolveStale(int64_t now_ns, int64_t resolve_after_ns);
+  // and returns them (status resolved, resolved_at_ns = now_ns). Incidents
+  // whose kind is in `keep_kinds` are left open: they are not observed
+  // continuously (e.g. "canary_regression" stays true until a canary run
+  // passes) and are resolved by ResolveOpen instead.
+  StatusOr<std::vector<IncidentRecord>> ResolveStale(
+      int64_t now_ns, int64_t resolve_after_ns, const std::vector<std::string>& keep_kinds = {});
+
+  // Resolves the open incident with `dedup_key` at now_ns and returns it;
+  // nullopt when none is open (nothing changes).
+  StatusOr<std::optional<IncidentRecord>> ResolveOpen(std::string_view dedup_key, int64_t now_ns);
 
   // Records the capture output path of incident `id`. NotFound when absent.
   Status SetCapturePath(int64_t id, std::string_view path);

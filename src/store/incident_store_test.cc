@@ -165,5 +165,63 @@ TEST(IncidentStoreTest, CorruptJsonColumnIsDataLossNamingTheRow) {
   std::filesystem::remove(path);
 }
 
+TEST(IncidentStoreTest, ResolveStaleLeavesKeptKindsOpen) {
+  std::string path = TempDb("keep.db");
+  std::unique_ptr<StateDb> db = OpenDb(path);
+  ASSERT_NE(db, nullptr);
+  IncidentStore store(db.get());
+  int64_t contention = store.Upsert(Contention("GPU-1", 0.2), 1000)->id;
+  IncidentRecord canary = Contention("GPU-2", 0.1);
+  canary.kind = "canary_regression";
+  canary.dedup_key = "canary_regression|n1|t|gemm";
+  int64_t kept = store.Upsert(canary, 1000)->id;
+
+  StatusOr<std::vector<IncidentRecord>> resolved =
+      store.ResolveStale(5000, 500, {"canary_regression"});
+  ASSERT_TRUE(resolved.ok()) << resolved.status().ToString();
+  ASSERT_EQ(resolved->size(), 1u);
+  EXPECT_EQ((*resolved)[0].id, contention);
+  StatusOr<std::optional<IncidentRecord>> got = store.Get(kept);
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->status, IncidentStatus::kOpen);
+  EXPECT_EQ(*store.CountOpen(), 1);
+  // Without the exclusion the same call would have closed it too.
+  resolved = store.ResolveStale(5000, 500);
+  ASSERT_TRUE(resolved.ok());
+  ASSERT_EQ(resolved->size(), 1u);
+  EXPECT_EQ((*resolved)[0].id, kept);
+  std::filesystem::remove(path);
+}
+
+TEST(IncidentStoreTest, ResolveOpenClosesOnlyTheOpenIncidentWithThatKey) {
+  std::string path = TempDb("resolve_open.db");
+  std::unique_ptr<StateDb> db = OpenDb(path);
+  ASSERT_NE(db, nullptr);
+  IncidentStore store(db.get());
+  int64_t one = store.Upsert(Contention("GPU-1", 0.2), 1000)->id;
+  int64_t two = store.Upsert(Contention("GPU-2", 0.2), 1000)->id;
+
+  StatusOr<std::optional<IncidentRecord>> done =
+      store.ResolveOpen(Contention("GPU-1", 0.2).dedup_key, 1500);
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  ASSERT_TRUE(done->has_value());
+  EXPECT_EQ((*done)->id, one);
+  EXPECT_EQ((*done)->status, IncidentStatus::kResolved);
+  EXPECT_EQ((*done)->resolved_at_ns, 1500);
+  EXPECT_EQ((*done)->evidence.size(), 1u);
+  EXPECT_EQ(store.Get(two)->value().status, IncidentStatus::kOpen);
+
+  // Already resolved, or never opened: nothing to do, nothing changes.
+  done = store.ResolveOpen(Contention("GPU-1", 0.2).dedup_key, 1600);
+  ASSERT_TRUE(done.ok());
+  EXPECT_FALSE(done->has_value());
+  done = store.ResolveOpen("no/such/key", 1600);
+  ASSERT_TRUE(done.ok());
+  EXPECT_FALSE(done->has_value());
+  EXPECT_EQ(store.Get(one)->value().resolved_at_ns, 1500);
+  EXPECT_EQ(*store.CountOpen(), 1);
+  std::filesystem::remove(path);
+}
+
 }  // namespace
 }  // namespace gpufleet

@@ -6,15 +6,19 @@ Runs `gpufleet server --simulate default` with a config that points at an
 Alertmanager on a free loopback port (clustering off, temp storage). The
 default scenario's memory-contention episode must arrive as an active alert
 routed to team "platform" (checked with GET /api/v2/alerts), and when the
-episode ends the server's resolve (endsAt) must make it inactive. Both
+episode ends the server's resolve (endsAt) must make it inactive. A canary
+regression posted to POST /api/v1/canary must arrive as an alert too, stay
+active past detect.resolve_after, and end when a canary push passes. Both
 processes are always stopped.
 """
 import argparse
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
 from server_harness import ServerProcess, dump_log, free_port, get_json, http, wait_for  # noqa
@@ -23,6 +27,22 @@ from server_harness import ServerProcess, dump_log, free_port, get_json, http, w
 def contention_alerts(am):
     return [a for a in get_json(am + "/api/v2/alerts")
             if a["labels"].get("kind") == "memory_contention"]
+
+
+def canary_alerts(am):
+    return [a for a in get_json(am + "/api/v2/alerts")
+            if a["labels"].get("kind") == "canary_regression"]
+
+
+def push_canary(url, verdict):
+    body = {"node": "gpu-node-17",
+            "checks": [{"target": "model=h200-sxm", "benchmark": "gemm.bf16@8192",
+                        "unit": "flop_per_second", "verdict": verdict, "median": 6.4e14,
+                        "baseline_median": 7.1e14, "worse_fraction": 0.099}]}
+    status, text = http("POST", url + "/api/v1/canary", json.dumps(body).encode(),
+                        {"Content-Type": "application/json"})
+    assert status == 200, (status, text)
+    return json.loads(text)["data"]
 
 
 def main():
@@ -70,6 +90,29 @@ def main():
                 assert inc["status"] == "resolved", inc
                 metrics = http("GET", srv.url + "/metrics")[1]
                 assert "gpufleet_server_alerts_sent_total" in metrics
+
+                # A canary regression alerts; it does not resolve by age (the
+                # 2 s resolve_after passes many times) but on a passing run.
+                data = push_canary(srv.url, "regression")
+                assert data["created"] == 1, data
+                canary_id = data["incidents"][0]
+                alerts = wait_for("a canary_regression alert in Alertmanager",
+                                  lambda: canary_alerts(am), 60)
+                a = alerts[0]
+                assert a["labels"]["alertname"] == "GpuFleetCanaryRegression", a
+                assert a["labels"]["benchmark"] == "gemm.bf16@8192", a
+                assert a["labels"]["incident_id"] == str(canary_id), a
+                assert a["status"]["state"] == "active", a
+                assert push_canary(srv.url, "regression")["created"] == 0
+                http("POST", srv.url + "/api/v1/admin/detect")
+                time.sleep(3)  # > resolve_after in real time at 30x
+                http("POST", srv.url + "/api/v1/admin/detect")
+                inc = get_json(f"{srv.url}/api/v1/incidents/{canary_id}")["data"]
+                assert inc["status"] == "open", inc
+                assert canary_alerts(am), "the canary alert ended without a pass"
+                data = push_canary(srv.url, "pass")
+                assert data["resolved"] == [canary_id], data
+                wait_for("the canary alert to resolve", lambda: not canary_alerts(am), 60)
         except Exception:
             dump_log(log)
             dump_log(os.path.join(tmp, "am.log"))

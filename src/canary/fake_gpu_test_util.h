@@ -31,8 +31,16 @@ inline void ScriptFakeGpu(GpuVendor v, const std::string& config) {
            path.c_str(), 1);
 }
 
-inline std::unique_ptr<GpuRuntime> LoadFake(GpuVendor v, bool partial = false) {
-  StatusOr<std::unique_ptr<GpuRuntime>> rt = LoadGpuRuntime({v, FakeGpuDir(v, partial)});
+// A kernel image the fake driver accepts (tests/fakes/gpu/fake_gpu_control.h):
+// tests cannot build the real fatbin, and must not depend on whether this
+// build found nvcc.
+inline constexpr char kFakeKernelImage[] =
+    "gpufleet-fake-module:gpufleet_stream_copy,gpufleet_stream_triad";
+
+inline std::unique_ptr<GpuRuntime> LoadFake(GpuVendor v, bool partial = false,
+                                            const std::string& kernel_image = kFakeKernelImage) {
+  StatusOr<std::unique_ptr<GpuRuntime>> rt =
+      LoadGpuRuntime({v, FakeGpuDir(v, partial)}, kernel_image);
   EXPECT_TRUE(rt.ok()) << rt.status().ToString();
   return rt.ok() ? std::move(rt).value() : nullptr;
 }

@@ -1,11 +1,12 @@
 #include "canary/gpu_runtime.h"
 
-#include <dlfcn.h>
-
 #include <cstring>
 #include <utility>
 
+#include "canary/blas_lt.h"
 #include "canary/gpu_vendor_api.h"
+#include "canary/kernel_module.h"
+#include "core/dynamic_library.h"
 
 namespace gpufleet::canary {
 
@@ -38,55 +39,37 @@ size_t GemmElementBytes(GemmPrecision p) {
   return 4;
 }
 
+size_t GemmOutputElementBytes(GemmPrecision p) {
+  return p == GemmPrecision::kFp8 ? 2 : GemmElementBytes(p);
+}
+
 namespace {
 
 using namespace vendor;  // NOLINT(build/namespaces): the function pointer types
 
-// A dlopen'd library. canary may not depend on collect/ (DESIGN.md), so it
-// keeps its own few lines of dlopen instead of collect's DynamicLibrary.
-// Never dlclose'd: vendor runtimes keep threads that outlive an unload.
-class Library {
- public:
-  static StatusOr<Library> Open(const std::string& dir, const std::vector<std::string>& names) {
-    std::string tried;
-    std::string last_error;
-    for (const std::string& name : names) {
-      std::string path = dir.empty() ? name : dir + "/" + name;
-      void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (h != nullptr) return Library(h, path);
-      const char* err = ::dlerror();
-      last_error = err != nullptr ? err : "unknown dlopen error";
-      if (!tried.empty()) tried += ", ";
-      tried += path;
-    }
-    return UnavailableError("cannot load any of [" + tried + "]: " + last_error);
-  }
-  Library() = default;
+// Opens the first of `names` in `dir` (or the loader's search path);
+// Unavailable naming every path tried. Never dlclose'd: vendor runtimes keep
+// threads that outlive an unload.
+StatusOr<std::unique_ptr<DynamicLibrary>> OpenVendorLibrary(const std::string& dir,
+                                                            const std::vector<std::string>& names) {
+  StatusOr<std::unique_ptr<DynamicLibrary>> lib = DynamicLibrary::OpenIn(dir, names);
+  if (!lib.ok()) return UnavailableError(lib.status().message());
+  (*lib)->KeepLoadedAtDestruction();
+  return lib;
+}
 
-  template <typename Fn>
-  bool Bind(const std::string& symbol, Fn*& fn) const {
-    fn = handle_ == nullptr ? nullptr : reinterpret_cast<Fn*>(::dlsym(handle_, symbol.c_str()));
-    return fn != nullptr;
-  }
-  // Binds `fn` or records the symbol in *missing.
-  template <typename Fn>
-  void Require(const std::string& symbol, Fn*& fn, std::string* missing) const {
-    if (Bind(symbol, fn)) return;
-    if (!missing->empty()) *missing += ", ";
-    *missing += symbol;
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  Library(void* h, std::string path) : handle_(h), path_(std::move(path)) {}
-  void* handle_ = nullptr;
-  std::string path_;
-};
+// fp8 workspace per device (cuBLASLt recommends 32 MiB on Hopper).
+constexpr size_t kLtWorkspaceBytes = size_t{32} << 20;
 
 class LoadedGpuRuntime final : public GpuRuntime {
  public:
   explicit LoadedGpuRuntime(const VendorSpec& spec) : spec_(spec) {}
   ~LoadedGpuRuntime() override {
+    for (size_t d = 0; d < fp8_.size(); ++d) {
+      if (fp8_[d].workspace == nullptr || set_device_(static_cast<int>(d)) != 0) continue;
+      fp8_[d].plan.reset();
+      free_(fp8_[d].workspace);
+    }
     for (void* comm : comms_) {
       if (comm != nullptr && ccl_comm_destroy_ != nullptr) ccl_comm_destroy_(comm);
     }
@@ -97,44 +80,49 @@ class LoadedGpuRuntime final : public GpuRuntime {
     }
   }
 
-  Status Load(const std::string& dir) {
-    ASSIGN_OR_RETURN(runtime_, Library::Open(dir, spec_.runtime_libraries));
+  Status Load(const std::string& dir, std::string kernel_image) {
+    ASSIGN_OR_RETURN(runtime_, OpenVendorLibrary(dir, spec_.runtime_libraries));
     const std::string& p = spec_.runtime_prefix;
     std::string missing;
-    runtime_.Require(p + "GetDeviceCount", get_device_count_, &missing);
-    runtime_.Require(p + "SetDevice", set_device_, &missing);
-    runtime_.Require(p + "Malloc", malloc_, &missing);
-    runtime_.Require(p + "Free", free_, &missing);
-    runtime_.Require(spec_.host_alloc_symbol, host_alloc_, &missing);
-    runtime_.Require(spec_.host_free_symbol, host_free_, &missing);
-    runtime_.Require(p + "Memset", memset_, &missing);
-    runtime_.Require(p + "DeviceSynchronize", device_synchronize_, &missing);
-    runtime_.Require(p + "StreamCreate", stream_create_, &missing);
-    runtime_.Require(p + "StreamDestroy", stream_destroy_, &missing);
-    runtime_.Require(p + "StreamSynchronize", stream_synchronize_, &missing);
-    runtime_.Require(p + "MemcpyAsync", memcpy_async_, &missing);
-    runtime_.Require(p + "EventCreate", event_create_, &missing);
-    runtime_.Require(p + "EventDestroy", event_destroy_, &missing);
-    runtime_.Require(p + "EventRecord", event_record_, &missing);
-    runtime_.Require(p + "EventSynchronize", event_synchronize_, &missing);
-    runtime_.Require(p + "EventElapsedTime", event_elapsed_time_, &missing);
+    runtime_->Require(p + "GetDeviceCount", get_device_count_, &missing);
+    runtime_->Require(p + "SetDevice", set_device_, &missing);
+    runtime_->Require(p + "Malloc", malloc_, &missing);
+    runtime_->Require(p + "Free", free_, &missing);
+    runtime_->Require(spec_.host_alloc_symbol, host_alloc_, &missing);
+    runtime_->Require(spec_.host_free_symbol, host_free_, &missing);
+    runtime_->Require(p + "Memset", memset_, &missing);
+    runtime_->Require(p + "DeviceSynchronize", device_synchronize_, &missing);
+    runtime_->Require(p + "StreamCreate", stream_create_, &missing);
+    runtime_->Require(p + "StreamDestroy", stream_destroy_, &missing);
+    runtime_->Require(p + "StreamSynchronize", stream_synchronize_, &missing);
+    runtime_->Require(p + "MemcpyAsync", memcpy_async_, &missing);
+    runtime_->Require(p + "EventCreate", event_create_, &missing);
+    runtime_->Require(p + "EventDestroy", event_destroy_, &missing);
+    runtime_->Require(p + "EventRecord", event_record_, &missing);
+    runtime_->Require(p + "EventSynchronize", event_synchronize_, &missing);
+    runtime_->Require(p + "EventElapsedTime", event_elapsed_time_, &missing);
     if (!missing.empty()) {
-      return UnavailableError(runtime_.path() + " lacks required symbol(s): " + missing);
+      return UnavailableError(runtime_->path() + " lacks required symbol(s): " + missing);
     }
     for (const std::string& s : spec_.device_properties_symbols) {
-      if (runtime_.Bind(s, get_device_properties_)) break;
+      if (runtime_->Bind(s, get_device_properties_)) break;
     }
-    runtime_.Bind(p + "RuntimeGetVersion", runtime_get_version_);
-    runtime_.Bind(p + "DriverGetVersion", driver_get_version_);
-    runtime_.Bind(p + "GetErrorString", get_error_string_);
+    runtime_->Bind(p + "RuntimeGetVersion", runtime_get_version_);
+    runtime_->Bind(p + "DriverGetVersion", driver_get_version_);
+    runtime_->Bind(p + "GetErrorString", get_error_string_);
+    runtime_->Bind(p + "DeviceGetAttribute", device_get_attribute_);
 
     int count = 0;
     RETURN_IF_ERROR(Check(get_device_count_(&count), p + "GetDeviceCount"));
-    if (count <= 0) return UnavailableError(runtime_.path() + ": no " + p + " device");
+    if (count <= 0) return UnavailableError(runtime_->path() + ": no " + p + " device");
     device_count_ = count;
     blas_handles_.assign(static_cast<size_t>(count), nullptr);
+    fp8_.resize(static_cast<size_t>(count));
     LoadBlas(dir);
     LoadCollectives(dir);
+    blas_lt_ = BlasLt::Load(spec_, dir);
+    kernels_ =
+        KernelModule::Load(spec_, dir, *runtime_, get_error_string_, std::move(kernel_image));
     return OkStatus();
   }
 
@@ -143,7 +131,7 @@ class LoadedGpuRuntime final : public GpuRuntime {
 
   StatusOr<std::string> DeviceName(int device) override {
     if (get_device_properties_ == nullptr) {
-      return UnavailableError(runtime_.path() + " lacks " + spec_.device_properties_symbols[0]);
+      return UnavailableError(runtime_->path() + " lacks " + spec_.device_properties_symbols[0]);
     }
     // Far larger than any version's properties struct (about 1 KiB in CUDA 12).
     std::vector<char> props(16384, '\0');
@@ -243,6 +231,8 @@ class LoadedGpuRuntime final : public GpuRuntime {
 
   Status Gemm(GemmPrecision precision, int n, const void* a, const void* b, void* c,
               void* stream) override {
+    // fp8 needs only BLASLt, not the BLAS library.
+    if (precision == GemmPrecision::kFp8) return Fp8Gemm(n, a, b, c, stream);
     RETURN_IF_ERROR(blas_status_);
     int type = 0;
     switch (precision) {
@@ -256,8 +246,7 @@ class LoadedGpuRuntime final : public GpuRuntime {
         type = spec_.type_bf16;
         break;
       case GemmPrecision::kFp8:
-        return UnimplementedError("fp8 GEMM needs " + spec_.blas_name +
-                                  "Lt, which gpufleet does not load yet");
+        break;  // handled above
     }
     ASSIGN_OR_RETURN(void* handle, BlasHandle(stream));
     const float alpha = 1.0f;
@@ -273,6 +262,13 @@ class LoadedGpuRuntime final : public GpuRuntime {
     return Check(
         saxpy_(handle, n, &alpha, static_cast<const float*>(x), 1, static_cast<float*>(y), 1),
         spec_.blas_saxpy, /*blas=*/true);
+  }
+
+  Status KernelStatus() const override { return kernels_->status(); }
+
+  Status LaunchStreamKernel(StreamKernel kernel, uint64_t n, double scalar, void* a, void* b,
+                            void* c, void* stream) override {
+    return kernels_->Launch(current_device_, kernel, n, scalar, a, b, c, stream);
   }
 
   Status CollectiveStatus() const override { return ccl_status_; }
@@ -306,22 +302,49 @@ class LoadedGpuRuntime final : public GpuRuntime {
   }
 
  private:
+  // fp8 through BLASLt on the current device: checks the architecture, then
+  // makes (once per device and size) the plan and its workspace.
+  Status Fp8Gemm(int n, const void* a, const void* b, void* c, void* stream) {
+    Fp8State& st = fp8_[static_cast<size_t>(current_device_)];
+    if (st.plan == nullptr || st.plan->n() != n) {
+      if (device_get_attribute_ == nullptr) {
+        return UnavailableError(runtime_->path() + " lacks " + spec_.runtime_prefix +
+                                "DeviceGetAttribute (needed to tell whether the GPU has fp8)");
+      }
+      int major = 0, minor = 0;
+      RETURN_IF_ERROR(Check(device_get_attribute_(&major, spec_.attr_cc_major, current_device_),
+                            spec_.runtime_prefix + "DeviceGetAttribute"));
+      RETURN_IF_ERROR(Check(device_get_attribute_(&minor, spec_.attr_cc_minor, current_device_),
+                            spec_.runtime_prefix + "DeviceGetAttribute"));
+      ASSIGN_OR_RETURN(Fp8Support support, Fp8SupportFor(spec_, major, minor));
+      RETURN_IF_ERROR(blas_lt_->status());
+      st.plan.reset();
+      if (st.workspace == nullptr) {
+        RETURN_IF_ERROR(
+            Check(malloc_(&st.workspace, kLtWorkspaceBytes), spec_.runtime_prefix + "Malloc"));
+      }
+      ASSIGN_OR_RETURN(st.plan,
+                       blas_lt_->MakePlan(n, support.data_type, st.workspace, kLtWorkspaceBytes));
+    }
+    return blas_lt_->Run(*st.plan, a, b, c, stream);
+  }
+
   void LoadBlas(const std::string& dir) {
-    StatusOr<Library> lib = Library::Open(dir, spec_.blas_libraries);
+    StatusOr<std::unique_ptr<DynamicLibrary>> lib = OpenVendorLibrary(dir, spec_.blas_libraries);
     if (!lib.ok()) {
       blas_status_ = lib.status();
       return;
     }
     blas_ = std::move(lib).value();
     std::string missing;
-    blas_.Require(spec_.blas_create, blas_create_, &missing);
-    blas_.Require(spec_.blas_destroy, blas_destroy_, &missing);
-    blas_.Require(spec_.blas_set_stream, blas_set_stream_, &missing);
-    blas_.Require(spec_.blas_gemm_ex, gemm_ex_, &missing);
-    blas_.Require(spec_.blas_saxpy, saxpy_, &missing);
-    if (!spec_.blas_get_version.empty()) blas_.Bind(spec_.blas_get_version, blas_get_version_);
+    blas_->Require(spec_.blas_create, blas_create_, &missing);
+    blas_->Require(spec_.blas_destroy, blas_destroy_, &missing);
+    blas_->Require(spec_.blas_set_stream, blas_set_stream_, &missing);
+    blas_->Require(spec_.blas_gemm_ex, gemm_ex_, &missing);
+    blas_->Require(spec_.blas_saxpy, saxpy_, &missing);
+    if (!spec_.blas_get_version.empty()) blas_->Bind(spec_.blas_get_version, blas_get_version_);
     if (!missing.empty()) {
-      blas_status_ = UnavailableError(blas_.path() + " lacks symbol(s): " + missing);
+      blas_status_ = UnavailableError(blas_->path() + " lacks symbol(s): " + missing);
       return;
     }
     // A handle for device 0 up front, so Target() can ask for the version.
@@ -338,22 +361,22 @@ class LoadedGpuRuntime final : public GpuRuntime {
   }
 
   void LoadCollectives(const std::string& dir) {
-    StatusOr<Library> lib = Library::Open(dir, spec_.ccl_libraries);
+    StatusOr<std::unique_ptr<DynamicLibrary>> lib = OpenVendorLibrary(dir, spec_.ccl_libraries);
     if (!lib.ok()) {
       ccl_status_ = lib.status();
       return;
     }
     ccl_ = std::move(lib).value();
     std::string missing;
-    ccl_.Require("ncclCommInitAll", ccl_comm_init_all_, &missing);
-    ccl_.Require("ncclCommDestroy", ccl_comm_destroy_, &missing);
-    ccl_.Require("ncclAllReduce", ccl_all_reduce_, &missing);
-    ccl_.Require("ncclGroupStart", ccl_group_start_, &missing);
-    ccl_.Require("ncclGroupEnd", ccl_group_end_, &missing);
-    ccl_.Bind("ncclGetVersion", ccl_get_version_);
-    ccl_.Bind("ncclGetErrorString", ccl_get_error_string_);
+    ccl_->Require("ncclCommInitAll", ccl_comm_init_all_, &missing);
+    ccl_->Require("ncclCommDestroy", ccl_comm_destroy_, &missing);
+    ccl_->Require("ncclAllReduce", ccl_all_reduce_, &missing);
+    ccl_->Require("ncclGroupStart", ccl_group_start_, &missing);
+    ccl_->Require("ncclGroupEnd", ccl_group_end_, &missing);
+    ccl_->Bind("ncclGetVersion", ccl_get_version_);
+    ccl_->Bind("ncclGetErrorString", ccl_get_error_string_);
     if (!missing.empty())
-      ccl_status_ = UnavailableError(ccl_.path() + " lacks symbol(s): " + missing);
+      ccl_status_ = UnavailableError(ccl_->path() + " lacks symbol(s): " + missing);
   }
 
   StatusOr<void*> BlasHandle(void* stream) {
@@ -382,8 +405,16 @@ class LoadedGpuRuntime final : public GpuRuntime {
     return InternalError(spec_.ccl_name + ": " + call + " failed with " + what);
   }
 
+  struct Fp8State {
+    void* workspace = nullptr;  // device memory, kLtWorkspaceBytes
+    std::unique_ptr<Fp8GemmPlan> plan;
+  };
+
   const VendorSpec& spec_;
-  Library runtime_, blas_, ccl_;
+  std::unique_ptr<DynamicLibrary> runtime_, blas_, ccl_;
+  std::unique_ptr<BlasLt> blas_lt_;
+  std::unique_ptr<KernelModule> kernels_;
+  std::vector<Fp8State> fp8_;  // per device
   int device_count_ = 0;
   int current_device_ = 0;
   Status blas_status_ = OkStatus();
@@ -412,6 +443,7 @@ class LoadedGpuRuntime final : public GpuRuntime {
   GetVersionFn* runtime_get_version_ = nullptr;
   GetVersionFn* driver_get_version_ = nullptr;
   GetErrorStringFn* get_error_string_ = nullptr;
+  DeviceGetAttributeFn* device_get_attribute_ = nullptr;
 
   BlasCreateFn* blas_create_ = nullptr;
   BlasDestroyFn* blas_destroy_ = nullptr;
@@ -431,10 +463,15 @@ class LoadedGpuRuntime final : public GpuRuntime {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<GpuRuntime>> LoadGpuRuntime(const GpuRuntimeOptions& options) {
+StatusOr<std::unique_ptr<GpuRuntime>> LoadGpuRuntime(const GpuRuntimeOptions& options,
+                                                     std::string kernel_image) {
   auto rt = std::make_unique<LoadedGpuRuntime>(SpecFor(options.vendor));
-  RETURN_IF_ERROR(rt->Load(options.library_dir));
+  RETURN_IF_ERROR(rt->Load(options.library_dir, std::move(kernel_image)));
   return std::unique_ptr<GpuRuntime>(std::move(rt));
+}
+
+StatusOr<std::unique_ptr<GpuRuntime>> LoadGpuRuntime(const GpuRuntimeOptions& options) {
+  return LoadGpuRuntime(options, std::string(EmbeddedStreamKernels(options.vendor)));
 }
 
 StatusOr<std::unique_ptr<GpuRuntime>> LoadGpuRuntimeAuto(const std::string& library_dir) {

@@ -28,6 +28,28 @@ VendorSpec MakeCuda() {
   s.op_n = 0;                // CUBLAS_OP_N
   s.gemm_algo_default = -1;  // CUBLAS_GEMM_DEFAULT
   s.compute_32f = 68;        // CUBLAS_COMPUTE_32F
+  s.attr_cc_major = 75;      // cudaDevAttrComputeCapabilityMajor
+  s.attr_cc_minor = 76;
+  s.blaslt_libraries = {"libcublasLt.so.12", "libcublasLt.so.13", "libcublasLt.so.11",
+                        "libcublasLt.so"};
+  s.lt_prefix = "cublasLt";
+  s.blaslt_name = "cublaslt";
+  s.op_t = 1;                         // CUBLAS_OP_T
+  s.lt_desc_transa = 3;               // CUBLASLT_MATMUL_DESC_TRANSA
+  s.lt_desc_transb = 4;               // CUBLASLT_MATMUL_DESC_TRANSB
+  s.lt_pref_max_workspace = 1;        // CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES
+  s.lt_heuristic_state_offset = 72;   // after cublasLtMatmulAlgo_t (64) + workspaceSize
+  s.type_fp8_e4m3 = 28;               // CUDA_R_8F_E4M3
+  // The driver API: the runtime's primary context is current after
+  // cudaSetDevice + cudaMalloc, and modules are loaded into it.
+  s.module_libraries = {"libcuda.so.1", "libcuda.so"};
+  s.sym_init = "cuInit";
+  s.sym_ctx_get_current = "cuCtxGetCurrent";
+  s.sym_module_load_data = "cuModuleLoadData";
+  s.sym_module_get_function = "cuModuleGetFunction";
+  s.sym_launch_kernel = "cuLaunchKernel";
+  s.sym_get_error_string = "cuGetErrorString";
+  s.module_compiler = "nvcc";
   return s;
 }
 
@@ -57,6 +79,24 @@ VendorSpec MakeHip() {
   s.op_n = 111;               // HIPBLAS_OP_N
   s.gemm_algo_default = 160;  // HIPBLAS_GEMM_DEFAULT
   s.compute_32f = 2;          // HIPBLAS_COMPUTE_32F
+  s.attr_cc_major = 23;       // hipDeviceAttributeComputeCapabilityMajor
+  s.attr_cc_minor = 61;       // hipDeviceAttributeComputeCapabilityMinor
+  s.blaslt_libraries = {"libhipblaslt.so.0", "libhipblaslt.so.1", "libhipblaslt.so"};
+  s.lt_prefix = "hipblasLt";
+  s.blaslt_name = "hipblaslt";
+  s.op_t = 112;                       // HIPBLAS_OP_T
+  s.lt_desc_transa = 0;               // HIPBLASLT_MATMUL_DESC_TRANSA
+  s.lt_desc_transb = 1;               // HIPBLASLT_MATMUL_DESC_TRANSB
+  s.lt_pref_max_workspace = 1;        // HIPBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES
+  s.lt_heuristic_state_offset = 32;   // after hipblasLtMatmulAlgo_t (24) + workspaceSize
+  s.type_fp8_e4m3 = 28;               // HIP_R_8F_E4M3 (OCP, gfx950)
+  s.type_fp8_e4m3_fnuz = 1000;        // HIP_R_8F_E4M3_FNUZ (gfx94x)
+  // HIP's module API lives in libamdhip64 itself and works on the current
+  // device; no separate driver library, no init or context call.
+  s.sym_module_load_data = "hipModuleLoadData";
+  s.sym_module_get_function = "hipModuleGetFunction";
+  s.sym_launch_kernel = "hipModuleLaunchKernel";
+  s.module_compiler = "hipcc";
   return s;
 }
 
@@ -66,6 +106,21 @@ const VendorSpec& SpecFor(GpuVendor v) {
   static const VendorSpec* const cuda = new VendorSpec(MakeCuda());
   static const VendorSpec* const hip = new VendorSpec(MakeHip());
   return v == GpuVendor::kAmd ? *hip : *cuda;
+}
+
+StatusOr<Fp8Support> Fp8SupportFor(const VendorSpec& spec, int cc_major, int cc_minor) {
+  if (spec.vendor == GpuVendor::kAmd) {
+    std::string arch = "gfx" + std::to_string(cc_major) + "." + std::to_string(cc_minor);
+    if (cc_major == 9 && cc_minor == 4) return Fp8Support{spec.type_fp8_e4m3_fnuz, "gfx94x"};
+    if (cc_major == 9 && cc_minor == 5) return Fp8Support{spec.type_fp8_e4m3, "gfx950"};
+    return UnimplementedError("fp8 GEMM needs gfx942 or gfx950 (MI300/MI350); this GPU is " +
+                              arch);
+  }
+  std::string arch = "sm_" + std::to_string(cc_major) + std::to_string(cc_minor);
+  if (cc_major > 8 || (cc_major == 8 && cc_minor >= 9)) {
+    return Fp8Support{spec.type_fp8_e4m3, arch};
+  }
+  return UnimplementedError("fp8 GEMM needs compute capability 8.9 or newer; this GPU is " + arch);
 }
 
 std::string RuntimeVersionName(GpuVendor v, int version) {

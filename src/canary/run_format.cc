@@ -46,7 +46,10 @@ std::string FormatRunTable(const RunReport& report) {
   for (const BenchmarkResult& r : report.results) {
     if (r.values.empty()) continue;
     auto [lo, hi] = std::minmax_element(r.values.begin(), r.values.end());
-    std::snprintf(line, sizeof(line), "%-34s %-14s %-14s %-14s %3zu\n", r.benchmark_id.c_str(),
+    // --device all: the same id once per GPU, so the GPU leads the name.
+    std::string name =
+        report.per_device ? ResultDevice(r) + " " + r.benchmark_id : r.benchmark_id;
+    std::snprintf(line, sizeof(line), "%-34s %-14s %-14s %-14s %3zu\n", name.c_str(),
                   HumanFigure(Median(r.values), r.unit).c_str(), HumanFigure(*lo, r.unit).c_str(),
                   HumanFigure(*hi, r.unit).c_str(), r.values.size());
     out += line;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <string_view>
 #include <utility>
@@ -91,15 +92,18 @@ StatusOr<double> TimeOnStream(GpuRuntime& rt, void* stream, int warmup, int iter
 
 class Runner {
  public:
-  Runner(GpuRuntime& rt, const RunOptions& o, RunReport* report)
-      : rt_(rt), o_(o), report_(report) {}
+  // Single-device benchmarks run on `device`, their results carry `target`.
+  Runner(GpuRuntime& rt, const RunOptions& o, int device, HardwareTarget target,
+         RunReport* report)
+      : rt_(rt), o_(o), device_(device), target_(std::move(target)), report_(report) {}
 
   void Gemm() {
     Status blas = rt_.BlasStatus();
     for (GemmPrecision p : o_.gemm_precisions) {
       std::string id =
           "gemm." + std::string(GemmPrecisionName(p)) + "@" + std::to_string(o_.gemm_n);
-      if (!blas.ok()) {
+      // fp8 goes through BLASLt alone; Gemm() says why when it cannot.
+      if (!blas.ok() && p != GemmPrecision::kFp8) {
         Skip(id, blas.message());
         continue;
       }
@@ -121,6 +125,7 @@ class Runner {
           },
           2.0 * static_cast<double>(o_.stream_bytes));
     });
+    KernelStreams();
     std::string id = "stream.axpy_triad" + size;
     if (Status blas = rt_.BlasStatus(); !blas.ok()) {
       Skip(id, blas.message());
@@ -137,6 +142,39 @@ class Runner {
           },
           3.0 * static_cast<double>(n) * sizeof(float));
     });
+  }
+
+  // gpufleet's own kernels (BabelStream's Copy and Triad over doubles, three
+  // arrays of stream_bytes each); skipped when built without nvcc/hipcc.
+  void KernelStreams() {
+    std::string size = "@" + std::to_string(o_.stream_bytes);
+    const uint64_t n = o_.stream_bytes / sizeof(double);
+    Status kernels = rt_.KernelStatus();
+    for (StreamKernel k : {StreamKernel::kCopy, StreamKernel::kTriad}) {
+      bool copy = k == StreamKernel::kCopy;
+      std::string id = std::string(copy ? "stream.copy" : "stream.triad") + size;
+      if (!kernels.ok()) {
+        Skip(id, kernels.message());
+        continue;
+      }
+      if (n == 0) {
+        Skip(id, "stream size below one double");
+        continue;
+      }
+      Record(id, "bytes_per_second", copy ? "copy kernel" : "triad kernel", [&]() {
+        return Reps(
+            [&](DeviceBuffers& bufs, void* s) -> StatusOr<std::function<Status()>> {
+              ASSIGN_OR_RETURN(void* a, bufs.Device(n * sizeof(double)));
+              ASSIGN_OR_RETURN(void* b, bufs.Device(n * sizeof(double)));
+              ASSIGN_OR_RETURN(void* c, bufs.Device(n * sizeof(double)));
+              return std::function<Status()>([this, k, n, a, b, c, s]() {
+                // BabelStream's startScalar.
+                return rt_.LaunchStreamKernel(k, n, 0.4, a, b, c, s);
+              });
+            },
+            (copy ? 2.0 : 3.0) * static_cast<double>(n) * sizeof(double));
+      });
+    }
   }
 
   void Transfers() {
@@ -162,7 +200,7 @@ class Runner {
 
   void Alloc() {
     const Clock& clock = o_.clock != nullptr ? *o_.clock : RealClock::Get();
-    Status dev = rt_.SetDevice(o_.device);
+    Status dev = rt_.SetDevice(device_);
     for (size_t bytes : o_.alloc_bytes) {
       BenchmarkResult p50 =
           NewResult("alloc.latency_p50@" + std::to_string(bytes), "seconds", "malloc+free");
@@ -217,17 +255,17 @@ class Runner {
 
   BenchmarkResult NewResult(std::string id, std::string_view unit, std::string_view what) {
     BenchmarkResult r;
-    r.target = report_->target;
+    r.target = target_;
     r.benchmark_id = std::move(id);
     r.unit = std::string(unit);
     r.source = "gpufleet canary run: " + std::string(GpuVendorName(rt_.vendor())) + " gpu" +
-               std::to_string(o_.device) + ", " + std::string(what) + ", " +
+               std::to_string(device_) + ", " + std::string(what) + ", " +
                std::to_string(o_.iters) + " op(s) per repetition";
     return r;
   }
 
   void Record(std::string id, std::string_view unit, std::string_view what, const RepsFn& fn) {
-    Status dev = rt_.SetDevice(o_.device);
+    Status dev = rt_.SetDevice(device_);
     StatusOr<std::vector<double>> values = dev.ok() ? fn() : StatusOr<std::vector<double>>(dev);
     if (!values.ok()) {
       Skip(id, values.status().message());
@@ -239,6 +277,7 @@ class Runner {
   }
 
   void Skip(std::string id, std::string reason) {
+    if (report_->per_device) reason = "gpu" + std::to_string(device_) + ": " + reason;
     report_->skipped.push_back({std::move(id), std::move(reason)});
   }
 
@@ -263,14 +302,16 @@ class Runner {
   StatusOr<std::vector<double>> GemmReps(GemmPrecision p) {
     size_t n = static_cast<size_t>(o_.gemm_n);
     size_t bytes = n * n * GemmElementBytes(p);
+    size_t c_bytes = n * n * GemmOutputElementBytes(p);
     double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
     return Reps(
         [&](DeviceBuffers& bufs, void* s) -> StatusOr<std::function<Status()>> {
           ASSIGN_OR_RETURN(void* a, bufs.Device(bytes));
           ASSIGN_OR_RETURN(void* b, bufs.Device(bytes));
-          ASSIGN_OR_RETURN(void* c, bufs.Device(bytes));
+          ASSIGN_OR_RETURN(void* c, bufs.Device(c_bytes));
           int dim = o_.gemm_n;
-          // Checks support before timing: fp8 answers Unimplemented here.
+          // Checks support before timing: fp8 on a GPU without it answers
+          // Unimplemented here, naming the architecture.
           RETURN_IF_ERROR(rt_.Gemm(p, dim, a, b, c, s));
           return std::function<Status()>(
               [this, p, dim, a, b, c, s]() { return rt_.Gemm(p, dim, a, b, c, s); });
@@ -332,10 +373,33 @@ class Runner {
 
   GpuRuntime& rt_;
   const RunOptions& o_;
+  const int device_;
+  const HardwareTarget target_;
   RunReport* report_;
 };
 
+// The device's target: catalog key for the model when known (so magnitude
+// checks apply), then the caller's overrides.
+StatusOr<HardwareTarget> DeviceTarget(GpuRuntime& rt, int device, const RunOptions& o) {
+  RETURN_IF_ERROR(rt.SetDevice(device));
+  ASSIGN_OR_RETURN(HardwareTarget t, rt.Target(device));
+  if (const GpuModelSpec* m = HardwareCatalog::Default().Find(t.model)) t.model = m->key;
+  t.MergeFrom(o.target_overrides);
+  return t;
+}
+
 }  // namespace
+
+std::string ResultDevice(const BenchmarkResult& r) {
+  constexpr std::string_view kPrefix = "gpufleet canary run: ";
+  std::string_view src = r.source;
+  if (src.substr(0, kPrefix.size()) != kPrefix) return "";
+  src.remove_prefix(kPrefix.size());
+  size_t gpu = src.find(" gpu");
+  if (gpu == std::string_view::npos) return "";
+  src.remove_prefix(gpu + 1);
+  return std::string(src.substr(0, src.find(',')));
+}
 
 double AllReduceBusBandwidth(double bytes, double seconds, int ranks) {
   if (seconds <= 0 || ranks <= 0) return 0;
@@ -366,23 +430,33 @@ StatusOr<RunReport> RunBenchmarks(GpuRuntime& rt, const RunOptions& o) {
                                 std::to_string(rt.device_count()) + " GPU(s))");
   }
   RunReport report;
-  RETURN_IF_ERROR(rt.SetDevice(o.device));
-  ASSIGN_OR_RETURN(report.target, rt.Target(o.device));
-  // The catalog key when the model is known, so magnitude checks apply.
-  if (const GpuModelSpec* m = HardwareCatalog::Default().Find(report.target.model)) {
-    report.target.model = m->key;
-  }
-  report.target.MergeFrom(o.target_overrides);
-
-  Runner runner(rt, o, &report);
+  report.per_device = o.all_devices;
+  ASSIGN_OR_RETURN(report.target, DeviceTarget(rt, o.all_devices ? 0 : o.device, o));
   auto selected = [&](std::string_view g) {
     return std::find(o.groups.begin(), o.groups.end(), g) != o.groups.end();
   };
-  if (selected("gemm")) runner.Gemm();
-  if (selected("stream")) runner.StreamGroup();
-  if (selected("h2d")) runner.Transfers();
-  if (selected("alloc")) runner.Alloc();
-  if (selected("allreduce")) runner.AllReduce();
+  std::vector<int> devices;
+  if (o.all_devices) {
+    for (int d = 0; d < rt.device_count(); ++d) devices.push_back(d);
+  } else {
+    devices.push_back(o.device);
+  }
+  for (int d : devices) {
+    HardwareTarget target = report.target;
+    if (d != devices.front()) {
+      ASSIGN_OR_RETURN(target, DeviceTarget(rt, d, o));
+    }
+    Runner runner(rt, o, d, std::move(target), &report);
+    if (selected("gemm")) runner.Gemm();
+    if (selected("stream")) runner.StreamGroup();
+    if (selected("h2d")) runner.Transfers();
+    if (selected("alloc")) runner.Alloc();
+  }
+  // All-reduce spans every GPU: once, whatever the device selection.
+  if (selected("allreduce")) {
+    Runner runner(rt, o, devices.front(), report.target, &report);
+    runner.AllReduce();
+  }
   return report;
 }
 

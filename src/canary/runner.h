@@ -4,10 +4,15 @@
 //
 // Benchmark ids and how each figure is computed (docs/canary.md):
 //   gemm.<fp32|fp16|bf16>@<n>      flop_per_second   2*n^3 per GemmEx, n x n
+//   gemm.fp8@<n>                   flop_per_second   2*n^3 per BLASLt matmul (E4M3 in,
+//                                                    bf16 out), where the GPU has fp8
 //   stream.memcpy@<bytes>          bytes_per_second  D2D memcpy, 2 bytes moved per byte
+//   stream.copy@<bytes>            bytes_per_second  gpufleet's copy kernel over doubles,
+//   stream.triad@<bytes>                             2 / 3 arrays of <bytes> moved (as
+//                                                    BabelStream counts); needs nvcc/hipcc
+//                                                    at build time
 //   stream.axpy_triad@<bytes>      bytes_per_second  BLAS saxpy (y = a*x + y), 3 words
-//                                                    per element: a triad without a
-//                                                    custom kernel (no nvcc/hipcc)
+//                                                    per element
 //   copy.h2d_pinned@<bytes>        bytes_per_second  pinned host -> device
 //   copy.d2h_pinned@<bytes>        bytes_per_second  device -> pinned host
 //   alloc.latency_p50@<bytes>      seconds           malloc + free of one buffer,
@@ -38,6 +43,12 @@ inline constexpr const char* kAllBenchmarkGroups[] = {"gemm", "stream", "alloc",
 struct RunOptions {
   std::vector<std::string> groups = {"gemm", "stream", "alloc", "h2d", "allreduce"};
   int device = 0;  // single-device benchmarks run here; all-reduce uses all
+  // Single-device benchmarks on every GPU instead: one result per device,
+  // same benchmark ids and target (each device's own target if its model
+  // differs), the device named in `source` ("... gpu3, ..."). The gate then
+  // checks each GPU's figures against the target's baseline, so one slow GPU
+  // is its own regression. `device` is ignored.
+  bool all_devices = false;
   int repetitions = 5;
   int warmup = 2;  // untimed iterations before each benchmark
   int iters = 10;  // timed operations per repetition
@@ -64,8 +75,13 @@ struct SkippedBenchmark {
 struct RunReport {
   std::vector<BenchmarkResult> results;
   std::vector<SkippedBenchmark> skipped;
-  HardwareTarget target;
+  HardwareTarget target;     // of the first device run
+  bool per_device = false;   // RunOptions::all_devices; skip reasons start "gpuN: "
 };
+
+// "gpu3" from a built-in result's source ("gpufleet canary run: nvidia gpu3,
+// ..."); "" for other sources.
+std::string ResultDevice(const BenchmarkResult& r);
 
 // Runs the selected groups. A benchmark whose library or symbol is missing,
 // or that fails, is skipped with the reason; the others still run. Errors

@@ -8,6 +8,7 @@
 #include "canary/fake_gpu_test_util.h"
 #include "canary/gate.h"
 #include "canary/magnitude.h"
+#include "canary/run_format.h"
 #include "canary/stats.h"
 #include "schema/hardware_catalog.h"
 
@@ -65,6 +66,8 @@ constexpr char kScript[] =
     "gemm_tflops.bf16 = 600\n"
     "gemm_tflops.fp16 = 500\n"
     "gemm_tflops.fp32 = 45\n"
+    "gemm_tflops.fp8 = 1400\n"
+    "stream_kernel_gbps = 3300\n"
     "allreduce_busbw_gbps = 200\n";
 
 void ExpectScriptedFigures(GpuVendor v) {
@@ -85,10 +88,10 @@ void ExpectScriptedFigures(GpuVendor v) {
   ExpectFigure(*r, "nccl.all_reduce.busbw@8388608", 200e9, 5);
   ASSERT_NE(Find(*r, "alloc.latency_p50@1048576"), nullptr);
   ASSERT_NE(Find(*r, "alloc.latency_p99@1048576"), nullptr);
-  const SkippedBenchmark* fp8 = FindSkipped(*r, "gemm.fp8@1024");
-  ASSERT_NE(fp8, nullptr);
-  EXPECT_NE(fp8->reason.find("Lt"), std::string::npos) << fp8->reason;
-  EXPECT_EQ(r->skipped.size(), 1u);
+  ExpectFigure(*r, "gemm.fp8@1024", 1400e12, 5);
+  ExpectFigure(*r, "stream.copy@67108864", 3300e9, 5);
+  ExpectFigure(*r, "stream.triad@67108864", 3300e9, 5);
+  for (const SkippedBenchmark& s : r->skipped) ADD_FAILURE() << s.benchmark << ": " << s.reason;
   // The catalog key, so magnitude checks and baselines line up with
   // ingested results of the same model.
   EXPECT_EQ(r->target.model, v == GpuVendor::kAmd ? "mi300x" : "h200-sxm");
@@ -224,8 +227,61 @@ TEST(RunnerTest, FiguresPassTheMagnitudeCheckForTheModel) {
     ++bounded;
     for (double v : b.values) EXPECT_TRUE(CheckMagnitude(*bound, v).ok()) << b.benchmark_id;
   }
-  // gemm x3, stream x2, copy x2, all-reduce.
-  EXPECT_EQ(bounded, 8);
+  // gemm x4 (fp8 included), stream x4 (memcpy, copy, triad, axpy_triad),
+  // copy x2, all-reduce.
+  EXPECT_EQ(bounded, 11);
+}
+
+TEST(RunnerTest, AllDevicesGivesOneResultPerGpuAndTheGateFlagsTheSlowOne) {
+  RunOptions o = SmallRun();
+  o.groups = {"gemm", "stream", "allreduce"};
+  o.gemm_precisions = {GemmPrecision::kBf16};
+  o.all_devices = true;
+  ScriptFakeGpu(GpuVendor::kNvidia, std::string(kScript) + "device_count = 3\n");
+  std::unique_ptr<GpuRuntime> rt = LoadFake(GpuVendor::kNvidia);
+  ASSERT_NE(rt, nullptr);
+  StatusOr<RunReport> base = RunBenchmarks(*rt, o);
+  ASSERT_TRUE(base.ok()) << base.status().ToString();
+  std::map<std::string, std::vector<std::string>> devices_by_id;
+  for (const BenchmarkResult& b : base->results) {
+    devices_by_id[b.benchmark_id].push_back(ResultDevice(b));
+    EXPECT_EQ(b.target.Key(), base->target.Key()) << b.benchmark_id;
+  }
+  std::vector<std::string> all = {"gpu0", "gpu1", "gpu2"};
+  EXPECT_EQ(devices_by_id["gemm.bf16@1024"], all);
+  EXPECT_EQ(devices_by_id["stream.triad@67108864"], all);
+  // All-reduce spans the node: once.
+  EXPECT_EQ(devices_by_id["nccl.all_reduce.busbw@8388608"].size(), 1u);
+  EXPECT_NE(FormatRunTable(*base).find("gpu2 gemm.bf16@1024"), std::string::npos);
+
+  // The baseline pools the GPUs (as `baseline set` does); a rerun with GPU 1
+  // 15% slower fails on GPU 1 only.
+  std::vector<BenchmarkResult> pooled;
+  for (const BenchmarkResult& b : base->results) MergeResult(b, &pooled);
+  InMemoryBaselineStore store;
+  for (const BenchmarkResult& b : pooled) {
+    ASSERT_TRUE(store.PutBaseline(BaselineFromResult(b, 1)).ok());
+  }
+  ScriptFakeGpu(GpuVendor::kNvidia,
+                std::string(kScript) + "device_count = 3\nslowdown.1 = 1.15\n");
+  StatusOr<RunReport> slow = RunBenchmarks(*rt, o);
+  ASSERT_TRUE(slow.ok());
+  StatusOr<GateReport> gate =
+      RunGate(slow->results, store, GatePolicy{}, &HardwareCatalog::Default());
+  ASSERT_TRUE(gate.ok());
+  size_t gpu1_regressions = 0;
+  for (const GateCheck& c : gate->checks) {
+    bool gpu1 = c.source.find(" gpu1,") != std::string::npos;
+    if (c.benchmark_id.rfind("nccl.", 0) == 0) continue;  // one result, all GPUs
+    if (gpu1) {
+      EXPECT_EQ(c.verdict, Verdict::kRegression) << c.benchmark_id << " " << c.reason;
+      ++gpu1_regressions;
+    } else {
+      EXPECT_EQ(c.verdict, Verdict::kPass) << c.source << " " << c.benchmark_id << " " << c.reason;
+    }
+  }
+  // gemm.bf16, memcpy, copy, triad, axpy_triad.
+  EXPECT_EQ(gpu1_regressions, 5u);
 }
 
 TEST(RunnerTest, RejectsBadOptions) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -114,8 +115,8 @@ class CanaryCommand : public Command {
   }
   void AddPush(CLI::App* sub) {
     sub->add_option("--server", server_url_,
-                    "Post failing verdicts to this gpufleet server (incidents of kind "
-                    "canary_regression)");
+                    "Post the verdicts to this gpufleet server (a failure opens an "
+                    "incident of kind canary_regression, a pass resolves it)");
     sub->add_option("--token", token_, "Bearer token for --server");
     sub->add_option("--node", node_, "Node name sent with --server (default: hostname)");
   }
@@ -146,8 +147,9 @@ class CanaryCommand : public Command {
     run_->add_option("--warmup", run_options_.warmup, "Untimed operations before timing")
         ->capture_default_str()
         ->check(CLI::Range(0, 1000));
-    run_->add_option("--device", run_options_.device,
-                     "GPU for the single-device benchmarks (all-reduce uses every GPU)")
+    run_->add_option("--device", device_spec_,
+                     "GPU index for the single-device benchmarks, or 'all' for one result per "
+                     "GPU (all-reduce uses every GPU)")
         ->capture_default_str();
     run_->add_option("--gemm-size", run_options_.gemm_n, "GEMM m = n = k")
         ->capture_default_str()
@@ -293,6 +295,17 @@ class CanaryCommand : public Command {
     if (run_check_ && run_db_.empty()) return InvalidArgumentError("--check needs --db");
     RETURN_IF_ERROR(canary::ValidateGroups(run_options_.groups));
     ASSIGN_OR_RETURN(run_options_.gemm_precisions, Precisions());
+    if (device_spec_ == "all") {
+      run_options_.all_devices = true;
+    } else {
+      char* end = nullptr;
+      long d = std::strtol(device_spec_.c_str(), &end, 10);
+      if (device_spec_.empty() || *end != '\0' || d < 0 || d > 4096) {
+        return InvalidArgumentError("--device: expected a GPU index or 'all', got '" +
+                                    device_spec_ + "'");
+      }
+      run_options_.device = static_cast<int>(d);
+    }
     ASSIGN_OR_RETURN(run_options_.target_overrides, canary::ParseHardwareTarget(target_spec_));
     if (!image_.empty()) run_options_.target_overrides.image = image_;
     StatusOr<std::unique_ptr<canary::GpuRuntime>> rt =
@@ -346,8 +359,8 @@ class CanaryCommand : public Command {
     return OkStatus();
   }
 
-  // Gates `results` against the open store, prints the verdicts, pushes the
-  // failing ones to --server.
+  // Gates `results` against the open store, prints the verdicts, pushes them
+  // to --server.
   Status Gate(const std::vector<canary::BenchmarkResult>& results) {
     ASSIGN_OR_RETURN(canary::GateReport gate,
                      canary::RunGate(results, *store_, policy_, &HardwareCatalog::Default()));
@@ -366,13 +379,15 @@ class CanaryCommand : public Command {
       std::fwrite(out.data(), 1, out.size(), stdout);
     }
     std::fflush(stdout);
-    if (!server_url_.empty() && (gate.Count(canary::Verdict::kRegression) > 0 ||
-                                 gate.Count(canary::Verdict::kFail) > 0)) {
+    // Passes are pushed too: a "pass" resolves the server's open incident.
+    if (!server_url_.empty() && !gate.checks.empty()) {
+      bool failing = gate.Count(canary::Verdict::kRegression) > 0 ||
+                     gate.Count(canary::Verdict::kFail) > 0;
       ASSIGN_OR_RETURN(std::string reply,
                        PushCanaryVerdicts(server_url_, token_,
                                           node_.empty() ? HostName() : node_, gate_json));
-      std::fprintf(stderr, "pushed failing verdicts to %s: %s", server_url_.c_str(),
-                   reply.c_str());
+      std::fprintf(stderr, "pushed %sverdicts to %s: %s", failing ? "failing " : "",
+                   server_url_.c_str(), reply.c_str());
     }
     if (failed) {
       return FailedPreconditionError(
@@ -393,6 +408,7 @@ class CanaryCommand : public Command {
   canary::RunOptions run_options_;
   std::vector<std::string> precisions_ = {"bf16", "fp16", "fp32", "fp8"};
   std::string vendor_ = "auto";
+  std::string device_spec_ = "0";  // index or "all"
   std::string library_dir_;
   std::string image_;
   std::string output_;

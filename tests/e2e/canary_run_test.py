@@ -4,6 +4,9 @@
 - a normal run's JSON reads back through `canary baseline set`;
 - a rerun passes `run --check`, a 10% slower node fails it (exit 1);
 - a partial stack (no GemmEx, no NCCL) skips only those benchmarks;
+- fp8 GEMM runs through the fake BLASLt, the STREAM kernels through the fake
+  driver (or are skipped when the build found no nvcc); `--device all`
+  gives one result per GPU;
 - `canary check --server` posts the regression to a running `gpufleet
   server`, which shows it as a canary_regression incident.
 Figures from the fakes prove the plumbing, not GPU performance."""
@@ -25,6 +28,7 @@ d2h_gbps = 50
 gemm_tflops.bf16 = 720
 gemm_tflops.fp16 = 700
 gemm_tflops.fp32 = 48
+gemm_tflops.fp8 = 1450
 allreduce_busbw_gbps = 360
 jitter = 0.003
 """
@@ -66,13 +70,23 @@ def main():
     base_json = os.path.join(tmp, "base.json")
     p = run(a.gpufleet, cuda + ["-o", base_json], env, 0)
     assert re.search(r"gemm\.bf16@1024 +7[12]\d TFLOP/s", p.stdout), p.stdout
-    assert "skipped gemm.fp8@1024" in p.stdout, p.stdout
+    # fp8 through the fake cuBLASLt (an sm_90 GPU by default).
+    assert re.search(r"gemm\.fp8@1024 +1\.4[4-6] PFLOP/s", p.stdout), p.stdout
+    # The STREAM kernels run through the fake libcuda when this build found
+    # nvcc (the embedded fatbin), and are skipped saying so when not (CI).
+    kernels = "built without nvcc" not in p.stdout
+    if kernels:
+        assert re.search(r"stream\.triad@67108864 +4\.[12]\d* TB/s", p.stdout), p.stdout
+    else:
+        assert "skipped stream.triad@67108864: gpufleet was built without nvcc" in p.stdout, \
+            p.stdout
     doc = json.load(open(base_json))
     assert doc["format"] == "gpufleet-canary-results", doc
     assert doc["target"]["model"] == "h200-sxm", doc["target"]
     assert doc["target"]["image"] == "trainer:1.2", doc["target"]
     ids = {r["benchmark"] for r in doc["results"]}
-    for want in ["gemm.bf16@1024", "stream.memcpy@67108864", "stream.axpy_triad@67108864",
+    for want in ["gemm.bf16@1024", "gemm.fp8@1024", "stream.memcpy@67108864",
+                 "stream.axpy_triad@67108864",
                  "copy.h2d_pinned@16777216", "copy.d2h_pinned@16777216",
                  "alloc.latency_p50@1048576", "nccl.all_reduce.busbw@8388608"]:
         assert want in ids, (want, ids)
@@ -85,7 +99,10 @@ def main():
     device_timed = ["--benchmarks", "gemm,stream,h2d,allreduce"]
     script("rerun.conf", "# rerun\n")
     p = run(a.gpufleet, cuda + device_timed + ["--db", db, "--check"], env, 0)
-    assert re.search(r"summary: pass=8 regression=0 fail=0 inconclusive=0", p.stdout), p.stdout
+    # gemm x4, memcpy, axpy_triad, h2d, d2h, all-reduce (+ copy, triad).
+    want_pass = 9 + (2 if kernels else 0)
+    assert re.search(rf"summary: pass={want_pass} regression=0 fail=0 inconclusive=0",
+                     p.stdout), p.stdout
     assert "pass         gemm.bf16@1024" in p.stdout, p.stdout
     script("slow.conf", "slowdown = 1.10\n")
     slow_json = os.path.join(tmp, "slow.json")
@@ -100,9 +117,21 @@ def main():
     doc = json.loads(p.stdout)
     skipped = {s["benchmark"]: s["reason"] for s in doc["skipped"]}
     assert "cublasGemmEx" in skipped["gemm.bf16@1024"], skipped
+    assert "libcublasLt.so.12" in skipped["gemm.fp8@1024"], skipped
     assert "libnccl.so.2" in skipped["nccl.all_reduce.busbw@8388608"], skipped
     assert {r["benchmark"] for r in doc["results"]} >= {"stream.memcpy@67108864",
                                                        "copy.h2d_pinned@16777216"}
+
+    # 3b. --device all: one result per GPU (same id, the GPU in the source).
+    script("all.conf")
+    p = run(a.gpufleet, cuda + ["--device", "all", "--benchmarks", "gemm", "--precisions",
+                                "bf16", "--json"], env, 0)
+    doc = json.loads(p.stdout)
+    gpus = sorted(r["source"].split(" gpu")[1].split(",")[0] for r in doc["results"]
+                  if r["benchmark"] == "gemm.bf16@1024")
+    assert gpus == ["0", "1"], doc["results"]
+    p = run(a.gpufleet, cuda + ["--device", "sideways"], env, 2)  # usage error
+    assert "expected a GPU index or 'all'" in p.stderr, p.stderr
 
     # 4. The HIP stack through the same binary.
     p = run(a.gpufleet, ["canary", "run", "--vendor", "amd", "--library-path",

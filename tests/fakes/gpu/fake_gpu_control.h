@@ -23,12 +23,26 @@
 //   allreduce_busbw_gbps = 350
 //   alloc_us = 0                        # each malloc sleeps this long
 //   slowdown = 1.0                      # every device duration is multiplied by it
+//   slowdown.<d> = 1.0                  # and device d's by this too
 //   jitter = 0.002                      # relative, deterministic (seeded per load)
 //   runtime_version = 12040             # AMD: 60241134 (6.2)
 //   fail = cudaMemcpyAsync              # these entry points return an error
+//   cc_major = 9, cc_minor = 0          # compute capability (AMD: 9.4 = gfx942)
+//   gemm_tflops.fp8 = 1500              # cublasLtMatmul / hipblasLtMatmul with fp8
+//   fp8_no_algorithm = 0                # 1: the BLASLt heuristic finds nothing
+//   stream_kernel_gbps = memory_gbps    # gpufleet's copy/triad kernels
+//
+// Kernel modules (fake libcuda.so.1; HIP: in libamdhip64): an image is either
+// a real fatbin (magic 0xBA55ED50, sized by its header) or the text
+// "gpufleet-fake-module:" + comma-separated kernel names + NUL; a kernel is
+// found when its name occurs in the image. Launches of gpufleet_stream_copy
+// (a, c, n) and gpufleet_stream_triad (a, b, c, scalar, n) advance the clock
+// by 2 or 3 * n * 8 bytes / stream_kernel_gbps. A module belongs to the device
+// current when it was loaded; launching it elsewhere is an invalid handle.
 //
 // Variants (build options of the same sources):
 //   FAKE_GPU_NO_GEMM: the BLAS library lacks cublasGemmEx / hipblasGemmEx_v2.
+// partial/ has no BLASLt and no libcuda.so.1.
 //
 // Thread safety: every entry point takes one lock.
 #pragma once
@@ -50,6 +64,9 @@ void FakeHip_Collective(int n, double seconds);
 // A scripted number (see the keys above); `fallback` when absent.
 double FakeCuda_Number(const char* key, double fallback);
 double FakeHip_Number(const char* key, double fallback);
+// The runtime's current device.
+int FakeCuda_CurrentDevice(void);
+int FakeHip_CurrentDevice(void);
 // Whether `entry_point` is listed under `fail`.
 int FakeCuda_ShouldFail(const char* entry_point);
 int FakeHip_ShouldFail(const char* entry_point);

@@ -88,7 +88,9 @@ extern "C" {
 __attribute__((visibility("default"))) void FAKE_CTL(Advance)(void* stream, double seconds) {
   LOCKED();
   int d = s.DeviceOf(stream);
-  if (s.ValidDevice(d)) s.clock_s[static_cast<size_t>(d)] += seconds * s.Scale();
+  if (!s.ValidDevice(d)) return;
+  double device_slowdown = s.Number(("slowdown." + std::to_string(d)).c_str(), 1.0);
+  s.clock_s[static_cast<size_t>(d)] += seconds * s.Scale() * device_slowdown;
 }
 
 __attribute__((visibility("default"))) void FAKE_CTL(Collective)(int n, double seconds) {
@@ -108,6 +110,11 @@ __attribute__((visibility("default"))) double FAKE_CTL(Number)(const char* key, 
 __attribute__((visibility("default"))) int FAKE_CTL(ShouldFail)(const char* entry_point) {
   LOCKED();
   return s.ShouldFail(entry_point) ? 1 : 0;
+}
+
+__attribute__((visibility("default"))) int FAKE_CTL(CurrentDevice)() {
+  LOCKED();
+  return s.current;
 }
 
 __attribute__((visibility("default"))) int FAKE_RT(GetDeviceCount)(int* count) {
@@ -136,6 +143,23 @@ __attribute__((visibility("default"))) int FAKE_PROPS_NAME(void* props, int devi
   const std::string* name = s.config.Find("name");
   fake_common::CopyString(static_cast<char*>(props), 256,
                           name != nullptr ? name->c_str() : FAKE_DEFAULT_NAME);
+  return kFakeSuccess;
+}
+
+// Compute capability only (CUDA 75/76, HIP 23/61); "gfx" 9.4 = MI300.
+__attribute__((visibility("default"))) int FAKE_RT(DeviceGetAttribute)(int* value, int attr,
+                                                                      int device) {
+  LOCKED();
+  FAIL_IF_SCRIPTED(FAKE_STR(FAKE_RT(DeviceGetAttribute)));
+  if (value == nullptr) return kFakeInvalidValue;
+  if (!s.ValidDevice(device)) return kFakeInvalidDevice;
+  if (attr == FAKE_ATTR_CC_MAJOR) {
+    *value = static_cast<int>(s.Number("cc_major", FAKE_DEFAULT_CC_MAJOR));
+  } else if (attr == FAKE_ATTR_CC_MINOR) {
+    *value = static_cast<int>(s.Number("cc_minor", FAKE_DEFAULT_CC_MINOR));
+  } else {
+    return kFakeInvalidValue;
+  }
   return kFakeSuccess;
 }
 

@@ -1,4 +1,4 @@
-#include "collect/dynamic_library.h"
+#include "core/dynamic_library.h"
 
 #include <dlfcn.h>
 
@@ -19,10 +19,19 @@ StatusOr<std::unique_ptr<DynamicLibrary>> DynamicLibrary::Open(
   return NotFoundError("cannot load any of [" + tried + "]: " + last_error);
 }
 
+StatusOr<std::unique_ptr<DynamicLibrary>> DynamicLibrary::OpenIn(
+    const std::string& dir, const std::vector<std::string>& names) {
+  if (dir.empty()) return Open(names);
+  std::vector<std::string> paths;
+  paths.reserve(names.size());
+  for (const std::string& n : names) paths.push_back(dir + "/" + n);
+  return Open(paths);
+}
+
 DynamicLibrary::~DynamicLibrary() {
   // Vendor libraries may keep threads alive; unloading them at exit is
   // riskier than leaving them mapped. Close only on explicit destruction.
-  if (handle_ != nullptr) ::dlclose(handle_);
+  if (handle_ != nullptr && close_on_destruction_) ::dlclose(handle_);
 }
 
 void* DynamicLibrary::Symbol(const char* name) const { return ::dlsym(handle_, name); }

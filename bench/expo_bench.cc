@@ -70,8 +70,7 @@ BENCHMARK(BM_ParseDcgmExposition)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Parse, map, order and write (output counted, not kept), as `gpufleet
 // translate --from dcgm_exporter` does.
-void BM_TranslateDcgmExposition(benchmark::State& state) {
-  const std::string& input = GeneratedInput();
+void RunTranslate(benchmark::State& state, const std::string& input) {
   TranslateOptions opts;
   opts.from = "dcgm_exporter";
   size_t out_bytes = 0;
@@ -85,6 +84,8 @@ void BM_TranslateDcgmExposition(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * input.size()));
   benchmark::DoNotOptimize(out_bytes);
 }
+
+void BM_TranslateDcgmExposition(benchmark::State& state) { RunTranslate(state, GeneratedInput()); }
 BENCHMARK(BM_TranslateDcgmExposition)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The file named by $GPUFLEET_EXPO_BENCH_FILE (bench/translate_vs_promtool.sh
@@ -118,20 +119,7 @@ BENCHMARK(BM_ParseFile)->Unit(benchmark::kMillisecond)->UseRealTime();
 // `gpufleet translate` that is not I/O. Run with BM_ParseFile, the ratio of
 // the two is what translation costs beyond parsing.
 void BM_TranslateFile(benchmark::State& state) {
-  const std::string* input = BenchFile(state);
-  if (input == nullptr) return;
-  TranslateOptions opts;
-  opts.from = "dcgm_exporter";
-  size_t out_bytes = 0;
-  for (auto _ : state) {
-    std::string scratch;
-    TranslateReport report;
-    ChunkSink sink = [&out_bytes](std::string_view chunk) { out_bytes += chunk.size(); };
-    Status st = TranslateInput(*input, "bench", opts, &scratch, &report, &sink);
-    if (!st.ok()) state.SkipWithError(st.ToString().c_str());
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * input->size()));
-  benchmark::DoNotOptimize(out_bytes);
+  if (const std::string* input = BenchFile(state)) RunTranslate(state, *input);
 }
 BENCHMARK(BM_TranslateFile)->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -4,6 +4,7 @@
 // describes; nothing runs, the device clock advances.
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -29,6 +30,19 @@ struct FakeFunction {
 std::mutex& Mu() {
   static std::mutex* mu = new std::mutex();
   return *mu;
+}
+
+// Every module and function handed out, kept until the process ends: in the
+// real libraries handles belong to the driver (functions die with their
+// module, and gpufleet keeps modules for the runtime's life), so callers
+// never free them; holding them here keeps LeakSanitizer quiet about that.
+template <typename T>
+T* Keep(std::unique_ptr<T> p) {
+  static auto* kept = new std::vector<std::shared_ptr<void>>();
+  std::lock_guard<std::mutex> lock(Mu());
+  T* raw = p.get();
+  kept->push_back(std::shared_ptr<T>(std::move(p)));
+  return raw;
 }
 
 // The image's bytes: a fatbin is sized by its header (magic u32, version
@@ -96,12 +110,9 @@ __attribute__((visibility("default"))) int cuGetErrorString(int error, const cha
 __attribute__((visibility("default"))) int FAKE_MODULE(LoadData)(void** module, const void* image) {
   if (module == nullptr || image == nullptr) return kFakeInvalidValue;
   if (FAKE_CTL(ShouldFail)(FAKE_STR(FAKE_MODULE(LoadData)))) return kFakeInvalidImage;
-  auto m = new FakeModule{FAKE_CTL(CurrentDevice)(), {}};
-  if (!ReadImage(image, &m->image)) {
-    delete m;
-    return kFakeInvalidImage;
-  }
-  *module = m;
+  auto m = std::make_unique<FakeModule>(FakeModule{FAKE_CTL(CurrentDevice)(), {}});
+  if (!ReadImage(image, &m->image)) return kFakeInvalidImage;
+  *module = Keep(std::move(m));
   return kFakeSuccess;
 }
 
@@ -110,8 +121,7 @@ __attribute__((visibility("default"))) int FAKE_MODULE(GetFunction)(void** funct
   if (function == nullptr || module == nullptr || name == nullptr) return kFakeInvalidValue;
   auto* m = static_cast<FakeModule*>(module);
   if (m->image.find(name) == std::string::npos) return kFakeNotFound;
-  std::lock_guard<std::mutex> lock(Mu());
-  *function = new FakeFunction{m, name};
+  *function = Keep(std::make_unique<FakeFunction>(FakeFunction{m, name}));
   return kFakeSuccess;
 }
 

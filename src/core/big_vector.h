@@ -6,7 +6,9 @@
 // is one fault per 2 MiB. Where the kernel gives no huge pages (THP off) the
 // buffer behaves like any other anonymous mapping.
 //
-// Buffers under kBigVectorMinBytes use the ordinary allocator.
+// Buffers under kBigVectorMinBytes use the ordinary allocator. Mappings are
+// made with MAP_NORESERVE: room reserved ahead and never touched costs
+// address space only, not commit charge.
 //
 // Thread safety: as std::vector.
 #pragma once
@@ -15,6 +17,7 @@
 
 #include <cstddef>
 #include <new>
+#include <string>
 #include <vector>
 
 namespace gpufleet {
@@ -38,7 +41,7 @@ class LargePageAllocator {
     // starts on a huge-page boundary (huge pages must be aligned).
     size_t size = RoundUp(bytes);
     void* p = ::mmap(nullptr, size + kHugePageBytes, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
     char* raw = static_cast<char*>(p);
     char* start = reinterpret_cast<char*>(RoundUp(reinterpret_cast<size_t>(raw)));
@@ -67,5 +70,7 @@ class LargePageAllocator {
 
 template <typename T>
 using BigVector = std::vector<T, LargePageAllocator<T>>;
+// A string grown the same way (arenas of rendered text).
+using BigString = std::basic_string<char, std::char_traits<char>, LargePageAllocator<char>>;
 
 }  // namespace gpufleet

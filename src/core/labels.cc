@@ -53,8 +53,9 @@ constexpr bool HasZeroByte(uint64_t word) {
 
 constexpr uint64_t Repeat(char c) { return 0x0101010101010101ull * static_cast<uint8_t>(c); }
 
-// Length of the prefix of `value` free of the bytes that need escaping.
-size_t CleanPrefix(std::string_view value) {
+}  // namespace
+
+size_t LabelValueCleanPrefix(std::string_view value) {
   size_t clean = 0;
   // Eight bytes at a time until a word holds one of them.
   while (clean + 8 <= value.size()) {
@@ -72,22 +73,6 @@ size_t CleanPrefix(std::string_view value) {
     ++clean;
   }
   return clean;
-}
-
-}  // namespace
-
-void AppendEscapedLabelValue(std::string_view value, std::string& out) {
-  // Almost every value needs no escaping: append the clean prefix in one piece.
-  size_t clean = CleanPrefix(value);
-  out.append(value.substr(0, clean));
-  for (char c : value.substr(clean)) {
-    switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      case '\n': out += "\\n"; break;
-      default: out += c;
-    }
-  }
 }
 
 std::string Labels::ToString() const {

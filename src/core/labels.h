@@ -42,8 +42,26 @@ class Labels {
   std::vector<Pair> pairs_;
 };
 
-// Appends `value` to `out` escaped for a Prometheus label value (\\, \", \n).
-void AppendEscapedLabelValue(std::string_view value, std::string& out);
+// Length of the prefix of `value` that needs no escaping in a Prometheus
+// label value (no \\, " or newline).
+size_t LabelValueCleanPrefix(std::string_view value);
+
+// Appends `value` to `out` (any std::basic_string<char>) escaped for a
+// Prometheus label value (\\, \", \n).
+template <typename String>
+void AppendEscapedLabelValue(std::string_view value, String& out) {
+  // Almost every value needs no escaping: append the clean prefix in one piece.
+  size_t clean = LabelValueCleanPrefix(value);
+  out.append(value.data(), clean);
+  for (char c : value.substr(clean)) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '"': out += "\\\""; break;
+      case '\n': out += "\\n"; break;
+      default: out += c;
+    }
+  }
+}
 
 // True for a valid Prometheus label name: [a-zA-Z_][a-zA-Z0-9_]*.
 bool IsValidLabelName(std::string_view name);

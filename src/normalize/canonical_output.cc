@@ -58,9 +58,32 @@ uint32_t CanonicalOutput::AddLabels(std::span<const LabelView> labels) {
   return static_cast<uint32_t>(lists_.size() - 1);
 }
 
-uint32_t CanonicalOutput::AddSeries(std::string_view name, uint32_t base, uint32_t extra) {
-  series_.push_back(Series{name, base, extra});
-  return static_cast<uint32_t>(series_.size() - 1);
+uint32_t CanonicalOutput::FamilyFor(std::string_view name) {
+  if (last_family_ != UINT32_MAX) {
+    std::string_view last = families_[last_family_].name;
+    if (last.data() == name.data() && last.size() == name.size()) return last_family_;
+  }
+  // Few families: a scan is enough.
+  for (uint32_t k = 0; k < families_.size(); ++k) {
+    if (families_[k].name == name) return last_family_ = k;
+  }
+  // Room for as many entries as the largest family so far: exporters list
+  // the same devices under every metric, so families grow to equal sizes.
+  for (const Family& f : families_) largest_family_ = std::max(largest_family_, f.entries.size());
+  families_.emplace_back();
+  families_.back().name = name;
+  families_.back().entries.reserve(largest_family_);
+  return last_family_ = static_cast<uint32_t>(families_.size() - 1);
+}
+
+void CanonicalOutput::Add(std::string_view name, uint32_t base, uint32_t extra, double value,
+                          std::optional<int64_t> timestamp_ms) {
+  Family& f = families_[FamilyFor(name)];
+  if (timestamp_ms.has_value() || !f.timestamps.empty()) {
+    f.timestamps.resize(f.entries.size(), kNoTimestamp);
+    f.timestamps.push_back(timestamp_ms.value_or(kNoTimestamp));
+  }
+  f.entries.push_back(Entry{base, extra, value});
 }
 
 std::string_view CanonicalOutput::Rendered(const LabelList& list) const {
@@ -71,16 +94,16 @@ std::string_view CanonicalOutput::Rendered(const LabelList& list) const {
 }
 
 template <typename F>
-void CanonicalOutput::ForEachLabelPiece(const Series& s, F&& f) const {
-  const LabelList* a = s.base == kNoLabels ? nullptr : &lists_[s.base];
-  const LabelList* b = s.extra == kNoLabels ? nullptr : &lists_[s.extra];
+void CanonicalOutput::ForEachLabelPiece(const Entry& e, F&& f) const {
+  const LabelList* a = e.base == kNoLabels ? nullptr : &lists_[e.base];
+  const LabelList* b = e.extra == kNoLabels ? nullptr : &lists_[e.extra];
   if (a != nullptr && a->count == 0) a = nullptr;
   if (b != nullptr && b->count == 0) b = nullptr;
   if (a == nullptr || b == nullptr) {
     if (a != nullptr || b != nullptr) f(Rendered(a != nullptr ? *a : *b));
     return;
   }
-  for (const MergeRun& r : PlanFor(*a, s.extra, *b).runs) {
+  for (const MergeRun& r : PlanFor(*a, e.extra, *b).runs) {
     const LabelList& list = r.from_extra ? *b : *a;
     const Fragment& f0 = fragments_[list.first + r.first];
     const Fragment& f1 = fragments_[list.first + r.first + r.count - 1];
@@ -89,19 +112,19 @@ void CanonicalOutput::ForEachLabelPiece(const Series& s, F&& f) const {
   }
 }
 
-size_t CanonicalOutput::LabelsSize(const Series& s) const {
+size_t CanonicalOutput::LabelsSize(const Entry& e) const {
   size_t size = 0;
   size_t pieces = 0;
-  ForEachLabelPiece(s, [&](std::string_view piece) {
+  ForEachLabelPiece(e, [&](std::string_view piece) {
     size += piece.size();
     ++pieces;
   });
   return pieces == 0 ? 0 : size + pieces + 1;  // braces and the commas between pieces
 }
 
-char* CanonicalOutput::WriteLabels(const Series& s, char* p) const {
+char* CanonicalOutput::WriteLabels(const Entry& e, char* p) const {
   bool first = true;
-  ForEachLabelPiece(s, [&](std::string_view piece) {
+  ForEachLabelPiece(e, [&](std::string_view piece) {
     *p++ = first ? '{' : ',';
     first = false;
     std::memcpy(p, piece.data(), piece.size());
@@ -111,10 +134,10 @@ char* CanonicalOutput::WriteLabels(const Series& s, char* p) const {
   return p;
 }
 
-void CanonicalOutput::RenderLabels(const Series& s, std::string& out) const {
+void CanonicalOutput::RenderLabels(const Entry& e, std::string& out) const {
   size_t old = out.size();
-  out.resize(old + LabelsSize(s));
-  WriteLabels(s, out.data() + old);
+  out.resize(old + LabelsSize(e));
+  WriteLabels(e, out.data() + old);
 }
 
 const CanonicalOutput::MergePlan& CanonicalOutput::PlanFor(const LabelList& a, uint32_t extra,
@@ -170,7 +193,7 @@ void CanonicalOutput::RankLabelLists() {
   BigVector<LabelList> lists;
   BigVector<Fragment> fragments;
   std::vector<Labels> list_labels;
-  std::string arena;
+  BigString arena;
   lists.reserve(lists_.size());
   fragments.reserve(fragments_.size());
   arena.reserve(arena_.size());
@@ -202,9 +225,11 @@ void CanonicalOutput::RankLabelLists() {
   fragments_ = std::move(fragments);
   arena_ = std::move(arena);
   if (keep_labels_) list_labels_ = std::move(list_labels);
-  for (Series& s : series_) {
-    if (s.base != kNoLabels) s.base = new_id[s.base];
-    if (s.extra != kNoLabels) s.extra = new_id[s.extra];
+  for (Family& f : families_) {
+    for (Entry& e : f.entries) {
+      if (e.base != kNoLabels) e.base = new_id[e.base];
+      if (e.extra != kNoLabels) e.extra = new_id[e.extra];
+    }
   }
   // Memos keyed by list ids are stale.
   plans_.clear();
@@ -232,7 +257,7 @@ bool CanonicalOutput::NamesOverlap(uint32_t base, uint32_t extra) {
   return overlap;
 }
 
-int CanonicalOutput::KnownOrder(const Series& x, const Series& y) {
+int CanonicalOutput::KnownOrder(const Entry& x, const Entry& y) {
   // With the same extra list and base lists of the same label names, the
   // merged renderings differ exactly where the bases do, unless the extra
   // list replaces one of the base labels.
@@ -273,240 +298,180 @@ void CountingSort(BigVector<uint32_t>& ids, BigVector<uint32_t>& tmp, size_t ran
 
 }  // namespace
 
-void CanonicalOutput::OrderFamily(std::vector<uint32_t>& ids, std::string& scratch) {
-  // The rank order is almost always the rendered order; verify it (rendering
-  // only where the ranks cannot tell), forming groups of equal renderings.
-  std::string prev, cur;
-  size_t groups_before = groups_.size();
-  size_t series_before = group_series_.size();
-  bool sorted = true;
-  for (size_t k = 0; k < ids.size(); ++k) {
-    int c = 1;
-    if (k > 0) {
-      c = -KnownOrder(series_[ids[k - 1]], series_[ids[k]]);
-      if (c == -kUnknownOrder) {
-        prev.clear();
-        cur.clear();
-        RenderLabels(series_[ids[k - 1]], prev);
-        RenderLabels(series_[ids[k]], cur);
-        c = cur.compare(prev);
-      }
-    }
-    if (c < 0) {
-      sorted = false;
-      break;
-    }
-    if (c > 0) groups_.push_back(Group{static_cast<uint32_t>(group_series_.size()), 0});
-    group_series_.push_back(ids[k]);
-    ++groups_.back().count;
-  }
-  if (sorted) return;
-
-  // Repair: sort by the rendered strings themselves.
-  groups_.resize(groups_before);
-  group_series_.resize(series_before);
-  scratch.clear();
-  std::vector<size_t> offset(ids.size() + 1);
-  for (size_t k = 0; k < ids.size(); ++k) {
-    offset[k] = scratch.size();
-    RenderLabels(series_[ids[k]], scratch);
-  }
-  offset[ids.size()] = scratch.size();
-  auto text = [&](size_t k) {
-    return std::string_view(scratch).substr(offset[k], offset[k + 1] - offset[k]);
+template <typename F>
+uint64_t CanonicalOutput::ForEachSample(const Family& f, F&& fn) const {
+  const size_t n = f.order.size();
+  auto timestamp = [&f](uint32_t i) {
+    return f.timestamps.empty() ? kNoTimestamp : f.timestamps[i];
   };
-  std::vector<uint32_t> pos(ids.size());
-  std::iota(pos.begin(), pos.end(), 0);
-  std::sort(pos.begin(), pos.end(), [&](uint32_t x, uint32_t y) {
-    int c = text(x).compare(text(y));
-    return c != 0 ? c < 0 : ids[x] < ids[y];
-  });
-  for (size_t k = 0; k < pos.size(); ++k) {
-    if (k == 0 || text(pos[k]) != text(pos[k - 1])) {
-      groups_.push_back(Group{static_cast<uint32_t>(group_series_.size()), 0});
-    }
-    group_series_.push_back(ids[pos[k]]);
-    ++groups_.back().count;
+  if (f.joins.empty()) {
+    for (uint32_t i : f.order) fn(f.entries[i], f.entries[i].value, timestamp(i));
+    return 0;
   }
+  uint64_t dropped = 0;
+  std::vector<Record> records;
+  for (size_t k = 0; k < n;) {
+    size_t end = k + 1;
+    while (end < n && f.joins[end] != 0) ++end;
+    const Entry& first = f.entries[f.order[k]];
+    if (end == k + 1) {
+      fn(first, first.value, timestamp(f.order[k]));
+      k = end;
+      continue;
+    }
+    // One series with several values: by timestamp, the first in input
+    // order winning where timestamps repeat.
+    records.clear();
+    for (size_t j = k; j < end; ++j) {
+      uint32_t i = f.order[j];
+      records.push_back(Record{timestamp(i), i, f.entries[i].value});
+    }
+    std::sort(records.begin(), records.end(), [](const Record& x, const Record& y) {
+      if (x.timestamp_ms != y.timestamp_ms) return x.timestamp_ms < y.timestamp_ms;
+      return x.position < y.position;
+    });
+    for (size_t j = 0; j < records.size(); ++j) {
+      if (j > 0 && records[j].timestamp_ms == records[j - 1].timestamp_ms) {
+        ++dropped;
+        continue;
+      }
+      fn(first, records[j].value, records[j].timestamp_ms);
+    }
+    k = end;
+  }
+  return dropped;
 }
 
-void CanonicalOutput::Finalize(uint64_t* duplicates, uint64_t* output_samples) {
-  RankLabelLists();
-
-  // Families in name order; few distinct names, so rank them first.
-  std::vector<std::string_view> names;
-  for (const Series& s : series_) {
-    if (names.empty() || names.back() != s.name) names.push_back(s.name);
-  }
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  BigVector<uint32_t> family(series_.size());
-  std::string_view last_name;
-  uint32_t last_rank = 0;
-  for (uint32_t id = 0; id < series_.size(); ++id) {
-    std::string_view n = series_[id].name;
-    if (id == 0 || n.data() != last_name.data() || n != last_name) {
-      last_name = n;
-      last_rank = static_cast<uint32_t>(std::lower_bound(names.begin(), names.end(), n) -
-                                        names.begin());
-    }
-    family[id] = last_rank;
-  }
-  // Series by (family, major rank, minor rank, id): three stable counting
-  // sorts, least significant key first (ranks are dense, so this is linear).
+void CanonicalOutput::SortByRank(Family& f) {
+  const BigVector<Entry>& entries = f.entries;
+  auto rank = [this](uint32_t list) -> uint32_t {
+    return list == kNoLabels ? 0u : lists_[list].rank;
+  };
   // Major is the base list's rank, unless the family's extra labels sort
   // before its base labels (domain="sm" before gpu_uuid=...): then the extra
   // list's. Either way this only predicts the rendered order; OrderFamily
   // verifies it.
-  auto rank = [this](uint32_t list) -> uint32_t {
-    return list == kNoLabels ? 0u : lists_[list].rank;
-  };
-  std::vector<int8_t> extra_major(names.size(), -1);  // -1: not decided yet
-  for (uint32_t id = 0; id < series_.size(); ++id) {
-    const Series& s = series_[id];
-    int8_t& mode = extra_major[family[id]];
-    if (mode != -1 || s.base == kNoLabels || s.extra == kNoLabels) continue;
-    const LabelList& a = lists_[s.base];
-    const LabelList& b = lists_[s.extra];
+  f.extra_major = false;
+  for (const Entry& e : entries) {
+    if (e.base == kNoLabels || e.extra == kNoLabels) continue;
+    const LabelList& a = lists_[e.base];
+    const LabelList& b = lists_[e.extra];
     if (a.count == 0 || b.count == 0) continue;
-    mode = FragmentName(fragments_[b.first]) < FragmentName(fragments_[a.first]) ? 1 : 0;
+    f.extra_major = FragmentName(fragments_[b.first]) < FragmentName(fragments_[a.first]);
+    break;
   }
-  auto major = [&](uint32_t id) {
-    const Series& s = series_[id];
-    return rank(extra_major[family[id]] == 1 ? s.extra : s.base);
-  };
-  auto minor = [&](uint32_t id) {
-    const Series& s = series_[id];
-    return rank(extra_major[family[id]] == 1 ? s.base : s.extra);
-  };
-  BigVector<uint32_t> order(series_.size());
-  std::iota(order.begin(), order.end(), 0);
+  auto major = [&](uint32_t i) { return rank(f.extra_major ? entries[i].extra : entries[i].base); };
+  auto minor = [&](uint32_t i) { return rank(f.extra_major ? entries[i].base : entries[i].extra); };
+  const size_t n = entries.size();
+  const size_t ranks = lists_.size() + 1;
+  f.order.resize(n);
+  std::iota(f.order.begin(), f.order.end(), 0);
+  if (n * 4 < ranks) {
+    // Few samples for many lists: a comparison sort beats counting.
+    std::vector<std::pair<uint64_t, uint32_t>> keys(n);
+    for (uint32_t i = 0; i < n; ++i) keys[i] = {(uint64_t{major(i)} << 32) | minor(i), i};
+    std::sort(keys.begin(), keys.end());
+    for (size_t k = 0; k < n; ++k) f.order[k] = keys[k].second;
+    return;
+  }
+  // Stable counting sorts, least significant key first (ranks are dense, so
+  // this is linear). Most families have one extra list: then the minor key
+  // is the same for all and one sort is enough.
   BigVector<uint32_t> tmp;
-  size_t ranks = lists_.size() + 1;
-  CountingSort(order, tmp, ranks, minor);
-  CountingSort(order, tmp, ranks, major);
-  CountingSort(order, tmp, names.size(), [&](uint32_t id) { return family[id]; });
-  // Renumber the series in that order, so that verifying the order and
-  // writing read series and records front to back (gathering them here
-  // costs far less than chasing them line by line later).
-  {
-    BigVector<Series> series(series_.size());
-    BigVector<uint32_t> sorted_family(series_.size());
-    for (size_t k = 0; k < order.size(); ++k) {
-      series[k] = series_[order[k]];
-      sorted_family[k] = family[order[k]];
-    }
-    bool one_each = records_.size() == series_.size();
-    for (size_t k = 0; k < records_.size() && one_each; ++k) one_each = records_[k].series == k;
-    if (one_each) {
-      BigVector<Record> records(records_.size());
-      for (size_t k = 0; k < order.size(); ++k) {
-        records[k] = records_[order[k]];
-        records[k].series = static_cast<uint32_t>(k);
-      }
-      records_ = std::move(records);
-    } else {
-      BigVector<uint32_t> new_id(order.size());
-      for (size_t k = 0; k < order.size(); ++k) new_id[order[k]] = static_cast<uint32_t>(k);
-      for (Record& r : records_) r.series = new_id[r.series];
-    }
-    series_ = std::move(series);
-    family = std::move(sorted_family);
-  }
-  groups_.clear();
-  group_series_.clear();
-  std::string scratch;
-  std::vector<uint32_t> ids;
-  for (size_t begin = 0; begin < series_.size();) {
-    size_t end = begin;
-    while (end < series_.size() && family[end] == family[begin]) ++end;
-    ids.resize(end - begin);
-    std::iota(ids.begin(), ids.end(), static_cast<uint32_t>(begin));
-    OrderFamily(ids, scratch);
-    begin = end;
-  }
-
-  // Records by series (a stable counting sort keeps input order per series).
-  record_begin_.assign(series_.size() + 1, 0);
-  for (const Record& r : records_) ++record_begin_[r.series + 1];
-  std::partial_sum(record_begin_.begin(), record_begin_.end(), record_begin_.begin());
-  bool in_order = true;  // the usual case: one record per series, in series order
-  for (size_t k = 0; k < records_.size() && in_order; ++k) in_order = records_[k].series == k;
-  if (in_order) {
-    sorted_records_ = std::move(records_);
-  } else {
-    std::vector<uint32_t> next(record_begin_.begin(), record_begin_.end() - 1);
-    sorted_records_.resize(records_.size());
-    for (const Record& r : records_) sorted_records_[next[r.series]++] = r;
-  }
-  records_.clear();
-  records_.shrink_to_fit();
-
-  uint64_t kept = 0;
-  std::vector<Record> scratch_records;
-  for (const Group& g : groups_) {
-    uint32_t s = group_series_[g.first];
-    if (g.count == 1 && record_begin_[s + 1] - record_begin_[s] <= 1) {
-      kept += record_begin_[s + 1] - record_begin_[s];
-      continue;
-    }
-    GroupRecords(g, scratch_records, duplicates);
-    kept += scratch_records.size();
-  }
-  output_samples_ = kept;
-  *output_samples += kept;
+  bool one_minor = true;
+  for (uint32_t i = 1; i < n && one_minor; ++i) one_minor = minor(i) == minor(0);
+  if (!one_minor) CountingSort(f.order, tmp, ranks, minor);
+  CountingSort(f.order, tmp, ranks, major);
 }
 
-void CanonicalOutput::GroupRecords(const Group& g, std::vector<Record>& out,
-                                   uint64_t* dropped) const {
-  out.clear();
-  for (uint32_t k = g.first; k < g.first + g.count; ++k) {
-    uint32_t s = group_series_[k];
-    out.insert(out.end(), sorted_records_.begin() + record_begin_[s],
-               sorted_records_.begin() + record_begin_[s + 1]);
+void CanonicalOutput::SortByRendering(Family& f) {
+  const size_t n = f.entries.size();
+  std::string text;
+  std::vector<size_t> offset(n + 1);
+  for (size_t i = 0; i < n; ++i) {
+    offset[i] = text.size();
+    RenderLabels(f.entries[i], text);
   }
-  std::sort(out.begin(), out.end(), [](const Record& x, const Record& y) {
-    if (x.timestamp_ms != y.timestamp_ms) return x.timestamp_ms < y.timestamp_ms;
-    return x.input_index < y.input_index;
-  });
-  size_t kept = 0;
-  for (size_t k = 0; k < out.size(); ++k) {
-    if (kept > 0 && out[k].timestamp_ms == out[kept - 1].timestamp_ms) {
-      ++*dropped;
-      continue;
+  offset[n] = text.size();
+  auto rendered = [&](size_t i) {
+    return std::string_view(text).substr(offset[i], offset[i + 1] - offset[i]);
+  };
+  std::iota(f.order.begin(), f.order.end(), 0);
+  std::stable_sort(f.order.begin(), f.order.end(),
+                   [&](uint32_t x, uint32_t y) { return rendered(x) < rendered(y); });
+  f.joins.assign(n, 0);
+  for (size_t k = 1; k < n; ++k) f.joins[k] = rendered(f.order[k - 1]) == rendered(f.order[k]);
+}
+
+uint64_t CanonicalOutput::OrderFamily(Family& f, uint64_t* duplicates) {
+  SortByRank(f);
+  // The rank order is almost always the rendered order; verify it (rendering
+  // only where the ranks cannot tell), marking entries of one series.
+  f.joins.clear();
+  std::string prev, cur;
+  for (size_t k = 1; k < f.order.size(); ++k) {
+    const Entry& x = f.entries[f.order[k - 1]];
+    const Entry& y = f.entries[f.order[k]];
+    int c = KnownOrder(x, y);
+    if (c == kUnknownOrder) {
+      prev.clear();
+      cur.clear();
+      RenderLabels(x, prev);
+      RenderLabels(y, cur);
+      c = prev.compare(cur);
     }
-    out[kept++] = out[k];
+    if (c > 0) {
+      SortByRendering(f);
+      break;
+    }
+    if (c == 0) {
+      if (f.joins.empty()) f.joins.assign(f.order.size(), 0);
+      f.joins[k] = 1;
+    }
   }
-  out.resize(kept);
+  if (f.joins.empty()) return f.entries.size();
+  uint64_t dropped = ForEachSample(f, [](const Entry&, double, int64_t) {});
+  *duplicates += dropped;
+  return f.entries.size() - dropped;
+}
+
+void CanonicalOutput::Finalize(uint64_t* duplicates, uint64_t* output_samples) {
+  RankLabelLists();
+  std::sort(families_.begin(), families_.end(),
+            [](const Family& x, const Family& y) { return x.name < y.name; });
+  last_family_ = UINT32_MAX;
+  uint64_t kept = 0;
+  for (Family& f : families_) kept += OrderFamily(f, duplicates);
+  output_samples_ = kept;
+  *output_samples += kept;
 }
 
 void CanonicalOutput::Write(const MetricCatalog& catalog, ExpositionFormat format,
                             std::string* out, const ChunkSink* sink) const {
   ExpositionWriter writer(format, out);
-  std::string_view family;
-  std::vector<Record> recs;
-  uint64_t ignored = 0;
   // One line: `<name><labels> <value>[ <timestamp>]\n`, written with one
-  // size change (this loop runs once per output sample).
-  auto write_line = [&](const Series& s, size_t labels_size, const Record& r) {
+  // size change (this runs once per output sample). The label string comes
+  // from fragments rendered once, so nothing is allocated per sample.
+  std::string_view name;
+  auto write_line = [&](const Entry& e, double v, int64_t timestamp_ms) {
     char value[kMaxDoubleChars];
-    size_t value_size = FormatDoubleTo(r.value, value);
+    size_t value_size = FormatDoubleTo(v, value);
     char ts[kMaxDoubleChars];
     size_t ts_size = 0;
-    if (r.timestamp_ms != kNoTimestamp) {
+    if (timestamp_ms != kNoTimestamp) {
       if (format == ExpositionFormat::kOpenMetrics) {
         // OpenMetrics timestamps are seconds.
-        ts_size = FormatDoubleTo(static_cast<double>(r.timestamp_ms) / 1000.0, ts);
+        ts_size = FormatDoubleTo(static_cast<double>(timestamp_ms) / 1000.0, ts);
       } else {
-        ts_size = static_cast<size_t>(std::to_chars(ts, ts + sizeof(ts), r.timestamp_ms).ptr - ts);
+        ts_size = static_cast<size_t>(std::to_chars(ts, ts + sizeof(ts), timestamp_ms).ptr - ts);
       }
     }
     size_t old = out->size();
-    out->resize(old + s.name.size() + labels_size + 1 + value_size +
+    out->resize(old + name.size() + LabelsSize(e) + 1 + value_size +
                 (ts_size > 0 ? ts_size + 1 : 0) + 1);
     char* p = out->data() + old;
-    std::memcpy(p, s.name.data(), s.name.size());
-    p = WriteLabels(s, p + s.name.size());
+    std::memcpy(p, name.data(), name.size());
+    p = WriteLabels(e, p + name.size());
     *p++ = ' ';
     std::memcpy(p, value, value_size);
     p += value_size;
@@ -516,31 +481,18 @@ void CanonicalOutput::Write(const MetricCatalog& catalog, ExpositionFormat forma
       p += ts_size;
     }
     *p = '\n';
-  };
-  for (const Group& g : groups_) {
-    uint32_t first = group_series_[g.first];
-    const Series& s = series_[first];
-    uint32_t n = record_begin_[first + 1] - record_begin_[first];
-    if (g.count == 1 && n == 0) continue;
-    if (family.empty() || (s.name.data() != family.data() && s.name != family)) {
-      family = s.name;
-      const MetricDef* def = catalog.Find(family);
-      GPUFLEET_CHECK(def != nullptr);
-      writer.BeginFamily(FamilyMeta{def->name, MetricTypeName(def->type), def->unit, def->help});
-    }
-    // Sample lines are written directly: the label string comes from
-    // fragments rendered once, so this loop allocates nothing per sample.
-    size_t labels_size = LabelsSize(s);
-    if (g.count == 1 && n == 1) {
-      write_line(s, labels_size, sorted_records_[record_begin_[first]]);
-    } else {
-      GroupRecords(g, recs, &ignored);
-      for (const Record& r : recs) write_line(s, labels_size, r);
-    }
     if (sink != nullptr && out->size() >= kChunkBytes) {
       (*sink)(*out);
       out->clear();
     }
+  };
+  for (const Family& f : families_) {
+    if (f.entries.empty()) continue;
+    const MetricDef* def = catalog.Find(f.name);
+    GPUFLEET_CHECK(def != nullptr);
+    writer.BeginFamily(FamilyMeta{def->name, MetricTypeName(def->type), def->unit, def->help});
+    name = f.name;
+    ForEachSample(f, write_line);
   }
   writer.Finish();
   if (sink != nullptr) {
@@ -549,27 +501,21 @@ void CanonicalOutput::Write(const MetricCatalog& catalog, ExpositionFormat forma
   }
 }
 
-Labels CanonicalOutput::SeriesLabels(const Series& s) const {
+Labels CanonicalOutput::EntryLabels(const Entry& e) const {
   Labels labels;
-  if (s.base != kNoLabels) labels = list_labels_[s.base];
-  if (s.extra != kNoLabels) labels.Merge(list_labels_[s.extra]);
+  if (e.base != kNoLabels) labels = list_labels_[e.base];
+  if (e.extra != kNoLabels) labels.Merge(list_labels_[e.extra]);
   return labels;
 }
 
 void CanonicalOutput::AppendSamples(int64_t default_timestamp_ns, std::vector<Sample>* out) const {
   GPUFLEET_CHECK(keep_labels_);
   out->reserve(out->size() + output_samples_);
-  std::vector<Record> recs;
-  uint64_t ignored = 0;
-  for (const Group& g : groups_) {
-    const Series& s = series_[group_series_[g.first]];
-    GroupRecords(g, recs, &ignored);
-    if (recs.empty()) continue;
-    Labels labels = SeriesLabels(s);
-    for (const Record& r : recs) {
-      int64_t ts = r.timestamp_ms == kNoTimestamp ? default_timestamp_ns : r.timestamp_ms * 1000000;
-      out->push_back(Sample{std::string(s.name), labels, r.value, ts});
-    }
+  for (const Family& f : families_) {
+    ForEachSample(f, [&](const Entry& e, double value, int64_t timestamp_ms) {
+      int64_t ts = timestamp_ms == kNoTimestamp ? default_timestamp_ns : timestamp_ms * 1000000;
+      out->push_back(Sample{std::string(f.name), EntryLabels(e), value, ts});
+    });
   }
 }
 

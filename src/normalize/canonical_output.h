@@ -1,13 +1,15 @@
-// CanonicalOutput: collects translated series and values, then writes them
-// sorted (metric name, then rendered label string) so output is deterministic
+// CanonicalOutput: collects translated samples, then writes them sorted
+// (metric name, then rendered label string) so output is deterministic
 // whatever the input order. Private to normalize/.
 //
 // Speed: a translated exposition has few distinct label lists (one per input
 // label set, one per mapping's extra labels) but a series for almost every
-// sample. Label lists are therefore rendered once (AddLabels) and a series is
-// a (base, extra) pair of them; series are ordered by integer ranks of those
+// sample. Label lists are therefore rendered once (AddLabels) and a sample
+// names a (base, extra) pair of them; samples are kept per metric family in
+// 16 bytes each, ordered within their family by integer ranks of those
 // lists, and the rendered order is only verified (and repaired by a string
-// sort where the ranks disagree with it).
+// sort where the ranks disagree with it). A family's samples are a small
+// working set, so ordering and writing stay in cache.
 //
 // Thread safety: none; one per translation.
 #pragma once
@@ -40,34 +42,27 @@ class CanonicalOutput {
   // rendered label fragments, so it does not keep the Labels).
   explicit CanonicalOutput(bool keep_labels = false) : keep_labels_(keep_labels) {}
 
-  // Room for about `samples` series and values and `label_bytes` of
-  // rendered labels (untouched room costs only address space), so large
-  // inputs do not copy as the buffers grow.
-  void Reserve(size_t samples, size_t label_bytes) {
-    series_.reserve(samples);
-    records_.reserve(samples);
-    arena_.reserve(label_bytes);
-  }
+  // Room for about `label_bytes` of rendered labels (untouched room costs
+  // only address space), so large inputs do not copy as the arena grows.
+  void Reserve(size_t label_bytes) { arena_.reserve(label_bytes); }
   // Renders a label list once; the id can be shared by any number of series.
   uint32_t AddLabels(const Labels& labels);
   // Same for views. REQUIRES: sorted by name, names unique, values non-empty.
   uint32_t AddLabels(std::span<const LabelView> labels);
-  // A series labelled `base` with `extra` added (extra wins on equal names).
-  // Either may be kNoLabels. `name` must outlive this object (catalog names).
-  // REQUIRES: `name` is in the catalog used for Write().
-  uint32_t AddSeries(std::string_view name, uint32_t base, uint32_t extra);
-  uint32_t AddSeries(std::string_view name, const Labels& labels) {
-    return AddSeries(name, AddLabels(labels), kNoLabels);
-  }
-  void AddValue(uint32_t series, double value, std::optional<int64_t> timestamp_ms) {
-    records_.push_back(Record{series, static_cast<uint32_t>(records_.size()), value,
-                              timestamp_ms.value_or(kNoTimestamp)});
+  // One sample of the series labelled `base` with `extra` added (extra wins
+  // on equal names); either may be kNoLabels. `name` must outlive this
+  // object (catalog names). REQUIRES: `name` is in the catalog used for Write().
+  void Add(std::string_view name, uint32_t base, uint32_t extra, double value,
+           std::optional<int64_t> timestamp_ms);
+  void Add(std::string_view name, const Labels& labels, double value,
+           std::optional<int64_t> timestamp_ms) {
+    Add(name, AddLabels(labels), kNoLabels, value, timestamp_ms);
   }
 
-  // Orders series, merges series whose rendered labels are equal, drops
+  // Orders samples, merges series whose rendered labels are equal, drops
   // repeated (series, timestamp) pairs (first in input order wins) and
   // reports how many were dropped through `duplicates`, and how many remain.
-  // Renumbers label lists: ids returned by AddLabels/AddSeries are void after.
+  // Renumbers label lists: ids returned by AddLabels are void after.
   void Finalize(uint64_t* duplicates, uint64_t* output_samples);
   // Writes the exposition to `out`; with a `sink`, hands `out` to it whenever
   // it passes about a megabyte and at the end, and clears it.
@@ -94,21 +89,27 @@ class CanonicalOutput {
     uint32_t names;     // equal for lists with the same label names
     uint32_t rank = 0;  // position in rendered order; equal for equal renderings
   };
-  struct Series {
-    std::string_view name;
+  // One sample; its series is (family name, base, extra).
+  struct Entry {
     uint32_t base;
     uint32_t extra;
-  };
-  struct Record {
-    uint32_t series;
-    uint32_t input_index;  // breaks timestamp ties: the first value wins
     double value;
-    int64_t timestamp_ms;
   };
-  // Series with equal names and rendered labels, written as one.
-  struct Group {
-    uint32_t first;  // into group_series_
-    uint32_t count;
+  struct Family {
+    std::string_view name;
+    BigVector<Entry> entries;         // input order
+    std::vector<int64_t> timestamps;  // per entry once any entry has one, else empty
+    // Filled by Finalize(): entries in output order, and where an entry
+    // renders like the one before it (same series; empty when none does).
+    BigVector<uint32_t> order;
+    std::vector<uint8_t> joins;
+    bool extra_major = false;  // extra labels sort before base labels
+  };
+  // A value of a series with several: when, and the entry's input position.
+  struct Record {
+    int64_t timestamp_ms;
+    uint32_t position;
+    double value;
   };
 
   // How the sorted fragments of a base list and an extra list interleave:
@@ -122,6 +123,7 @@ class CanonicalOutput {
     std::vector<MergeRun> runs;
   };
 
+  uint32_t FamilyFor(std::string_view name);
   std::string_view Rendered(const LabelList& list) const;
   // The plan for base list `a` (any list with a's label names) and extra list
   // `b` (id `extra`), computed once per pair.
@@ -129,31 +131,38 @@ class CanonicalOutput {
   std::string_view FragmentName(const Fragment& f) const {
     return std::string_view(arena_).substr(f.offset, f.name_size);
   }
-  // Calls f(text) for each run of the series' rendered labels, in order;
+  // Calls f(text) for each run of the entry's rendered labels, in order;
   // "{" + runs joined by "," + "}" is the label string (nothing when none).
   template <typename F>
-  void ForEachLabelPiece(const Series& s, F&& f) const;
-  // Size of the series' "{...}" (0 for no labels), and writing it at `p`
+  void ForEachLabelPiece(const Entry& e, F&& f) const;
+  // Size of the entry's "{...}" (0 for no labels), and writing it at `p`
   // (returns the end).
-  size_t LabelsSize(const Series& s) const;
-  char* WriteLabels(const Series& s, char* p) const;
-  // Appends "{...}" (nothing for no labels) of a series.
-  void RenderLabels(const Series& s, std::string& out) const;
+  size_t LabelsSize(const Entry& e) const;
+  char* WriteLabels(const Entry& e, char* p) const;
+  // Appends "{...}" (nothing for no labels) of an entry.
+  void RenderLabels(const Entry& e, std::string& out) const;
   void RankLabelLists();
-  // The order of two series known from their lists' ranks without rendering:
-  // <0, 0 or >0, or kUnknownOrder.
+  // The order of two entries' series known from their lists' ranks without
+  // rendering: <0, 0 or >0, or kUnknownOrder.
   static constexpr int kUnknownOrder = 2;
-  int KnownOrder(const Series& x, const Series& y);
+  int KnownOrder(const Entry& x, const Entry& y);
   bool NamesOverlap(uint32_t base, uint32_t extra);
-  // Puts one family's series (ids in `ids`, already in rank order) in
-  // rendered order and appends its groups.
-  void OrderFamily(std::vector<uint32_t>& ids, std::string& scratch);
-  // Records of group `g` in output order, duplicates dropped; `*dropped` counts them.
-  void GroupRecords(const Group& g, std::vector<Record>& out, uint64_t* dropped) const;
-  Labels SeriesLabels(const Series& s) const;
+  // Fills f.order and f.joins; returns the family's samples after dropping
+  // repeated timestamps, counting those in `*duplicates`.
+  uint64_t OrderFamily(Family& f, uint64_t* duplicates);
+  // Sorts f.order by rank (major list, then minor), stable.
+  void SortByRank(Family& f);
+  // Where rank order is not rendered order: sorts f.order by rendered labels.
+  void SortByRendering(Family& f);
+  // Calls f(entry, timestamp) for each sample of `f` in output order, a
+  // series' values by timestamp with repeated timestamps dropped (the first
+  // in input order kept); returns how many were dropped.
+  template <typename F>
+  uint64_t ForEachSample(const Family& f, F&& fn) const;
+  Labels EntryLabels(const Entry& e) const;
 
   bool keep_labels_;
-  std::string arena_;
+  BigString arena_;
   BigVector<Fragment> fragments_;
   BigVector<LabelList> lists_;
   StringMap<uint32_t> names_index_;  // label names joined by '\0' -> LabelList::names
@@ -165,14 +174,9 @@ class CanonicalOutput {
   uint64_t overlap_key_ = UINT64_MAX;
   bool overlap_ = false;
   std::vector<Labels> list_labels_;  // per list, only with keep_labels_
-  BigVector<Series> series_;
-  BigVector<Record> records_;
-  // Filled by Finalize(): groups in output order, their series, and records
-  // sorted by series (record_begin_[s] .. record_begin_[s + 1]).
-  BigVector<Group> groups_;
-  BigVector<uint32_t> group_series_;
-  BigVector<uint32_t> record_begin_;
-  BigVector<Record> sorted_records_;
+  std::vector<Family> families_;     // first-seen order; Finalize() sorts them by name
+  size_t largest_family_ = 0;        // entries of the largest family so far
+  uint32_t last_family_ = UINT32_MAX;
   uint64_t output_samples_ = 0;
   // Merge plans, memoized by RenderLabels (logically const).
   mutable std::vector<MergePlan> plans_;

@@ -35,12 +35,9 @@ TEST(CanonicalOutputTest, SortsByNameThenRenderedLabels) {
   CanonicalOutput out;
   uint32_t b = out.AddLabels(Labels{{"gpu_uuid", "GPU-b"}});
   uint32_t a = out.AddLabels(Labels{{"gpu_uuid", "GPU-a"}});
-  out.AddValue(out.AddSeries("gpu_temperature_celsius", b, CanonicalOutput::kNoLabels), 40,
-               std::nullopt);
-  out.AddValue(out.AddSeries("gpu_power_watts", b, CanonicalOutput::kNoLabels), 300,
-               std::nullopt);
-  out.AddValue(out.AddSeries("gpu_temperature_celsius", a, CanonicalOutput::kNoLabels), 41,
-               std::nullopt);
+  out.Add("gpu_temperature_celsius", b, CanonicalOutput::kNoLabels, 40, std::nullopt);
+  out.Add("gpu_power_watts", b, CanonicalOutput::kNoLabels, 300, std::nullopt);
+  out.Add("gpu_temperature_celsius", a, CanonicalOutput::kNoLabels, 41, std::nullopt);
   EXPECT_EQ(Write(out),
             "gpu_power_watts{gpu_uuid=\"GPU-b\"} 300\n"
             "gpu_temperature_celsius{gpu_uuid=\"GPU-a\"} 41\n"
@@ -56,8 +53,8 @@ TEST(CanonicalOutputTest, RepairsOrderWhereListRanksDisagreeWithRendering) {
   uint32_t short_list = out.AddLabels(Labels{{"a", "1"}});
   uint32_t long_list = out.AddLabels(Labels{{"a", "1"}, {"c", "2"}});
   uint32_t z = out.AddLabels(Labels{{"method", "x"}});
-  out.AddValue(out.AddSeries("gpu_power_watts", short_list, z), 1, std::nullopt);
-  out.AddValue(out.AddSeries("gpu_power_watts", long_list, z), 2, std::nullopt);
+  out.Add("gpu_power_watts", short_list, z, 1, std::nullopt);
+  out.Add("gpu_power_watts", long_list, z, 2, std::nullopt);
   EXPECT_EQ(Write(out),
             "gpu_power_watts{a=\"1\",c=\"2\",method=\"x\"} 2\n"
             "gpu_power_watts{a=\"1\",method=\"x\"} 1\n");
@@ -71,11 +68,9 @@ TEST(CanonicalOutputTest, MergesSeriesWithEqualLabelsAndDropsRepeatedTimestamps)
   uint32_t x = out.AddLabels(Labels{{"gpu_uuid", "GPU-a"}, {"method", "nvml"}});
   uint32_t y = out.AddLabels(Labels{{"gpu_uuid", "GPU-a"}, {"method", "dcgm"}});
   uint32_t m = out.AddLabels(Labels{{"method", "gpm"}});
-  uint32_t s1 = out.AddSeries("gpu_power_watts", x, m);
-  uint32_t s2 = out.AddSeries("gpu_power_watts", y, m);
-  out.AddValue(s2, 5, 2000);
-  out.AddValue(s1, 6, 1000);
-  out.AddValue(s1, 7, 2000);
+  out.Add("gpu_power_watts", y, m, 5, 2000);
+  out.Add("gpu_power_watts", x, m, 6, 1000);
+  out.Add("gpu_power_watts", x, m, 7, 2000);
   uint64_t duplicates = 0, samples = 0;
   EXPECT_EQ(Write(out, &duplicates, &samples),
             "gpu_power_watts{gpu_uuid=\"GPU-a\",method=\"gpm\"} 6 1000\n"
@@ -119,7 +114,7 @@ TEST(CanonicalOutputTest, OrderEqualsSortedRenderingsOnRandomLists) {
       first.try_emplace(family + merged.ToString(), i);
       uint32_t b = base >= 0 ? ids[base] : CanonicalOutput::kNoLabels;
       uint32_t e = extra >= 0 ? ids[extra] : CanonicalOutput::kNoLabels;
-      out.AddValue(out.AddSeries(family, b, e), i, std::nullopt);
+      out.Add(family, b, e, i, std::nullopt);
     }
     std::string expected;
     for (const auto& [series, value] : first) expected += series + " " + std::to_string(value) + "\n";
@@ -133,8 +128,8 @@ TEST(CanonicalOutputTest, EqualListsUnderDifferentIdsAreOneSeries) {
   CanonicalOutput out;
   uint32_t a = out.AddLabels(Labels{{"gpu_uuid", "GPU-a"}});
   uint32_t b = out.AddLabels(Labels{{"gpu_uuid", "GPU-a"}});
-  out.AddValue(out.AddSeries("gpu_power_watts", a, CanonicalOutput::kNoLabels), 1, std::nullopt);
-  out.AddValue(out.AddSeries("gpu_power_watts", b, CanonicalOutput::kNoLabels), 2, std::nullopt);
+  out.Add("gpu_power_watts", a, CanonicalOutput::kNoLabels, 1, std::nullopt);
+  out.Add("gpu_power_watts", b, CanonicalOutput::kNoLabels, 2, std::nullopt);
   uint64_t duplicates = 0;
   EXPECT_EQ(Write(out, &duplicates), "gpu_power_watts{gpu_uuid=\"GPU-a\"} 1\n");
   EXPECT_EQ(duplicates, 1u);
@@ -143,8 +138,7 @@ TEST(CanonicalOutputTest, EqualListsUnderDifferentIdsAreOneSeries) {
 TEST(CanonicalOutputTest, EscapesLabelValuesOnce) {
   CanonicalOutput out;
   uint32_t l = out.AddLabels(Labels{{"pod", "a\"b\\c\nd"}});
-  out.AddValue(out.AddSeries("gpu_power_watts", l, CanonicalOutput::kNoLabels), 1,
-               std::nullopt);
+  out.Add("gpu_power_watts", l, CanonicalOutput::kNoLabels, 1, std::nullopt);
   EXPECT_EQ(Write(out), "gpu_power_watts{pod=\"a\\\"b\\\\c\\nd\"} 1\n");
 }
 
@@ -152,8 +146,7 @@ TEST(CanonicalOutputTest, WritesInChunksThroughASink) {
   CanonicalOutput out;
   for (int i = 0; i < 20000; ++i) {
     uint32_t l = out.AddLabels(Labels{{"gpu_uuid", "GPU-" + std::to_string(100000 + i)}});
-    out.AddValue(out.AddSeries("gpu_power_watts", l, CanonicalOutput::kNoLabels), i,
-                 std::nullopt);
+    out.Add("gpu_power_watts", l, CanonicalOutput::kNoLabels, i, std::nullopt);
   }
   uint64_t d = 0, n = 0;
   out.Finalize(&d, &n);
@@ -176,7 +169,7 @@ TEST(CanonicalOutputTest, AppendSamplesKeepsMergedLabels) {
   CanonicalOutput out(/*keep_labels=*/true);
   uint32_t base = out.AddLabels(Labels{{"gpu_uuid", "GPU-a"}, {"method", "nvml"}});
   uint32_t extra = out.AddLabels(Labels{{"method", "gpm"}});
-  out.AddValue(out.AddSeries("gpu_power_watts", base, extra), 3, std::nullopt);
+  out.Add("gpu_power_watts", base, extra, 3, std::nullopt);
   uint64_t d = 0, n = 0;
   out.Finalize(&d, &n);
   std::vector<Sample> samples;

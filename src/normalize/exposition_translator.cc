@@ -84,7 +84,14 @@ class Translator final : public ExpositionHandler {
   // `input` is the text being parsed: views into it stay valid throughout.
   Translator(const MappingTable& table, const TranslateOptions& opts, std::string_view origin,
              std::string_view input, CanonicalOutput& out, TranslateReport& report)
-      : table_(table), opts_(opts), origin_(origin), input_(input), out_(out), report_(report) {}
+      : table_(table), opts_(opts), origin_(origin), input_(input), out_(out), report_(report) {
+    // Room (address space only until used) for the label pairs of a
+    // typical exporter text, so these arrays do not copy as they grow.
+    size_t pairs = input.size() / 64;
+    input_pairs_.reserve(pairs);
+    base_pairs_.reserve(pairs);
+    info_pairs_.reserve(pairs);
+  }
 
   void OnSample(const ExpoSample& s) override;
   bool KnownLabelSet(std::string_view raw) override {
@@ -157,7 +164,8 @@ class Translator final : public ExpositionHandler {
                   !before(input_.data() + input_.size(), text.data() + text.size());
     return inside ? text : KeepRaw(text);
   }
-  uint32_t SeriesFor(uint32_t label_set, uint32_t mapping);
+  // The (base, extra) label lists of the series of `mapping` on `label_set`.
+  std::pair<uint32_t, uint32_t> ListsFor(uint32_t label_set, uint32_t mapping);
   // Canonical labels of a series into `out` (sorted by name). `m` may be
   // nullptr (device labels only). Values are views into the input, the table
   // or raw_chunks_.
@@ -189,9 +197,9 @@ class Translator final : public ExpositionHandler {
   uint32_t last_label_set_ = UINT32_MAX;
   uint32_t known_label_set_ = UINT32_MAX;  // answer of the last KnownLabelSet()
   std::vector<uint32_t> extra_labels_;  // per mapping: its own labels in out_
-  // (label set, mapping) -> series, for mappings that rename labels (their
-  // labels are translated per series, so once is enough).
-  std::unordered_map<uint64_t, uint32_t> renamed_series_;
+  // (label set, mapping) -> label list, for mappings that rename labels
+  // (their labels are translated per series, so once is enough).
+  std::unordered_map<uint64_t, uint32_t> renamed_lists_;
   BigVector<LabelView> input_pairs_;
   BigVector<LabelView> base_pairs_;
   std::vector<uint32_t> dropped_ids_;
@@ -482,22 +490,20 @@ void Translator::MergeInfo(std::string_view metric, std::span<const LabelView> o
   info_pairs_.insert(info_pairs_.end(), merged.begin(), merged.end());
 }
 
-uint32_t Translator::SeriesFor(uint32_t label_set, uint32_t mapping) {
+std::pair<uint32_t, uint32_t> Translator::ListsFor(uint32_t label_set, uint32_t mapping) {
   const MetricMapping& m = table_.mappings()[mapping];
   LabelSet& ls = label_sets_[label_set];
   if (m.rename_labels.empty()) {
-    // A new series per sample costs less than finding the earlier one: the
-    // output merges series with equal labels anyway (CanonicalOutput).
     if (ls.base_labels == CanonicalOutput::kNoLabels) ls.base_labels = out_.AddLabels(Base(ls));
-    return out_.AddSeries(m.def->name, ls.base_labels, ExtraLabels(mapping));
+    return {ls.base_labels, ExtraLabels(mapping)};
   }
   uint64_t key = (static_cast<uint64_t>(label_set) << 32) | mapping;
-  auto it = renamed_series_.find(key);
-  if (it != renamed_series_.end()) return it->second;
-  Translate(ls, &m, scratch_labels_, nullptr);
-  uint32_t id = out_.AddSeries(m.def->name, out_.AddLabels(scratch_labels_), CanonicalOutput::kNoLabels);
-  renamed_series_.emplace(key, id);
-  return id;
+  auto [it, inserted] = renamed_lists_.try_emplace(key, CanonicalOutput::kNoLabels);
+  if (inserted) {
+    Translate(ls, &m, scratch_labels_, nullptr);
+    it->second = out_.AddLabels(scratch_labels_);
+  }
+  return {it->second, CanonicalOutput::kNoLabels};
 }
 
 void Translator::OnSample(const ExpoSample& s) {
@@ -550,16 +556,15 @@ void Translator::OnSample(const ExpoSample& s) {
     ++report_.absurd;
     return;
   }
-  uint32_t series = SeriesFor(ls, mapping);
+  auto [base, extra] = ListsFor(ls, mapping);
   ++label_sets_[ls].samples;
-  out_.AddValue(series, value, s.timestamp_ms);
+  out_.Add(m->def->name, base, extra, value, s.timestamp_ms);
 }
 
 void Translator::Finish() {
   for (const InfoEntry& e : info_) {
     std::span<const LabelView> labels(info_pairs_.data() + e.first, e.count);
-    uint32_t id = out_.AddSeries(e.def->name, out_.AddLabels(labels), CanonicalOutput::kNoLabels);
-    out_.AddValue(id, 1.0, std::nullopt);
+    out_.Add(e.def->name, out_.AddLabels(labels), CanonicalOutput::kNoLabels, 1.0, std::nullopt);
   }
   for (const NameEntry& ne : names_) {
     if (ne.unmapped == 0) continue;
@@ -653,9 +658,8 @@ Status TranslateExposition(std::string_view input, std::string_view origin,
                            TranslateReport* report, const ChunkSink* sink) {
   ASSIGN_OR_RETURN(MappingTable table, ExporterTable(input, origin, opts, report));
   CanonicalOutput output;
-  // Exporter sample lines are rarely shorter than 64 bytes, and distinct
-  // label sets rarely take an eighth of the input.
-  output.Reserve(input.size() / 64, input.size() / 8);
+  // Distinct label sets rarely take an eighth of the input.
+  output.Reserve(input.size() / 8);
   TranslateExpositionInto(input, origin, table, opts, output, *report);
   output.Finalize(&report->duplicates, &report->output_samples);
   if (sink == nullptr) out->reserve(out->size() + input.size());

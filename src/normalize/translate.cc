@@ -53,13 +53,11 @@ Status TranslateCli(const CliParseResult& parsed, std::string_view origin,
     for (Sample& s : samples) {
       const MetricDef* def = catalog.Find(s.name);
       if (def == nullptr) continue;
-      uint32_t id = output.AddSeries(def->name, s.labels);
-      output.AddValue(id, s.value, std::nullopt);
+      output.Add(def->name, s.labels, s.value, std::nullopt);
     }
     Labels info = labels;
     info.Set("source", t.source());
-    uint32_t id = output.AddSeries(catalog.Find("gpu_info")->name, info);
-    output.AddValue(id, 1.0, std::nullopt);
+    output.Add(catalog.Find("gpu_info")->name, info, 1.0, std::nullopt);
   }
   return OkStatus();
 }

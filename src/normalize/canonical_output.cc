@@ -196,7 +196,7 @@ void CanonicalOutput::RankLabelLists() {
   BigString arena;
   lists.reserve(lists_.size());
   fragments.reserve(fragments_.size());
-  arena.reserve(arena_.size());
+  arena.reserve(arena_.size() + lists_.size());  // a comma after each list
   uint32_t rank = 0;
   for (size_t i = 0; i < texts.size(); ++i) {
     if (i > 0 && texts[i - 1].first != texts[i].first) ++rank;

@@ -42,9 +42,14 @@ class CanonicalOutput {
   // rendered label fragments, so it does not keep the Labels).
   explicit CanonicalOutput(bool keep_labels = false) : keep_labels_(keep_labels) {}
 
-  // Room for about `label_bytes` of rendered labels (untouched room costs
-  // only address space), so large inputs do not copy as the arena grows.
-  void Reserve(size_t label_bytes) { arena_.reserve(label_bytes); }
+  // Room for about `label_bytes` of rendered labels and their lists
+  // (untouched room costs only address space), so large inputs do not copy
+  // as these buffers grow.
+  void Reserve(size_t label_bytes) {
+    arena_.reserve(label_bytes);
+    fragments_.reserve(label_bytes / 16);
+    lists_.reserve(label_bytes / 64);
+  }
   // Renders a label list once; the id can be shared by any number of series.
   uint32_t AddLabels(const Labels& labels);
   // Same for views. REQUIRES: sorted by name, names unique, values non-empty.

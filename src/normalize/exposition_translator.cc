@@ -11,6 +11,7 @@
 
 #include "collect/device.h"
 #include "core/big_vector.h"
+#include "core/flat_index.h"
 #include "expo/exposition_parser.h"
 #include "normalize/canonical_output.h"
 #include "normalize/normalizer.h"
@@ -139,6 +140,8 @@ class Translator final : public ExpositionHandler {
     const MetricDef* def;
     uint32_t first;
     uint32_t count;
+    uint64_t key_offset;  // its key in info_keys_
+    uint32_t key_size;
   };
 
   std::span<const LabelView> Input(const LabelSet& ls) const {
@@ -193,7 +196,7 @@ class Translator final : public ExpositionHandler {
   std::vector<std::unique_ptr<char[]>> raw_chunks_;
   char* raw_chunk_next_ = nullptr;
   size_t raw_chunk_left_ = 0;
-  std::unordered_map<std::string_view, uint32_t> label_set_index_;  // raw label text -> set
+  FlatIndex label_set_index_;  // raw label text -> set
   uint32_t last_label_set_ = UINT32_MAX;
   uint32_t known_label_set_ = UINT32_MAX;  // answer of the last KnownLabelSet()
   std::vector<uint32_t> extra_labels_;  // per mapping: its own labels in out_
@@ -209,7 +212,8 @@ class Translator final : public ExpositionHandler {
   std::vector<std::pair<std::string_view, uint32_t>> rule_by_position_;  // last name seen there
   // (metric, device identity[, own labels]) -> info series, emitted by Finish()
   // in first-seen order (the output is sorted anyway).
-  StringMap<uint32_t> info_index_;
+  FlatIndex info_index_;
+  BigString info_keys_;  // keys of info_, back to back
   std::vector<InfoEntry> info_;
   BigVector<LabelView> info_pairs_;
   // Scratch space reused across label sets.
@@ -219,6 +223,7 @@ class Translator final : public ExpositionHandler {
   std::vector<LabelView> scratch_fallback_;
   std::vector<LabelView> scratch_own_;
   std::string scratch_key_;
+  std::string scratch_info_key_;
 };
 
 uint32_t Translator::LookupName(std::string_view name) {
@@ -244,9 +249,9 @@ uint32_t Translator::LookupLabelSet(std::string_view raw) {
     if (prev.next != UINT32_MAX && label_sets_[prev.next].raw == raw) id = prev.next;
   }
   if (id == UINT32_MAX) {
-    auto it = label_set_index_.find(raw);
-    if (it == label_set_index_.end()) return UINT32_MAX;
-    id = it->second;
+    id = label_set_index_.Find(std::hash<std::string_view>()(raw),
+                               [&](uint32_t k) { return label_sets_[k].raw == raw; });
+    if (id == FlatIndex::kNotFound) return UINT32_MAX;
   }
   if (last_label_set_ != UINT32_MAX) label_sets_[last_label_set_].next = id;
   last_label_set_ = id;
@@ -265,8 +270,7 @@ uint32_t Translator::AddLabelSet(const ExpoSample& s) {
   ls.base_first = static_cast<uint32_t>(base_pairs_.size());
   ls.base_count = static_cast<uint32_t>(scratch_labels_.size());
   base_pairs_.insert(base_pairs_.end(), scratch_labels_.begin(), scratch_labels_.end());
-  uint32_t id = static_cast<uint32_t>(label_sets_.size());
-  label_set_index_.emplace(ls.raw, id);
+  uint32_t id = label_set_index_.Insert(std::hash<std::string_view>()(ls.raw));
   label_sets_.push_back(ls);
   AddInfoSeries(label_sets_.back());
   return id;
@@ -455,8 +459,8 @@ void Translator::MergeInfo(std::string_view metric, std::span<const LabelView> o
   if (def == nullptr) return;
   // Key: metric, device identity (in scratch_key_) and, but for gpu_info, the
   // series' own labels.
-  std::string key;
-  key.reserve(metric.size() + scratch_key_.size() + 2 + (metric == "gpu_info" ? 0 : 64));
+  std::string& key = scratch_info_key_;
+  key.clear();
   key += metric;
   key += kSep;
   key += scratch_key_;
@@ -464,15 +468,21 @@ void Translator::MergeInfo(std::string_view metric, std::span<const LabelView> o
     key += kSep;
     AppendRenderedLabels(own, key);
   }
-  auto [it, inserted] = info_index_.try_emplace(std::move(key), static_cast<uint32_t>(info_.size()));
-  if (inserted) {
+  uint64_t hash = std::hash<std::string_view>()(key);
+  uint32_t id = info_index_.Find(hash, [&](uint32_t k) {
+    return std::string_view(info_keys_).substr(info_[k].key_offset, info_[k].key_size) == key;
+  });
+  if (id == FlatIndex::kNotFound) {
+    info_index_.Insert(hash);
     info_.push_back(InfoEntry{def, static_cast<uint32_t>(info_pairs_.size()),
-                              static_cast<uint32_t>(labels.size())});
+                              static_cast<uint32_t>(labels.size()), info_keys_.size(),
+                              static_cast<uint32_t>(key.size())});
+    info_keys_ += key;
     info_pairs_.insert(info_pairs_.end(), labels.begin(), labels.end());
     return;
   }
   // Seen before: add the labels this row has and the earlier ones lacked.
-  InfoEntry& e = info_[it->second];
+  InfoEntry& e = info_[id];
   size_t before = info_pairs_.size();
   for (const LabelView& l : labels) {
     bool has = false;

@@ -449,51 +449,56 @@ void CanonicalOutput::Finalize(uint64_t* duplicates, uint64_t* output_samples) {
 void CanonicalOutput::Write(const MetricCatalog& catalog, ExpositionFormat format,
                             std::string* out, const ChunkSink* sink) const {
   ExpositionWriter writer(format, out);
-  // One line: `<name><labels> <value>[ <timestamp>]\n`, written with one
-  // size change (this runs once per output sample). The label string comes
-  // from fragments rendered once, so nothing is allocated per sample.
+  // Sample lines are written straight into `out` at `used`, past which `out`
+  // is kept longer than any line can be (so it is neither resized nor
+  // zero-filled per line); it is cut back to `used` whenever the writer
+  // appends metadata, and handed to `sink` once it passes kChunkBytes. The
+  // label string comes from fragments rendered once, so nothing is
+  // allocated per sample.
+  size_t used = out->size();
   std::string_view name;
+  auto text_size = [this](uint32_t list) -> size_t {
+    return list == kNoLabels ? 0 : Rendered(lists_[list]).size();
+  };
   auto write_line = [&](const Entry& e, double v, int64_t timestamp_ms) {
-    char value[kMaxDoubleChars];
-    size_t value_size = FormatDoubleTo(v, value);
-    char ts[kMaxDoubleChars];
-    size_t ts_size = 0;
-    if (timestamp_ms != kNoTimestamp) {
-      if (format == ExpositionFormat::kOpenMetrics) {
-        // OpenMetrics timestamps are seconds.
-        ts_size = FormatDoubleTo(static_cast<double>(timestamp_ms) / 1000.0, ts);
-      } else {
-        ts_size = static_cast<size_t>(std::to_chars(ts, ts + sizeof(ts), timestamp_ms).ptr - ts);
-      }
-    }
-    size_t old = out->size();
-    out->resize(old + name.size() + LabelsSize(e) + 1 + value_size +
-                (ts_size > 0 ? ts_size + 1 : 0) + 1);
-    char* p = out->data() + old;
+    // `{` base `,` extra `}` bounds the merged labels (the merge only drops
+    // base labels the extra list replaces).
+    size_t bound = name.size() + text_size(e.base) + text_size(e.extra) + 3 +
+                   2 * (kMaxDoubleChars + 1) + 1;
+    if (used + bound > out->size()) out->resize(used + std::max(bound, kChunkBytes));
+    char* const begin = out->data() + used;
+    char* p = begin;
     std::memcpy(p, name.data(), name.size());
     p = WriteLabels(e, p + name.size());
     *p++ = ' ';
-    std::memcpy(p, value, value_size);
-    p += value_size;
-    if (ts_size > 0) {
+    p += FormatDoubleTo(v, p);
+    if (timestamp_ms != kNoTimestamp) {
       *p++ = ' ';
-      std::memcpy(p, ts, ts_size);
-      p += ts_size;
+      if (format == ExpositionFormat::kOpenMetrics) {
+        // OpenMetrics timestamps are seconds.
+        p += FormatDoubleTo(static_cast<double>(timestamp_ms) / 1000.0, p);
+      } else {
+        p = std::to_chars(p, p + kMaxDoubleChars, timestamp_ms).ptr;
+      }
     }
-    *p = '\n';
-    if (sink != nullptr && out->size() >= kChunkBytes) {
-      (*sink)(*out);
-      out->clear();
+    *p++ = '\n';
+    used += static_cast<size_t>(p - begin);
+    if (sink != nullptr && used >= kChunkBytes) {
+      (*sink)(std::string_view(out->data(), used));
+      used = 0;
     }
   };
   for (const Family& f : families_) {
     if (f.entries.empty()) continue;
     const MetricDef* def = catalog.Find(f.name);
     GPUFLEET_CHECK(def != nullptr);
+    out->resize(used);
     writer.BeginFamily(FamilyMeta{def->name, MetricTypeName(def->type), def->unit, def->help});
+    used = out->size();
     name = f.name;
     ForEachSample(f, write_line);
   }
+  out->resize(used);
   writer.Finish();
   if (sink != nullptr) {
     (*sink)(*out);

@@ -92,6 +92,7 @@ class Translator final : public ExpositionHandler {
     input_pairs_.reserve(pairs);
     base_pairs_.reserve(pairs);
     info_pairs_.reserve(pairs);
+    info_keys_.reserve(input.size() / 16);
   }
 
   void OnSample(const ExpoSample& s) override;

@@ -24,7 +24,7 @@ uint32_t CanonicalOutput::AddLabels(const Labels& labels) {
 
 uint32_t CanonicalOutput::AddLabels(std::span<const LabelView> labels) {
   LabelList list{static_cast<uint32_t>(fragments_.size()), static_cast<uint32_t>(labels.size()),
-                 0};
+                 0, 0};
   names_key_.clear();
   for (const auto& [name, value] : labels) {
     names_key_.append(name);
@@ -37,6 +37,7 @@ uint32_t CanonicalOutput::AddLabels(std::span<const LabelView> labels) {
     last_names_ = it->second;
   }
   list.names = last_names_;
+  const size_t start = arena_.size();
   bool first = true;
   for (const auto& [name, value] : labels) {
     if (!first) arena_.push_back(',');
@@ -49,6 +50,7 @@ uint32_t CanonicalOutput::AddLabels(std::span<const LabelView> labels) {
     f.size = static_cast<uint32_t>(arena_.size() - f.offset);
     fragments_.push_back(f);
   }
+  list.size = static_cast<uint32_t>(arena_.size() - start);
   lists_.push_back(list);
   if (keep_labels_) {
     Labels kept;
@@ -88,9 +90,7 @@ void CanonicalOutput::Add(std::string_view name, uint32_t base, uint32_t extra, 
 
 std::string_view CanonicalOutput::Rendered(const LabelList& list) const {
   if (list.count == 0) return {};
-  const Fragment& first = fragments_[list.first];
-  const Fragment& last = fragments_[list.first + list.count - 1];
-  return std::string_view(arena_).substr(first.offset, last.offset + last.size - first.offset);
+  return std::string_view(arena_).substr(fragments_[list.first].offset, list.size);
 }
 
 template <typename F>
@@ -351,17 +351,17 @@ void CanonicalOutput::SortByRank(Family& f) {
   // before its base labels (domain="sm" before gpu_uuid=...): then the extra
   // list's. Either way this only predicts the rendered order; OrderFamily
   // verifies it.
-  f.extra_major = false;
+  bool extra_major = false;
   for (const Entry& e : entries) {
     if (e.base == kNoLabels || e.extra == kNoLabels) continue;
     const LabelList& a = lists_[e.base];
     const LabelList& b = lists_[e.extra];
     if (a.count == 0 || b.count == 0) continue;
-    f.extra_major = FragmentName(fragments_[b.first]) < FragmentName(fragments_[a.first]);
+    extra_major = FragmentName(fragments_[b.first]) < FragmentName(fragments_[a.first]);
     break;
   }
-  auto major = [&](uint32_t i) { return rank(f.extra_major ? entries[i].extra : entries[i].base); };
-  auto minor = [&](uint32_t i) { return rank(f.extra_major ? entries[i].base : entries[i].extra); };
+  auto major = [&](uint32_t i) { return rank(extra_major ? entries[i].extra : entries[i].base); };
+  auto minor = [&](uint32_t i) { return rank(extra_major ? entries[i].base : entries[i].extra); };
   const size_t n = entries.size();
   const size_t ranks = lists_.size() + 1;
   f.order.resize(n);
@@ -403,30 +403,42 @@ void CanonicalOutput::SortByRendering(Family& f) {
   for (size_t k = 1; k < n; ++k) f.joins[k] = rendered(f.order[k - 1]) == rendered(f.order[k]);
 }
 
-uint64_t CanonicalOutput::OrderFamily(Family& f, uint64_t* duplicates) {
-  SortByRank(f);
-  // The rank order is almost always the rendered order; verify it (rendering
-  // only where the ranks cannot tell), marking entries of one series.
-  f.joins.clear();
-  std::string prev, cur;
-  for (size_t k = 1; k < f.order.size(); ++k) {
-    const Entry& x = f.entries[f.order[k - 1]];
-    const Entry& y = f.entries[f.order[k]];
-    int c = KnownOrder(x, y);
-    if (c == kUnknownOrder) {
-      prev.clear();
-      cur.clear();
-      RenderLabels(x, prev);
-      RenderLabels(y, cur);
-      c = prev.compare(cur);
-    }
-    if (c > 0) {
-      SortByRendering(f);
-      break;
-    }
-    if (c == 0) {
-      if (f.joins.empty()) f.joins.assign(f.order.size(), 0);
-      f.joins[k] = 1;
+bool CanonicalOutput::SameRankOrder(const Family& f, const Family& prev) {
+  // Both orders are then the base lists' rank order (a constant extra rank
+  // changes nothing whether it is the major or the minor key), ties in
+  // input order. Exporters list the same devices in the same order under
+  // every metric, so most families take this path.
+  const size_t n = f.entries.size();
+  if (prev.entries.size() != n || n == 0) return false;
+  const uint32_t extra = f.entries[0].extra;
+  const uint32_t prev_extra = prev.entries[0].extra;
+  for (size_t i = 0; i < n; ++i) {
+    const Entry& x = f.entries[i];
+    const Entry& y = prev.entries[i];
+    if (x.base != y.base || x.extra != extra || y.extra != prev_extra) return false;
+  }
+  return true;
+}
+
+uint64_t CanonicalOutput::OrderFamily(Family& f, std::span<const Family> ordered,
+                                      uint64_t* duplicates) {
+  auto same = std::find_if(ordered.begin(), ordered.end(),
+                           [&f](const Family& g) { return SameRankOrder(f, g); });
+  if (same == ordered.end()) {
+    SortByRank(f);
+    VerifyOrder(f);
+  } else {
+    f.order = same->order;
+    // Where the ranks alone decided every neighbour there, they decide
+    // alike here (same bases, all with the same label names), unless this
+    // family's extra list replaces one of those labels.
+    const Entry& e = f.entries[0];
+    bool replaces = e.extra != kNoLabels && (e.base == kNoLabels || NamesOverlap(e.base, e.extra));
+    if (same->by_ranks && !replaces) {
+      f.joins = same->joins;
+      f.by_ranks = true;
+    } else {
+      VerifyOrder(f);
     }
   }
   if (f.joins.empty()) return f.entries.size();
@@ -435,13 +447,45 @@ uint64_t CanonicalOutput::OrderFamily(Family& f, uint64_t* duplicates) {
   return f.entries.size() - dropped;
 }
 
+void CanonicalOutput::VerifyOrder(Family& f) {
+  // The rank order is almost always the rendered order; verify it (rendering
+  // only where the ranks cannot tell), marking entries of one series.
+  f.joins.clear();
+  f.by_ranks = true;
+  std::string prev, cur;
+  for (size_t k = 1; k < f.order.size(); ++k) {
+    const Entry& x = f.entries[f.order[k - 1]];
+    const Entry& y = f.entries[f.order[k]];
+    int c = KnownOrder(x, y);
+    if (c == kUnknownOrder) {
+      f.by_ranks = false;
+      prev.clear();
+      cur.clear();
+      RenderLabels(x, prev);
+      RenderLabels(y, cur);
+      c = prev.compare(cur);
+    }
+    if (c > 0) {
+      f.by_ranks = false;
+      SortByRendering(f);
+      return;
+    }
+    if (c == 0) {
+      if (f.joins.empty()) f.joins.assign(f.order.size(), 0);
+      f.joins[k] = 1;
+    }
+  }
+}
+
 void CanonicalOutput::Finalize(uint64_t* duplicates, uint64_t* output_samples) {
   RankLabelLists();
   std::sort(families_.begin(), families_.end(),
             [](const Family& x, const Family& y) { return x.name < y.name; });
   last_family_ = UINT32_MAX;
   uint64_t kept = 0;
-  for (Family& f : families_) kept += OrderFamily(f, duplicates);
+  for (size_t k = 0; k < families_.size(); ++k) {
+    kept += OrderFamily(families_[k], std::span<const Family>(families_.data(), k), duplicates);
+  }
   output_samples_ = kept;
   *output_samples += kept;
 }
@@ -458,7 +502,7 @@ void CanonicalOutput::Write(const MetricCatalog& catalog, ExpositionFormat forma
   size_t used = out->size();
   std::string_view name;
   auto text_size = [this](uint32_t list) -> size_t {
-    return list == kNoLabels ? 0 : Rendered(lists_[list]).size();
+    return list == kNoLabels ? 0 : lists_[list].size;
   };
   auto write_line = [&](const Entry& e, double v, int64_t timestamp_ms) {
     // `{` base `,` extra `}` bounds the merged labels (the merge only drops

@@ -92,6 +92,7 @@ class CanonicalOutput {
     uint32_t first;
     uint32_t count;
     uint32_t names;     // equal for lists with the same label names
+    uint32_t size;      // bytes of the rendering (fragments and commas)
     uint32_t rank = 0;  // position in rendered order; equal for equal renderings
   };
   // One sample; its series is (family name, base, extra).
@@ -108,7 +109,9 @@ class CanonicalOutput {
     // renders like the one before it (same series; empty when none does).
     BigVector<uint32_t> order;
     std::vector<uint8_t> joins;
-    bool extra_major = false;  // extra labels sort before base labels
+    // Every neighbour in `order` was told apart (or joined) by list ranks
+    // alone, with no rendering and no repair.
+    bool by_ranks = false;
   };
   // A value of a series with several: when, and the entry's input position.
   struct Record {
@@ -154,9 +157,17 @@ class CanonicalOutput {
   bool NamesOverlap(uint32_t base, uint32_t extra);
   // Fills f.order and f.joins; returns the family's samples after dropping
   // repeated timestamps, counting those in `*duplicates`.
-  uint64_t OrderFamily(Family& f, uint64_t* duplicates);
+  // `ordered`: the families ordered so far (one may share f's order).
+  uint64_t OrderFamily(Family& f, std::span<const Family> ordered, uint64_t* duplicates);
+  // Checks f.order against rendered order, repairing it where they differ;
+  // fills f.joins and f.by_ranks.
+  void VerifyOrder(Family& f);
   // Sorts f.order by rank (major list, then minor), stable.
   void SortByRank(Family& f);
+  // True when f's rank order must equal prev's (same base lists in the same
+  // input order, one extra list each), so prev.order can be reused. Cheap:
+  // families that differ usually differ in size or in their first entry.
+  static bool SameRankOrder(const Family& f, const Family& prev);
   // Where rank order is not rendered order: sorts f.order by rendered labels.
   void SortByRendering(Family& f);
   // Calls f(entry, timestamp) for each sample of `f` in output order, a

@@ -124,6 +124,32 @@ TEST(CanonicalOutputTest, OrderEqualsSortedRenderingsOnRandomLists) {
   }
 }
 
+// Families with the same base lists in the same input order share one
+// order; a family whose extra list replaces the label that decided that
+// order must still come out in its own rendered order.
+TEST(CanonicalOutputTest, SharedOrderIsRecheckedWhereTheExtraListReplacesALabel) {
+  CanonicalOutput out;
+  uint32_t one = out.AddLabels(Labels{{"a", "1"}, {"gpu", "x"}});
+  uint32_t two = out.AddLabels(Labels{{"a", "2"}, {"gpu", "a"}});
+  uint32_t zero = out.AddLabels(Labels{{"a", "0"}});
+  uint32_t method = out.AddLabels(Labels{{"method", "m"}});
+  for (const char* family : {"gpu_power_watts", "gpu_temperature_celsius", "gpu_up"}) {
+    uint32_t extra = std::string_view(family) == "gpu_temperature_celsius" ? zero : method;
+    out.Add(family, one, extra, 1, std::nullopt);
+    out.Add(family, two, extra, 2, std::nullopt);
+    out.Add(family, one, extra, 3, std::nullopt);  // a repeat: dropped
+  }
+  uint64_t duplicates = 0;
+  EXPECT_EQ(Write(out, &duplicates),
+            "gpu_power_watts{a=\"1\",gpu=\"x\",method=\"m\"} 1\n"
+            "gpu_power_watts{a=\"2\",gpu=\"a\",method=\"m\"} 2\n"
+            "gpu_temperature_celsius{a=\"0\",gpu=\"a\"} 2\n"
+            "gpu_temperature_celsius{a=\"0\",gpu=\"x\"} 1\n"
+            "gpu_up{a=\"1\",gpu=\"x\",method=\"m\"} 1\n"
+            "gpu_up{a=\"2\",gpu=\"a\",method=\"m\"} 2\n");
+  EXPECT_EQ(duplicates, 3u);
+}
+
 TEST(CanonicalOutputTest, EqualListsUnderDifferentIdsAreOneSeries) {
   CanonicalOutput out;
   uint32_t a = out.AddLabels(Labels{{"gpu_uuid", "GPU-a"}});

@@ -152,13 +152,9 @@ bool Parser::ParseSampleLine(const char* p, const char* end) {
   if (p < end && *p == '{') {
     ++p;
     const char* raw_begin = p;
-    // A known set ends at the first '}' after it (the real parse of the same
-    // text stops there too), so one memchr finds the candidate.
-    const void* close = std::memchr(p, '}', static_cast<size_t>(end - p));
-    if (close != nullptr &&
-        handler_.KnownLabelSet(std::string_view(
-            raw_begin, static_cast<size_t>(static_cast<const char*>(close) - raw_begin)))) {
-      p = static_cast<const char*>(close) + 1;
+    size_t known = handler_.KnownLabelSet(std::string_view(raw_begin, static_cast<size_t>(end - p)));
+    if (known != std::string_view::npos) {
+      p = raw_begin + known + 1;  // past the '}' that follows it
       labels_parsed = false;
     } else if (!ParseLabels(p, end)) {
       return false;

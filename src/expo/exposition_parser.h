@@ -64,12 +64,13 @@ class ExpositionHandler {
  public:
   virtual ~ExpositionHandler() = default;
   virtual void OnSample(const ExpoSample& sample) = 0;
-  // Asked before a label set is parsed, with the text up to the first '}'.
-  // Return true only for text that an earlier sample carried as its
-  // raw_labels: identical text parses identically (same labels, same
-  // errors), so the parser skips parsing it and the next OnSample has
-  // labels_parsed == false. The default parses every label set.
-  virtual bool KnownLabelSet(std::string_view /*raw_labels*/) { return false; }
+  // Asked before a label set is parsed, with the rest of the line after
+  // '{'. Return the length of a prefix of `rest` that an earlier sample
+  // carried as its raw_labels and that `rest` follows with '}': identical
+  // text parses identically (same labels, same errors), so the parser skips
+  // parsing it and the next OnSample has labels_parsed == false. Return
+  // npos to have it parsed (the default, for every label set).
+  virtual size_t KnownLabelSet(std::string_view /*rest*/) { return std::string_view::npos; }
   virtual void OnMeta(const ExpoMeta& /*meta*/) {}
   virtual void OnError(const ExpoError& /*error*/) {}
 };

@@ -353,9 +353,14 @@ TEST(ExpositionParserTest, ParsesEveryVendorFixture) {
 // next time, as the translator does.
 class RememberingHandler : public CollectingHandler {
  public:
-  bool KnownLabelSet(std::string_view raw) override {
-    asked.emplace_back(raw);
-    return seen.count(std::string(raw)) > 0;
+  size_t KnownLabelSet(std::string_view rest) override {
+    asked.emplace_back(rest);
+    for (const std::string& raw : seen) {
+      if (rest.size() > raw.size() && rest.starts_with(raw) && rest[raw.size()] == '}') {
+        return raw.size();
+      }
+    }
+    return std::string_view::npos;
   }
   void OnSample(const ExpoSample& s) override {
     CollectingHandler::OnSample(s);
@@ -374,21 +379,26 @@ TEST(ExpositionParserTest, KnownLabelSetSkipsParsingOnlyForTextTheHandlerKnows) 
   ParseExposition(
       "a{gpu=\"0\",UUID=\"GPU-1\"} 1\n"
       "b{gpu=\"0\",UUID=\"GPU-1\"} 2\n"      // known: skipped
-      "c{gpu=\"0\",note=\"x}y\"} 3\n"        // '}' inside a value: the candidate is unknown
-      "d{gpu=\"0\",note=\"x}y\"} 4\n"        // still unknown by its cut text: parsed again
-      "e{gpu=\"0\",UUID=\"GPU-1\"} oops\n",  // known labels, bad value: still an error
+      "c{gpu=\"0\",note=\"x}y\"} 3\n"        // '}' inside a value: parsed the first time
+      "d{gpu=\"0\",note=\"x}y\"} 4\n"        // then known whole, inner '}' and all
+      "e{gpu=\"0\",UUID=\"GPU-1\",z=\"1\"} 5\n"  // a known set as a prefix: not followed by '}'
+      "f{gpu=\"0\",UUID=\"GPU-1\"} oops\n",  // known labels, bad value: still an error
       h);
-  ASSERT_EQ(h.samples.size(), 4u);
-  EXPECT_EQ(h.parsed, (std::vector<bool>{true, false, true, true}));
+  ASSERT_EQ(h.samples.size(), 5u);
+  EXPECT_EQ(h.parsed, (std::vector<bool>{true, false, true, false, true}));
   EXPECT_TRUE(h.samples[1].labels.empty());
   EXPECT_EQ(h.raws[1], "gpu=\"0\",UUID=\"GPU-1\"");
   EXPECT_EQ(h.samples[1].value, 2);
-  EXPECT_EQ(h.asked[2], "gpu=\"0\",note=\"x");
+  EXPECT_EQ(h.asked[2], "gpu=\"0\",note=\"x}y\"} 3");
   EXPECT_EQ(h.raws[2], "gpu=\"0\",note=\"x}y\"");
-  ASSERT_EQ(h.samples[3].labels.size(), 2u);
-  EXPECT_EQ(h.samples[3].labels[1].second, "x}y");
+  ASSERT_EQ(h.samples[2].labels.size(), 2u);
+  EXPECT_EQ(h.samples[2].labels[1].second, "x}y");
+  EXPECT_EQ(h.raws[3], "gpu=\"0\",note=\"x}y\"");
+  EXPECT_EQ(h.samples[3].value, 4);
+  ASSERT_EQ(h.samples[4].labels.size(), 3u);
+  EXPECT_EQ(h.samples[4].labels[2].second, "1");
   ASSERT_EQ(h.errors.size(), 1u);
-  EXPECT_EQ(h.errors[0].line, 5u);
+  EXPECT_EQ(h.errors[0].line, 6u);
 }
 
 }  // namespace

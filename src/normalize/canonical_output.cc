@@ -409,7 +409,7 @@ bool CanonicalOutput::SameRankOrder(const Family& f, const Family& prev) {
   // input order. Exporters list the same devices in the same order under
   // every metric, so most families take this path.
   const size_t n = f.entries.size();
-  if (prev.entries.size() != n || n == 0) return false;
+  if (prev.entries.size() != n || n == 0 || f.entries[0].base != prev.entries[0].base) return false;
   const uint32_t extra = f.entries[0].extra;
   const uint32_t prev_extra = prev.entries[0].extra;
   for (size_t i = 0; i < n; ++i) {
@@ -422,9 +422,12 @@ bool CanonicalOutput::SameRankOrder(const Family& f, const Family& prev) {
 
 uint64_t CanonicalOutput::OrderFamily(Family& f, std::span<const Family> ordered,
                                       uint64_t* duplicates) {
-  auto same = std::find_if(ordered.begin(), ordered.end(),
-                           [&f](const Family& g) { return SameRankOrder(f, g); });
-  if (same == ordered.end()) {
+  // Only families that were sorted themselves are worth comparing with.
+  auto same = std::find_if(ordered.begin(), ordered.end(), [&f](const Family& g) {
+    return !g.reused && SameRankOrder(f, g);
+  });
+  f.reused = same != ordered.end();
+  if (!f.reused) {
     SortByRank(f);
     VerifyOrder(f);
   } else {
@@ -492,14 +495,20 @@ void CanonicalOutput::Finalize(uint64_t* duplicates, uint64_t* output_samples) {
 
 void CanonicalOutput::Write(const MetricCatalog& catalog, ExpositionFormat format,
                             std::string* out, const ChunkSink* sink) const {
-  ExpositionWriter writer(format, out);
   // Sample lines are written straight into `out` at `used`, past which `out`
   // is kept longer than any line can be (so it is neither resized nor
-  // zero-filled per line); it is cut back to `used` whenever the writer
-  // appends metadata, and handed to `sink` once it passes kChunkBytes. The
-  // label string comes from fragments rendered once, so nothing is
-  // allocated per sample.
+  // zero-filled per line), and handed to `sink` once it passes kChunkBytes.
+  // Metadata lines are written aside and copied in. The label string comes
+  // from fragments rendered once, so nothing is allocated per sample.
   size_t used = out->size();
+  std::string meta;
+  ExpositionWriter writer(format, &meta);
+  auto append_meta = [&] {
+    if (used + meta.size() > out->size()) out->resize(used + std::max(meta.size(), kChunkBytes));
+    std::memcpy(out->data() + used, meta.data(), meta.size());
+    used += meta.size();
+    meta.clear();
+  };
   std::string_view name;
   auto text_size = [this](uint32_t list) -> size_t {
     return list == kNoLabels ? 0 : lists_[list].size;
@@ -536,14 +545,14 @@ void CanonicalOutput::Write(const MetricCatalog& catalog, ExpositionFormat forma
     if (f.entries.empty()) continue;
     const MetricDef* def = catalog.Find(f.name);
     GPUFLEET_CHECK(def != nullptr);
-    out->resize(used);
     writer.BeginFamily(FamilyMeta{def->name, MetricTypeName(def->type), def->unit, def->help});
-    used = out->size();
+    append_meta();
     name = f.name;
     ForEachSample(f, write_line);
   }
-  out->resize(used);
   writer.Finish();
+  append_meta();
+  out->resize(used);
   if (sink != nullptr) {
     (*sink)(*out);
     out->clear();

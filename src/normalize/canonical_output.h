@@ -112,6 +112,7 @@ class CanonicalOutput {
     // Every neighbour in `order` was told apart (or joined) by list ranks
     // alone, with no rendering and no repair.
     bool by_ranks = false;
+    bool reused = false;  // `order` was taken from another family
   };
   // A value of a series with several: when, and the entry's input position.
   struct Record {

@@ -96,10 +96,7 @@ class Translator final : public ExpositionHandler {
   }
 
   void OnSample(const ExpoSample& s) override;
-  bool KnownLabelSet(std::string_view raw) override {
-    known_label_set_ = LookupLabelSet(raw);
-    return known_label_set_ != UINT32_MAX;
-  }
+  size_t KnownLabelSet(std::string_view rest) override;
   void OnError(const ExpoError& e) override {
     report_.AddError(e.ToString(origin_), opts_.max_error_messages);
   }
@@ -257,6 +254,28 @@ uint32_t Translator::LookupLabelSet(std::string_view raw) {
   if (last_label_set_ != UINT32_MAX) label_sets_[last_label_set_].next = id;
   last_label_set_ = id;
   return id;
+}
+
+size_t Translator::KnownLabelSet(std::string_view rest) {
+  // Exporters print every family's series in the same order, so the set
+  // that followed the previous one last time is almost always the next one:
+  // compare it in place, without looking for the '}' first.
+  if (last_label_set_ != UINT32_MAX) {
+    uint32_t next = label_sets_[last_label_set_].next;
+    if (next != UINT32_MAX) {
+      std::string_view raw = label_sets_[next].raw;
+      if (rest.size() > raw.size() && rest[raw.size()] == '}' && rest.starts_with(raw)) {
+        known_label_set_ = last_label_set_ = next;
+        return raw.size();
+      }
+    }
+  }
+  // Else a known set ends at the first '}' (sets with '}' inside a value
+  // are found by the comparison above, or parsed).
+  size_t close = rest.find('}');
+  if (close == std::string_view::npos) return close;
+  known_label_set_ = LookupLabelSet(rest.substr(0, close));
+  return known_label_set_ == UINT32_MAX ? std::string_view::npos : close;
 }
 
 uint32_t Translator::AddLabelSet(const ExpoSample& s) {
@@ -523,7 +542,8 @@ void Translator::OnSample(const ExpoSample& s) {
   uint32_t ls = known_label_set_;
   known_label_set_ = UINT32_MAX;
   if (s.labels_parsed) {
-    // The parser asked KnownLabelSet() only when there was a '}' to stop at.
+    // Parsed: the set may still be known (a line without '{', or one whose
+    // first '}' lay inside a value).
     ls = LookupLabelSet(s.raw_labels);
     if (ls == UINT32_MAX) {
       ls = AddLabelSet(s);

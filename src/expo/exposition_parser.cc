@@ -87,6 +87,7 @@ class Parser {
   const char* line_end_ = nullptr;
   size_t line_no_ = 0;
   const char* error_at_ = nullptr;
+  std::string_view last_name_;  // the last valid sample name (a view into the text)
   std::string error_message_;
 };
 
@@ -135,15 +136,26 @@ ExpoParseStats Parser::Run() {
 //   DCGM_FI_PROF_SM_ACTIVE{gpu="0",UUID="GPU-8441...",pod="triton-84d57987c9-kks4k"} 0.000000
 bool Parser::ParseSampleLine(const char* p, const char* end) {
   const char* name_begin = p;
-  if (!Is(*p, kMetricStart)) {
-    if (*p == '{') return Fail(p, "metric name missing before '{'");
-    return Fail(p, "invalid character at the start of a metric name");
-  }
-  ++p;
-  while (p < end && Is(*p, kMetricChar)) ++p;
-  std::string_view name(name_begin, static_cast<size_t>(p - name_begin));
-  if (p < end && !Is(*p, kBlank) && *p != '{') {
-    return Fail(p, "invalid character in metric name " + Quote(name));
+  std::string_view name;
+  // The lines of a family repeat its name: compare with the last one first
+  // (the same bytes ended by '{' or a blank are the same valid name).
+  const size_t last = last_name_.size();
+  if (last > 0 && static_cast<size_t>(end - p) > last && (p[last] == '{' || Is(p[last], kBlank)) &&
+      std::memcmp(p, last_name_.data(), last) == 0) {
+    p += last;
+    name = std::string_view(name_begin, last);
+  } else {
+    if (!Is(*p, kMetricStart)) {
+      if (*p == '{') return Fail(p, "metric name missing before '{'");
+      return Fail(p, "invalid character at the start of a metric name");
+    }
+    ++p;
+    while (p < end && Is(*p, kMetricChar)) ++p;
+    name = std::string_view(name_begin, static_cast<size_t>(p - name_begin));
+    if (p < end && !Is(*p, kBlank) && *p != '{') {
+      return Fail(p, "invalid character in metric name " + Quote(name));
+    }
+    last_name_ = name;
   }
   p = SkipBlanks(p, end);
   labels_.clear();

@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "core/strings.h"
 #include "expo/exposition_test_util.h"
 
 namespace gpufleet {
@@ -42,6 +43,20 @@ TEST(ExpositionParserTest, ParsesDcgmExporterLine) {
   EXPECT_EQ(stats.lines, 1u);
   EXPECT_EQ(stats.errors, 0u);
   EXPECT_FALSE(stats.saw_eof);
+}
+
+// Names are compared with the previous line's first; a longer name, a
+// different one or a bad character after a repeated prefix must still be
+// read (or refused) as written.
+TEST(ExpositionParserTest, RepeatedNamesAndTheirNeighbours) {
+  CollectingHandler h;
+  ParseExposition("up 1\nup{a=\"1\"} 2\nupx 3\nup\t4\nu 5\nup-x 6\nup 7\n", h);
+  std::vector<std::string> names;
+  for (const auto& s : h.samples) names.push_back(s.name + "=" + FormatDouble(s.value));
+  EXPECT_EQ(names, (std::vector<std::string>{"up=1", "up=2", "upx=3", "up=4", "u=5", "up=7"}));
+  ASSERT_EQ(h.errors.size(), 1u);
+  EXPECT_EQ(h.errors[0].line, 6u);
+  EXPECT_NE(h.errors[0].message.find("metric name"), std::string::npos) << h.errors[0].message;
 }
 
 TEST(ExpositionParserTest, ParsesHelpTypeUnitAndComments) {

@@ -1,12 +1,14 @@
 #include "core/strings.h"
 
 #include <algorithm>
+#include <bit>
 
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 
 namespace gpufleet {
 
@@ -174,6 +176,102 @@ std::string FormatDouble(double v) {
   std::string s;
   AppendDouble(v, s);
   return s;
+}
+
+namespace {
+
+using TextId = std::pair<std::string_view, uint32_t>;
+
+// Bytes [depth, depth + 8) of `s` as a big-endian integer (zeros past the
+// end), and how many of them `s` has; together they order texts by those
+// bytes exactly (a text that ends sorts before any longer one).
+struct ChunkKey {
+  uint64_t chunk;
+  uint32_t bytes;
+  uint32_t index;  // into the span being sorted
+  bool operator<(const ChunkKey& o) const {
+    if (chunk != o.chunk) return chunk < o.chunk;
+    return bytes < o.bytes;
+  }
+};
+
+ChunkKey KeyAt(std::string_view s, size_t depth, uint32_t index) {
+  if (std::endian::native == std::endian::little && s.size() >= depth + 8) {
+    uint64_t word;
+    std::memcpy(&word, s.data() + depth, 8);
+    return ChunkKey{__builtin_bswap64(word), 8, index};
+  }
+  size_t n = s.size() > depth ? std::min<size_t>(8, s.size() - depth) : 0;
+  uint64_t chunk = 0;
+  for (size_t k = 0; k < n; ++k) {
+    chunk |= uint64_t{static_cast<unsigned char>(s[depth + k])} << (56 - 8 * k);
+  }
+  return ChunkKey{chunk, static_cast<uint32_t>(n), index};
+}
+
+// Sorts `items`, whose texts all share their first `depth` bytes.
+void SortFrom(std::span<TextId> items, size_t depth, std::vector<ChunkKey>& keys,
+              std::vector<TextId>& scratch) {
+  while (items.size() > 1) {
+    if (items.size() <= 16) {
+      std::sort(items.begin(), items.end(), [depth](const TextId& a, const TextId& b) {
+        int c = a.first.substr(depth).compare(b.first.substr(depth));
+        return c != 0 ? c < 0 : a.second < b.second;
+      });
+      return;
+    }
+    keys.resize(items.size());
+    bool all_equal = true;
+    for (uint32_t i = 0; i < items.size(); ++i) {
+      keys[i] = KeyAt(items[i].first, depth, i);
+      all_equal = all_equal && keys[i].chunk == keys[0].chunk && keys[i].bytes == keys[0].bytes;
+    }
+    if (all_equal) {
+      if (keys[0].bytes < 8) {  // all texts ended: equal, so by id
+        std::sort(items.begin(), items.end(),
+                  [](const TextId& a, const TextId& b) { return a.second < b.second; });
+        return;
+      }
+      depth += 8;  // a prefix shared by all: step over it once
+      continue;
+    }
+    std::sort(keys.begin(), keys.end());
+    scratch.resize(items.size());
+    for (size_t i = 0; i < items.size(); ++i) scratch[i] = items[keys[i].index];
+    std::copy(scratch.begin(), scratch.end(), items.begin());
+    // Runs of equal keys are sorted further (the recursion reuses `keys`, so
+    // the runs are collected first).
+    struct Run {
+      uint32_t first;
+      uint32_t count;
+      bool ended;  // the texts end within these bytes: equal, so by id
+    };
+    std::vector<Run> runs;
+    for (uint32_t i = 0; i < keys.size();) {
+      uint32_t j = i + 1;
+      while (j < keys.size() && keys[j].chunk == keys[i].chunk && keys[j].bytes == keys[i].bytes) ++j;
+      if (j - i > 1) runs.push_back(Run{i, j - i, keys[i].bytes < 8});
+      i = j;
+    }
+    for (const Run& r : runs) {
+      std::span<TextId> run = items.subspan(r.first, r.count);
+      if (r.ended) {
+        std::sort(run.begin(), run.end(),
+                  [](const TextId& a, const TextId& b) { return a.second < b.second; });
+      } else {
+        SortFrom(run, depth + 8, keys, scratch);
+      }
+    }
+    return;
+  }
+}
+
+}  // namespace
+
+void SortTextsWithIds(std::vector<std::pair<std::string_view, uint32_t>>& items) {
+  std::vector<ChunkKey> keys;
+  std::vector<TextId> scratch;
+  SortFrom(std::span<TextId>(items), 0, keys, scratch);
 }
 
 size_t EditDistance(std::string_view a, std::string_view b) {

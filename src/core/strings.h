@@ -1,6 +1,7 @@
 // Small string helpers shared by parsers.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +34,13 @@ void AppendDouble(double v, std::string& out);
 inline constexpr size_t kMaxDoubleChars = 32;
 size_t FormatDoubleTo(double v, char* buf);
 std::string FormatDouble(double v);
+
+// Sorts (text, id) pairs exactly as std::sort would (by text, then id), but
+// compares eight bytes at a time as integers and passes over prefixes that
+// every text shares once, not once per comparison: rendered label lists
+// share long prefixes (`container="...",gpu_index="...`), which byte-wise
+// comparisons walk again and again.
+void SortTextsWithIds(std::vector<std::pair<std::string_view, uint32_t>>& items);
 
 // Levenshtein distance in bytes.
 size_t EditDistance(std::string_view a, std::string_view b);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -116,6 +117,38 @@ TEST(StringsTest, SuggestClosestOffersOnlyLikelyTypos) {
   EXPECT_EQ(SuggestClosest("--verbose", flags), "");
   std::initializer_list<std::string_view> fields = {"driver", "cuda", "rocm"};
   EXPECT_EQ(SuggestClosest("cdua", fields), "cuda");
+}
+
+}  // namespace
+}  // namespace gpufleet
+
+namespace gpufleet {
+namespace {
+
+// Equal to std::sort on (text, id) for texts with long shared prefixes,
+// prefixes of one another, NUL and high bytes, and duplicates.
+TEST(SortTextsWithIdsTest, EqualsStdSort) {
+  std::mt19937 rng(11);
+  const std::string alphabet("ab\0\xff=\",", 7);
+  for (int round = 0; round < 300; ++round) {
+    std::vector<std::string> texts;
+    std::string prefix(rng() % 40, 'p');
+    size_t n = 1 + rng() % 120;
+    for (size_t i = 0; i < n; ++i) {
+      std::string t = rng() % 4 == 0 ? "" : prefix;
+      size_t len = rng() % 20;
+      for (size_t k = 0; k < len; ++k) t.push_back(alphabet[rng() % alphabet.size()]);
+      texts.push_back(t);
+      if (rng() % 5 == 0) texts.push_back(t);  // a duplicate under another id
+    }
+    std::vector<std::pair<std::string_view, uint32_t>> items, expected;
+    for (uint32_t i = 0; i < texts.size(); ++i) items.emplace_back(texts[i], i);
+    std::shuffle(items.begin(), items.end(), rng);
+    expected = items;
+    std::sort(expected.begin(), expected.end());
+    SortTextsWithIds(items);
+    ASSERT_EQ(items, expected) << "round " << round;
+  }
 }
 
 }  // namespace

@@ -185,7 +185,7 @@ const CanonicalOutput::MergePlan& CanonicalOutput::PlanFor(const LabelList& a, u
 void CanonicalOutput::RankLabelLists() {
   std::vector<std::pair<std::string_view, uint32_t>> texts(lists_.size());
   for (uint32_t id = 0; id < lists_.size(); ++id) texts[id] = {Rendered(lists_[id]), id};
-  std::sort(texts.begin(), texts.end());
+  SortTextsWithIds(texts);
   // Renumber the lists in rendered order and lay their fragments and text out
   // again in that order: ordering and writing then read lists, fragments and
   // arena front to back instead of jumping around them.

@@ -4,15 +4,15 @@
 // workload; for a GPU share it tries every device and keeps the best.
 // gpufleet's own policy is in gpufleet_policy.cc.
 //
-// Evaluations are cached per (request shape, node) and invalidated by the
-// node's version, since a placement changes one node and the trace has only
-// about a hundred distinct shapes.
-#include <algorithm>
-#include <cmath>
-#include <map>
-#include <tuple>
+// The candidate loop and its cache per (request shape, node) are shared with
+// gpufleet's policy (candidate_eval.h).
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/strings.h"
+#include "place/candidate_eval.h"
 #include "place/policy.h"
 
 namespace gpufleet::place {
@@ -24,12 +24,7 @@ class FragPolicyBase : public PlacementPolicy {
 
   void BeginRequest(const Cluster& cluster, const WorkloadRequest& req, Rng&) override {
     if (bound_ != &cluster || static_cast<int>(frag_.size()) != cluster.size()) Bind(cluster);
-    std::string models;
-    for (const std::string& m : req.gpu_models) models += m + "|";
-    auto key = std::make_tuple(req.cpu_milli, req.gpu_milli, req.gpu_count, models);
-    auto [it, inserted] = shape_ids_.emplace(key, static_cast<int>(evals_.size()));
-    if (inserted) evals_.emplace_back(cluster.size());
-    shape_ = it->second;
+    evals_.Select(req, /*memory_matters=*/false);
   }
 
   double Score(const Cluster& cluster, int node, const WorkloadRequest& req) override {
@@ -51,11 +46,6 @@ class FragPolicyBase : public PlacementPolicy {
   const TargetWorkload& target() const { return target_; }
 
  private:
-  struct Eval {
-    uint64_t version_plus1 = 0;
-    double score = 0;
-    GpuMask gpus = 0;
-  };
   struct FragEntry {
     uint64_t version_plus1 = 0;
     double frag = 0;
@@ -65,8 +55,7 @@ class FragPolicyBase : public PlacementPolicy {
     bound_ = &cluster;
     target_.BindModels(cluster);
     frag_.assign(cluster.size(), FragEntry{});
-    shape_ids_.clear();
-    evals_.clear();
+    evals_.Reset(cluster.size());
   }
 
   double FragNow(const Cluster& cluster, int node) {
@@ -79,54 +68,26 @@ class FragPolicyBase : public PlacementPolicy {
     return e.frag;
   }
 
-  const Eval& Evaluate(const Cluster& cluster, int node, const WorkloadRequest& req) {
-    Eval& e = evals_[shape_][node];
+  const CandidateEval& Evaluate(const Cluster& cluster, int node, const WorkloadRequest& req) {
+    CandidateEval& e = evals_.at(node);
     const NodeState& st = cluster.state(node);
     if (e.version_plus1 == st.version + 1) return e;
-    e.version_plus1 = st.version + 1;
     const double before = FragNow(cluster, node);
-    const int gpus = static_cast<int>(st.gpu_free_milli.size());
-    int64_t free[kMaxGpusPerNode];
-    std::copy(st.gpu_free_milli.begin(), st.gpu_free_milli.end(), free);
     const int64_t cpu_after = st.cpu_free_milli - req.cpu_milli;
-    if (req.is_gpu_share()) {
-      bool found = false;
-      for (int g = 0; g < gpus; ++g) {
-        if (free[g] < req.gpu_milli) continue;
-        // Devices with the same free share give the same node state; the
-        // first (lowest index) one wins ties anyway.
-        bool dup = false;
-        for (int h = 0; h < g && !dup; ++h) dup = st.gpu_free_milli[h] == free[g];
-        if (dup) continue;
-        free[g] -= req.gpu_milli;
-        double after = target_.NodeFrag(node, cpu_after, free, gpus);
-        double s = CandidateScore(cluster, node, req, before, after, free[g]);
-        free[g] += req.gpu_milli;
-        if (!found || s > e.score) {
-          e.score = s;
-          e.gpus = GpuMask{1} << g;
-          found = true;
-        }
-      }
-      if (!found) e.score = 0, e.gpus = 0;
-      return e;
-    }
-    GpuMask m = req.needs_gpu() ? st.LowestFullyFreeGpus(req.gpu_count) : 0;
-    for (int g = 0; g < gpus; ++g) {
-      if (m & (GpuMask{1} << g)) free[g] -= req.gpu_milli;
-    }
-    double after = target_.NodeFrag(node, cpu_after, free, gpus);
-    e.score = CandidateScore(cluster, node, req, before, after, -1);
-    e.gpus = m;
+    EvaluateCandidates(
+        st, req,
+        [&](const int64_t* free, int gpus, int64_t device_free_after) {
+          const double after = target_.NodeFrag(node, cpu_after, free, gpus);
+          return CandidateScore(cluster, node, req, before, after, device_free_after);
+        },
+        e);
     return e;
   }
 
   TargetWorkload target_;
   const Cluster* bound_ = nullptr;
   std::vector<FragEntry> frag_;
-  std::map<std::tuple<int64_t, int64_t, int, std::string>, int> shape_ids_;
-  std::vector<std::vector<Eval>> evals_;
-  int shape_ = 0;
+  CandidateEvalCache evals_;
 };
 
 class FgdPolicy : public FragPolicyBase {

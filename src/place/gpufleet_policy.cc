@@ -19,8 +19,8 @@
 // the node's CPU could no longer feed (CpuStarvedGpus); see
 // docs/placement.md for what each part gains and what did not work.
 //
-// Evaluations are cached per (request shape, node) and invalidated by the
-// node's version, like FGD's; waste results are also cached by node state
+// The candidate loop and its cache per (request shape, node) are FGD's
+// (candidate_eval.h); waste results are also cached by node state
 // (MemoWaste), since many nodes are in the same state.
 #include <algorithm>
 #include <array>
@@ -28,9 +28,9 @@
 #include <cstdint>
 #include <map>
 #include <string>
-#include <tuple>
 
 #include "core/strings.h"
+#include "place/candidate_eval.h"
 #include "place/gpufleet_policy.h"
 #include "place/policy.h"
 
@@ -197,16 +197,10 @@ class GpufleetPolicy : public PlacementPolicy {
       bound_ = &cluster;
       model_.Bind(cluster);
       memo_.assign(kMemoSlots, Slot{});
-      before_.assign(cluster.size(), Cached{});
-      shape_ids_.clear();
-      evals_.clear();
+      before_.assign(cluster.size(), WasteEntry{});
+      evals_.Reset(cluster.size());
     }
-    std::string models;
-    for (const std::string& m : req.gpu_models) models += m + "|";
-    auto key = std::make_tuple(req.cpu_milli, req.memory_mib, req.gpu_milli, req.gpu_count, models);
-    auto [it, inserted] = shape_ids_.emplace(key, static_cast<int>(evals_.size()));
-    if (inserted) evals_.emplace_back(cluster.size());
-    shape_ = it->second;
+    evals_.Select(req, /*memory_matters=*/true);
   }
 
   double Score(const Cluster& cluster, int node, const WorkloadRequest& req) override {
@@ -218,21 +212,20 @@ class GpufleetPolicy : public PlacementPolicy {
   }
 
  private:
-  struct Cached {
+  struct WasteEntry {
     uint64_t version_plus1 = 0;
-    double score = 0;
-    GpuMask gpus = 0;
+    double waste = 0;
   };
 
   double Before(const Cluster& cluster, int node) {
-    Cached& c = before_[node];
+    WasteEntry& c = before_[node];
     const NodeState& st = cluster.state(node);
     if (c.version_plus1 != st.version + 1) {
-      c.score = MemoWaste(node, st.cpu_free_milli, st.memory_free_mib, st.gpu_free_milli.data(),
+      c.waste = MemoWaste(node, st.cpu_free_milli, st.memory_free_mib, st.gpu_free_milli.data(),
                           static_cast<int>(st.gpu_free_milli.size()));
       c.version_plus1 = st.version + 1;
     }
-    return c.score;
+    return c.waste;
   }
 
   double CandidateScore(const Cluster& cluster, int node, const WorkloadRequest& req,
@@ -255,44 +248,20 @@ class GpufleetPolicy : public PlacementPolicy {
     return score;
   }
 
-  const Cached& Evaluate(const Cluster& cluster, int node, const WorkloadRequest& req) {
-    Cached& e = evals_[shape_][node];
+  const CandidateEval& Evaluate(const Cluster& cluster, int node, const WorkloadRequest& req) {
+    CandidateEval& e = evals_.at(node);
     const NodeState& st = cluster.state(node);
     if (e.version_plus1 == st.version + 1) return e;
-    e.version_plus1 = st.version + 1;
     const double before = Before(cluster, node);
-    const int gpus = static_cast<int>(st.gpu_free_milli.size());
-    int64_t free[kMaxGpusPerNode];
-    std::copy(st.gpu_free_milli.begin(), st.gpu_free_milli.end(), free);
     const int64_t cpu_after = st.cpu_free_milli - req.cpu_milli;
     const int64_t mem_after = st.memory_free_mib - req.memory_mib;
-    if (req.is_gpu_share()) {
-      bool found = false;
-      for (int g = 0; g < gpus; ++g) {
-        if (free[g] < req.gpu_milli) continue;
-        bool dup = false;
-        for (int h = 0; h < g && !dup; ++h) dup = st.gpu_free_milli[h] == free[g];
-        if (dup) continue;
-        free[g] -= req.gpu_milli;
-        double after = MemoWaste(node, cpu_after, mem_after, free, gpus);
-        double s = CandidateScore(cluster, node, req, before, after, free[g]);
-        free[g] += req.gpu_milli;
-        if (!found || s > e.score) {
-          e.score = s;
-          e.gpus = GpuMask{1} << g;
-          found = true;
-        }
-      }
-      if (!found) e.score = 0, e.gpus = 0;
-      return e;
-    }
-    GpuMask m = req.needs_gpu() ? st.LowestFullyFreeGpus(req.gpu_count) : 0;
-    for (int g = 0; g < gpus; ++g) {
-      if (m & (GpuMask{1} << g)) free[g] -= req.gpu_milli;
-    }
-    double after = MemoWaste(node, cpu_after, mem_after, free, gpus);
-    e.score = CandidateScore(cluster, node, req, before, after, -1);
-    e.gpus = m;
+    EvaluateCandidates(
+        st, req,
+        [&](const int64_t* free, int gpus, int64_t device_free_after) {
+          const double after = MemoWaste(node, cpu_after, mem_after, free, gpus);
+          return CandidateScore(cluster, node, req, before, after, device_free_after);
+        },
+        e);
     return e;
   }
 
@@ -356,10 +325,8 @@ class GpufleetPolicy : public PlacementPolicy {
 
   GpufleetWasteModel model_;
   const Cluster* bound_ = nullptr;
-  std::vector<Cached> before_;
-  std::map<std::tuple<int64_t, int64_t, int64_t, int, std::string>, int> shape_ids_;
-  std::vector<std::vector<Cached>> evals_;
-  int shape_ = 0;
+  std::vector<WasteEntry> before_;
+  CandidateEvalCache evals_;
   double cpu_per_gpu_milli_ = 0;  // set at construction
 };
 

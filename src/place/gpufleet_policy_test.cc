@@ -4,39 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include "place/place_test_util.h"
 #include "place/placer.h"
 #include "place/policy.h"
 
 namespace gpufleet::place {
 namespace {
 
-NodeSpec Node(std::string name, int gpus, int64_t cpu) {
-  NodeSpec n;
-  n.name = std::move(name);
-  n.cpu_milli = cpu;
-  n.memory_mib = 1 << 20;
-  n.gpu_count = gpus;
-  n.gpu_model = "A";
-  return n;
-}
-
-TypicalShape Shape(int64_t cpu, int64_t milli, int count, double w, int64_t mem = 0) {
-  TypicalShape s;
-  s.cpu_milli = cpu;
-  s.gpu_milli = milli;
-  s.gpu_count = count;
-  s.weight = w;
-  s.memory_mib = mem;
-  return s;
-}
-
-WorkloadRequest Req(int64_t cpu, int gpus, int64_t milli) {
-  WorkloadRequest r;
-  r.cpu_milli = cpu;
-  r.gpu_count = gpus;
-  r.gpu_milli = milli;
-  return r;
-}
+using test_util::Node;
+using test_util::Req;
+using test_util::Shape;
 
 TEST(GpufleetWasteTest, UsableIsFgdComplementWhenCpuIsPlentiful) {
   const int64_t free[] = {300, 1000};

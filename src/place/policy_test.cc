@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "place/place_test_util.h"
 #include "place/placer.h"
 
 namespace gpufleet::place {
@@ -15,13 +16,9 @@ NodeState State(int64_t cpu_free, std::vector<int64_t> gpu_free) {
   return s;
 }
 
-WorkloadRequest Req(int64_t cpu, int gpus, int64_t milli) {
-  WorkloadRequest r;
-  r.cpu_milli = cpu;
-  r.gpu_count = gpus;
-  r.gpu_milli = milli;
-  return r;
-}
+using test_util::Node;
+using test_util::Req;
+using test_util::Shape;
 
 TEST(PolicyTest, DotProdByHand) {
   // dot = (64000/128000)(8000/128000) + (4000/8000)(1000/8000) = 0.09375;
@@ -75,28 +72,13 @@ TEST(PolicyTest, BestGpuChoice) {
   EXPECT_EQ(BestFitGpus(s, Req(1, 0, 0)), 0u);
 }
 
-NodeSpec Node(std::string name, int gpus) {
-  NodeSpec n;
-  n.name = std::move(name);
-  n.cpu_milli = 64000;
-  n.memory_mib = 1 << 20;
-  n.gpu_count = gpus;
-  n.gpu_model = "A";
-  return n;
-}
-
 TEST(PolicyTest, FgdPrefersTheNodeItDoesNotFragment) {
   // Target: whole single GPUs only. Node 0 has a 600-milli hole; a 600 share
   // there fills it exactly (fragment 400 -> 0), while on idle node 1 it
   // would strand 400 milli.
   Cluster c({Node("a", 2), Node("b", 2)});
   c.Place(0, 0b01, Req(0, 1, 400));
-  TypicalShape whole;
-  whole.cpu_milli = 1000;
-  whole.gpu_milli = 1000;
-  whole.gpu_count = 1;
-  whole.weight = 1;
-  auto fgd = NewFgdPolicy(TargetWorkload::FromShapes({whole}));
+  auto fgd = NewFgdPolicy(TargetWorkload::FromShapes({Shape(1000, 1000, 1, 1)}));
   Rng rng(7);
   auto d = ChooseNode(c, Req(1000, 1, 600), *fgd, rng);
   ASSERT_TRUE(d.has_value());

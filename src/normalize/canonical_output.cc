@@ -134,6 +134,32 @@ char* CanonicalOutput::WriteLabels(const Entry& e, char* p) const {
   return p;
 }
 
+int CanonicalOutput::CompareRendered(const Entry& x, const Entry& y) {
+  // "{" piece "," piece ... "}" of each, compared without copying them.
+  auto pieces = [this](const Entry& e, std::vector<std::string_view>& out) {
+    out.clear();
+    ForEachLabelPiece(e, [&out](std::string_view piece) {
+      out.push_back(out.empty() ? "{" : ",");
+      out.push_back(piece);
+    });
+    if (!out.empty()) out.push_back("}");
+  };
+  std::vector<std::string_view>& a = scratch_pieces_[0];
+  std::vector<std::string_view>& b = scratch_pieces_[1];
+  pieces(x, a);
+  pieces(y, b);
+  size_t i = 0, j = 0, at_a = 0, at_b = 0;
+  while (i < a.size() && j < b.size()) {
+    size_t n = std::min(a[i].size() - at_a, b[j].size() - at_b);
+    if (int c = std::memcmp(a[i].data() + at_a, b[j].data() + at_b, n); c != 0) return c;
+    at_a += n;
+    at_b += n;
+    if (at_a == a[i].size()) ++i, at_a = 0;
+    if (at_b == b[j].size()) ++j, at_b = 0;
+  }
+  return (i == a.size() ? 0 : 1) - (j == b.size() ? 0 : 1);
+}
+
 void CanonicalOutput::RenderLabels(const Entry& e, std::string& out) const {
   size_t old = out.size();
   out.resize(old + LabelsSize(e));
@@ -236,11 +262,16 @@ void CanonicalOutput::RankLabelLists() {
   plan_index_.clear();
   last_plan_key_ = UINT64_MAX;
   overlap_key_ = UINT64_MAX;
+  overlap_memo_.clear();
 }
 
 bool CanonicalOutput::NamesOverlap(uint32_t base, uint32_t extra) {
   uint64_t key = (static_cast<uint64_t>(lists_[base].names) << 32) | extra;
   if (key == overlap_key_) return overlap_;
+  if (auto it = overlap_memo_.find(key); it != overlap_memo_.end()) {
+    overlap_key_ = key;
+    return overlap_ = it->second;
+  }
   const LabelList& a = lists_[base];
   const LabelList& b = lists_[extra];
   bool overlap = false;
@@ -254,6 +285,7 @@ bool CanonicalOutput::NamesOverlap(uint32_t base, uint32_t extra) {
   }
   overlap_key_ = key;
   overlap_ = overlap;
+  overlap_memo_.emplace(key, overlap);
   return overlap;
 }
 
@@ -409,19 +441,29 @@ bool CanonicalOutput::SameRankOrder(const Family& f, const Family& prev) {
   // input order. Exporters list the same devices in the same order under
   // every metric, so most families take this path.
   const size_t n = f.entries.size();
-  if (prev.entries.size() != n || n == 0 || f.entries[0].base != prev.entries[0].base) return false;
-  const uint32_t extra = f.entries[0].extra;
-  const uint32_t prev_extra = prev.entries[0].extra;
+  if (!f.one_extra || !prev.one_extra || prev.entries.size() != n || n == 0 ||
+      f.bases_hash != prev.bases_hash) {
+    return false;
+  }
   for (size_t i = 0; i < n; ++i) {
-    const Entry& x = f.entries[i];
-    const Entry& y = prev.entries[i];
-    if (x.base != y.base || x.extra != extra || y.extra != prev_extra) return false;
+    if (f.entries[i].base != prev.entries[i].base) return false;
   }
   return true;
 }
 
+void CanonicalOutput::Summarize(Family& f) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the base ids
+  f.one_extra = true;
+  for (const Entry& e : f.entries) {
+    h = (h ^ e.base) * 0x100000001b3ull;
+    f.one_extra = f.one_extra && e.extra == f.entries[0].extra;
+  }
+  f.bases_hash = h;
+}
+
 uint64_t CanonicalOutput::OrderFamily(Family& f, std::span<const Family> ordered,
                                       uint64_t* duplicates) {
+  Summarize(f);
   // Only families that were sorted themselves are worth comparing with.
   auto same = std::find_if(ordered.begin(), ordered.end(), [&f](const Family& g) {
     return !g.reused && SameRankOrder(f, g);
@@ -455,18 +497,13 @@ void CanonicalOutput::VerifyOrder(Family& f) {
   // only where the ranks cannot tell), marking entries of one series.
   f.joins.clear();
   f.by_ranks = true;
-  std::string prev, cur;
   for (size_t k = 1; k < f.order.size(); ++k) {
     const Entry& x = f.entries[f.order[k - 1]];
     const Entry& y = f.entries[f.order[k]];
     int c = KnownOrder(x, y);
     if (c == kUnknownOrder) {
       f.by_ranks = false;
-      prev.clear();
-      cur.clear();
-      RenderLabels(x, prev);
-      RenderLabels(y, cur);
-      c = prev.compare(cur);
+      c = CompareRendered(x, y);
     }
     if (c > 0) {
       f.by_ranks = false;

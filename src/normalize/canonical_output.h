@@ -113,6 +113,10 @@ class CanonicalOutput {
     // alone, with no rendering and no repair.
     bool by_ranks = false;
     bool reused = false;  // `order` was taken from another family
+    // Set by Summarize(): a hash of the base lists in input order, and
+    // whether all entries have the same extra list.
+    uint64_t bases_hash = 0;
+    bool one_extra = false;
   };
   // A value of a series with several: when, and the entry's input position.
   struct Record {
@@ -148,6 +152,8 @@ class CanonicalOutput {
   // (returns the end).
   size_t LabelsSize(const Entry& e) const;
   char* WriteLabels(const Entry& e, char* p) const;
+  // Compares two entries' "{...}" renderings (<0, 0, >0) without copying.
+  int CompareRendered(const Entry& x, const Entry& y);
   // Appends "{...}" (nothing for no labels) of an entry.
   void RenderLabels(const Entry& e, std::string& out) const;
   void RankLabelLists();
@@ -168,7 +174,9 @@ class CanonicalOutput {
   // True when f's rank order must equal prev's (same base lists in the same
   // input order, one extra list each), so prev.order can be reused. Cheap:
   // families that differ usually differ in size or in their first entry.
+  // REQUIRES: both were summarized.
   static bool SameRankOrder(const Family& f, const Family& prev);
+  static void Summarize(Family& f);
   // Where rank order is not rendered order: sorts f.order by rendered labels.
   void SortByRendering(Family& f);
   // Calls f(entry, timestamp) for each sample of `f` in output order, a
@@ -187,7 +195,9 @@ class CanonicalOutput {
   std::string last_names_key_;       // the last names_key_ looked up ...
   uint32_t last_names_ = 0;          // ... and its id
   std::vector<LabelView> scratch_views_;
-  // Last NamesOverlap() question (names id, extra list) and its answer.
+  std::vector<std::string_view> scratch_pieces_[2];
+  // NamesOverlap() answers by (names id, extra list), and the last one.
+  std::unordered_map<uint64_t, bool> overlap_memo_;
   uint64_t overlap_key_ = UINT64_MAX;
   bool overlap_ = false;
   std::vector<Labels> list_labels_;  // per list, only with keep_labels_

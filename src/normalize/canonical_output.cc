@@ -25,18 +25,7 @@ uint32_t CanonicalOutput::AddLabels(const Labels& labels) {
 uint32_t CanonicalOutput::AddLabels(std::span<const LabelView> labels) {
   LabelList list{static_cast<uint32_t>(fragments_.size()), static_cast<uint32_t>(labels.size()),
                  0, 0};
-  names_key_.clear();
-  for (const auto& [name, value] : labels) {
-    names_key_.append(name);
-    names_key_.push_back('\0');
-  }
-  if (names_key_ != last_names_key_) {
-    auto [it, inserted] =
-        names_index_.try_emplace(names_key_, static_cast<uint32_t>(names_index_.size()));
-    last_names_key_ = names_key_;
-    last_names_ = it->second;
-  }
-  list.names = last_names_;
+  list.names = NamesId(labels);
   const size_t start = arena_.size();
   bool first = true;
   for (const auto& [name, value] : labels) {
@@ -58,6 +47,27 @@ uint32_t CanonicalOutput::AddLabels(std::span<const LabelView> labels) {
     list_labels_.push_back(std::move(kept));
   }
   return static_cast<uint32_t>(lists_.size() - 1);
+}
+
+uint32_t CanonicalOutput::NamesId(std::span<const LabelView> labels) {
+  // Lists mostly repeat the names of one of the last two lists (device
+  // lists in a row; info series of two kinds in turn): compare with those.
+  for (size_t back = 1; back <= 2 && back <= lists_.size(); ++back) {
+    const LabelList& l = lists_[lists_.size() - back];
+    if (l.count != labels.size()) continue;
+    bool same = true;
+    for (uint32_t k = 0; k < l.count && same; ++k) {
+      same = FragmentName(fragments_[l.first + k]) == labels[k].first;
+    }
+    if (same) return l.names;
+  }
+  names_key_.clear();
+  for (const auto& [name, value] : labels) {
+    names_key_.append(name);
+    names_key_.push_back('\0');
+  }
+  return names_index_.try_emplace(names_key_, static_cast<uint32_t>(names_index_.size()))
+      .first->second;
 }
 
 uint32_t CanonicalOutput::FamilyFor(std::string_view name) {

@@ -137,6 +137,8 @@ class CanonicalOutput {
   };
 
   uint32_t FamilyFor(std::string_view name);
+  // LabelList::names for lists with these label names.
+  uint32_t NamesId(std::span<const LabelView> labels);
   std::string_view Rendered(const LabelList& list) const;
   // The plan for base list `a` (any list with a's label names) and extra list
   // `b` (id `extra`), computed once per pair.
@@ -192,8 +194,6 @@ class CanonicalOutput {
   BigVector<LabelList> lists_;
   StringMap<uint32_t> names_index_;  // label names joined by '\0' -> LabelList::names
   std::string names_key_;            // scratch
-  std::string last_names_key_;       // the last names_key_ looked up ...
-  uint32_t last_names_ = 0;          // ... and its id
   std::vector<LabelView> scratch_views_;
   std::vector<std::string_view> scratch_pieces_[2];
   // NamesOverlap() answers by (names id, extra list), and the last one.

@@ -93,6 +93,7 @@ class Translator final : public ExpositionHandler {
     base_pairs_.reserve(pairs);
     info_pairs_.reserve(pairs);
     info_keys_.reserve(input.size() / 16);
+    for (const MetricMapping& m : table_.mappings()) plausible_.push_back(PlausibleRangeOf(*m.def));
   }
 
   void OnSample(const ExpoSample& s) override;
@@ -198,6 +199,7 @@ class Translator final : public ExpositionHandler {
   uint32_t last_label_set_ = UINT32_MAX;
   uint32_t known_label_set_ = UINT32_MAX;  // answer of the last KnownLabelSet()
   std::vector<uint32_t> extra_labels_;  // per mapping: its own labels in out_
+  std::vector<PlausibleRange> plausible_;  // per mapping
   // (label set, mapping) -> label list, for mappings that rename labels
   // (their labels are translated per series, so once is enough).
   std::unordered_map<uint64_t, uint32_t> renamed_lists_;
@@ -583,7 +585,7 @@ void Translator::OnSample(const ExpoSample& s) {
     return;
   }
   double value = m->def->type == MetricType::kInfo ? 1.0 : s.value * m->scale;
-  if (!IsPlausible(*m->def, value)) {
+  if (!plausible_[mapping].Contains(value)) {
     ++report_.absurd;
     return;
   }

@@ -1,6 +1,7 @@
 #include "normalize/normalizer.h"
 
 #include <cmath>
+#include <limits>
 
 namespace gpufleet {
 
@@ -106,21 +107,25 @@ void Normalizer::ResetDevice(const std::string& uuid) {
   }
 }
 
-bool IsPlausible(const MetricDef& def, double value) {
-  if (!std::isfinite(value)) return false;
-  if (def.type == MetricType::kInfo) return true;
+PlausibleRange PlausibleRangeOf(const MetricDef& def) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  if (def.type == MetricType::kInfo) return {-kInf, kInf};
   const std::string& u = def.unit;
   const bool counter = def.type == MetricType::kCounter;
-  if (u == "celsius") return value >= -60 && value <= 250;
-  if (value < 0) return false;  // nothing else gpufleet serves can be negative
-  if (u == "ratio") return value <= 1.05;
-  if (u == "watts") return value <= 20000;  // a whole multi-die board, with margin
-  if (u == "joules") return value <= 1e13;  // ~300 years at 1 kW
-  if (u == "hertz") return value <= 1e11;
-  if (u == "bytes") return value <= (counter ? 1e20 : 1e15);
-  if (u == "bytes_per_second") return value <= 1e14;
-  if (u == "seconds") return value <= 1e11;
-  return value <= 1e18;  // plain counts and codes
+  if (u == "celsius") return {-60, 250};
+  // Nothing else gpufleet serves can be negative.
+  if (u == "ratio") return {0, 1.05};
+  if (u == "watts") return {0, 20000};  // a whole multi-die board, with margin
+  if (u == "joules") return {0, 1e13};  // ~300 years at 1 kW
+  if (u == "hertz") return {0, 1e11};
+  if (u == "bytes") return {0, counter ? 1e20 : 1e15};
+  if (u == "bytes_per_second") return {0, 1e14};
+  if (u == "seconds") return {0, 1e11};
+  return {0, 1e18};  // plain counts and codes
+}
+
+bool IsPlausible(const MetricDef& def, double value) {
+  return PlausibleRangeOf(def).Contains(value);
 }
 
 }  // namespace gpufleet

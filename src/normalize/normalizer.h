@@ -7,6 +7,7 @@
 // one thread at a time.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -66,8 +67,18 @@ class Normalizer {
   std::unordered_map<std::string, CounterState> counters_;  // key: series identity
 };
 
-// True when `value` is physically possible for a canonical metric of `unit`
-// (e.g. a ratio in [0, 1.05], a temperature in [-60, 250] Celsius).
+// The physically possible values of a canonical metric, by unit (e.g. a
+// ratio in [0, 1.05], a temperature in [-60, 250] Celsius); finite values
+// in [lo, hi] are plausible.
+struct PlausibleRange {
+  double lo;
+  double hi;
+  bool Contains(double value) const {
+    return std::isfinite(value) && value >= lo && value <= hi;
+  }
+};
+PlausibleRange PlausibleRangeOf(const MetricDef& def);
+// PlausibleRangeOf(def).Contains(value).
 bool IsPlausible(const MetricDef& def, double value);
 
 }  // namespace gpufleet

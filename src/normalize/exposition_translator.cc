@@ -61,6 +61,22 @@ void SortLabels(std::vector<LabelView>& labels) {
             [](const LabelView& a, const LabelView& b) { return a.first < b.first; });
 }
 
+// `out` = the union of `a` and `b` (both sorted by name, names unique),
+// sorted; `b` wins on equal names.
+void MergeSortedLabels(std::span<const LabelView> a, std::span<const LabelView> b,
+                       std::vector<LabelView>& out) {
+  out.clear();
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    if (j == b.size() || (i < a.size() && a[i].first < b[j].first)) {
+      out.push_back(a[i++]);
+    } else {
+      if (i < a.size() && a[i].first == b[j].first) ++i;
+      out.push_back(b[j++]);
+    }
+  }
+}
+
 // `{a="1",b="x"}`, as Labels::ToString renders it; `labels` sorted by name.
 void AppendRenderedLabels(std::span<const LabelView> labels, std::string& out) {
   if (labels.empty()) return;
@@ -222,6 +238,7 @@ class Translator final : public ExpositionHandler {
   std::vector<std::pair<std::string_view, LabelView>> scratch_extra_;  // (metric, label)
   std::vector<LabelView> scratch_fallback_;
   std::vector<LabelView> scratch_own_;
+  std::vector<LabelView> scratch_merged_;
   std::string scratch_key_;
   std::string scratch_info_key_;
 };
@@ -455,10 +472,12 @@ void Translator::AddInfoSeries(const LabelSet& ls) {
     own.clear();
     for (size_t j = first; j < last; ++j) SetLabel(own, extra[j].second.first, extra[j].second.second);
     SortLabels(own);
-    labels.assign(device.begin(), device.end());
-    for (const auto& [name, value] : own) SetLabel(labels, name, value);
-    if (metric == "gpu_info") SetLabel(labels, "source", table_.source());
-    SortLabels(labels);
+    MergeSortedLabels(device, own, labels);
+    if (metric == "gpu_info") {
+      const LabelView source("source", table_.source());
+      scratch_merged_.swap(labels);
+      MergeSortedLabels(scratch_merged_, std::span<const LabelView>(&source, 1), labels);
+    }
     MergeInfo(metric, own, labels);
   };
   // gpu_info always (with its own labels if any), other info series only

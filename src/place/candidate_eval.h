@@ -1,6 +1,7 @@
 // The candidate loop shared by the policies that score a node by a measure of
 // the node before and after a hypothetical placement (FGD's fragmentation,
-// gpufleet's waste), and the per (request shape, node) cache of its results.
+// gpufleet's waste), the per (request shape, node) cache of its results, and
+// CandidatePolicy, the base that ties them to PlacementPolicy.
 // Private to src/place (frag_policies.cc, gpufleet_policy.cc).
 //
 // Thread safety: none; each policy owns its cache.
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "place/model.h"
+#include "place/policy.h"
 
 namespace gpufleet::place {
 
@@ -105,5 +107,52 @@ void EvaluateCandidates(const NodeState& st, const WorkloadRequest& req,
   out.score = score_after(static_cast<const int64_t*>(free), gpus, int64_t{-1});
   out.gpus = m;
 }
+
+// Base of FGD's and gpufleet's policies: Score and ChooseGpus read the node's
+// cached CandidateEval for the current request shape, and a policy computes
+// one (EvaluateNode, normally EvaluateCandidates with its measure) only when
+// the node changed since.
+class CandidatePolicy : public PlacementPolicy {
+ public:
+  // `memory_matters`: the policy's measure depends on the request's memory
+  // (part of the cache's shape key).
+  explicit CandidatePolicy(bool memory_matters) : memory_matters_(memory_matters) {}
+
+  void BeginRequest(const Cluster& cluster, const WorkloadRequest& req, Rng&) final {
+    if (bound_ != &cluster || nodes_ != cluster.size()) {
+      bound_ = &cluster;
+      nodes_ = cluster.size();
+      evals_.Reset(nodes_);
+      Bind(cluster);
+    }
+    evals_.Select(req, memory_matters_);
+  }
+  double Score(const Cluster& cluster, int node, const WorkloadRequest& req) final {
+    return Evaluate(cluster, node, req).score;
+  }
+  GpuMask ChooseGpus(const Cluster& cluster, int node, const WorkloadRequest& req, Rng&) final {
+    return Evaluate(cluster, node, req).gpus;
+  }
+
+ protected:
+  // A new cluster: the policy drops its per-node state.
+  virtual void Bind(const Cluster& cluster) = 0;
+  // Fills `out` with the best placement of `req` on `node` and marks it
+  // current (EvaluateCandidates does both).
+  virtual void EvaluateNode(const Cluster& cluster, int node, const WorkloadRequest& req,
+                            CandidateEval& out) = 0;
+
+ private:
+  const CandidateEval& Evaluate(const Cluster& cluster, int node, const WorkloadRequest& req) {
+    CandidateEval& e = evals_.at(node);
+    if (e.version_plus1 != cluster.state(node).version + 1) EvaluateNode(cluster, node, req, e);
+    return e;
+  }
+
+  const bool memory_matters_;  // set at construction
+  const Cluster* bound_ = nullptr;
+  int nodes_ = 0;
+  CandidateEvalCache evals_;
+};
 
 }  // namespace gpufleet::place

@@ -5,7 +5,7 @@
 // gpufleet's own policy is in gpufleet_policy.cc.
 //
 // The candidate loop and its cache per (request shape, node) are shared with
-// gpufleet's policy (candidate_eval.h).
+// gpufleet's policy (CandidatePolicy, candidate_eval.h).
 #include <memory>
 #include <string>
 #include <utility>
@@ -18,23 +18,10 @@
 namespace gpufleet::place {
 namespace {
 
-class FragPolicyBase : public PlacementPolicy {
+class FragPolicyBase : public CandidatePolicy {
  public:
-  explicit FragPolicyBase(TargetWorkload target) : target_(std::move(target)) {}
-
-  void BeginRequest(const Cluster& cluster, const WorkloadRequest& req, Rng&) override {
-    if (bound_ != &cluster || static_cast<int>(frag_.size()) != cluster.size()) Bind(cluster);
-    evals_.Select(req, /*memory_matters=*/false);
-  }
-
-  double Score(const Cluster& cluster, int node, const WorkloadRequest& req) override {
-    return Evaluate(cluster, node, req).score;
-  }
-
-  GpuMask ChooseGpus(const Cluster& cluster, int node, const WorkloadRequest& req,
-                     Rng&) override {
-    return Evaluate(cluster, node, req).gpus;
-  }
+  explicit FragPolicyBase(TargetWorkload target)
+      : CandidatePolicy(/*memory_matters=*/false), target_(std::move(target)) {}
 
  protected:
   // Score for one candidate placement, given the node's fragmentation
@@ -51,11 +38,9 @@ class FragPolicyBase : public PlacementPolicy {
     double frag = 0;
   };
 
-  void Bind(const Cluster& cluster) {
-    bound_ = &cluster;
+  void Bind(const Cluster& cluster) override {
     target_.BindModels(cluster);
     frag_.assign(cluster.size(), FragEntry{});
-    evals_.Reset(cluster.size());
   }
 
   double FragNow(const Cluster& cluster, int node) {
@@ -68,10 +53,9 @@ class FragPolicyBase : public PlacementPolicy {
     return e.frag;
   }
 
-  const CandidateEval& Evaluate(const Cluster& cluster, int node, const WorkloadRequest& req) {
-    CandidateEval& e = evals_.at(node);
+  void EvaluateNode(const Cluster& cluster, int node, const WorkloadRequest& req,
+                    CandidateEval& e) override {
     const NodeState& st = cluster.state(node);
-    if (e.version_plus1 == st.version + 1) return e;
     const double before = FragNow(cluster, node);
     const int64_t cpu_after = st.cpu_free_milli - req.cpu_milli;
     EvaluateCandidates(
@@ -81,13 +65,10 @@ class FragPolicyBase : public PlacementPolicy {
           return CandidateScore(cluster, node, req, before, after, device_free_after);
         },
         e);
-    return e;
   }
 
   TargetWorkload target_;
-  const Cluster* bound_ = nullptr;
   std::vector<FragEntry> frag_;
-  CandidateEvalCache evals_;
 };
 
 class FgdPolicy : public FragPolicyBase {

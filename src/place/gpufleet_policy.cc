@@ -20,7 +20,7 @@
 // docs/placement.md for what each part gains and what did not work.
 //
 // The candidate loop and its cache per (request shape, node) are FGD's
-// (candidate_eval.h); waste results are also cached by node state
+// (CandidatePolicy, candidate_eval.h); waste results are also cached by node state
 // (MemoWaste), since many nodes are in the same state.
 #include <algorithm>
 #include <array>
@@ -185,37 +185,26 @@ double CpuStarvedGpus(const NodeSpec& spec, double target_cpu_per_gpu_milli, dou
 
 namespace {
 
-class GpufleetPolicy : public PlacementPolicy {
+class GpufleetPolicy : public CandidatePolicy {
  public:
   explicit GpufleetPolicy(TargetWorkload target)
-      : model_(target), cpu_per_gpu_milli_(TargetCpuPerGpuMilli(target)) {}
+      : CandidatePolicy(/*memory_matters=*/true),
+        model_(target),
+        cpu_per_gpu_milli_(TargetCpuPerGpuMilli(target)) {}
 
   std::string_view name() const override { return "gpufleet"; }
-
-  void BeginRequest(const Cluster& cluster, const WorkloadRequest& req, Rng&) override {
-    if (bound_ != &cluster || static_cast<int>(before_.size()) != cluster.size()) {
-      bound_ = &cluster;
-      model_.Bind(cluster);
-      memo_.assign(kMemoSlots, Slot{});
-      before_.assign(cluster.size(), WasteEntry{});
-      evals_.Reset(cluster.size());
-    }
-    evals_.Select(req, /*memory_matters=*/true);
-  }
-
-  double Score(const Cluster& cluster, int node, const WorkloadRequest& req) override {
-    return Evaluate(cluster, node, req).score;
-  }
-  GpuMask ChooseGpus(const Cluster& cluster, int node, const WorkloadRequest& req,
-                     Rng&) override {
-    return Evaluate(cluster, node, req).gpus;
-  }
 
  private:
   struct WasteEntry {
     uint64_t version_plus1 = 0;
     double waste = 0;
   };
+
+  void Bind(const Cluster& cluster) override {
+    model_.Bind(cluster);
+    memo_.assign(kMemoSlots, Slot{});
+    before_.assign(cluster.size(), WasteEntry{});
+  }
 
   double Before(const Cluster& cluster, int node) {
     WasteEntry& c = before_[node];
@@ -248,10 +237,9 @@ class GpufleetPolicy : public PlacementPolicy {
     return score;
   }
 
-  const CandidateEval& Evaluate(const Cluster& cluster, int node, const WorkloadRequest& req) {
-    CandidateEval& e = evals_.at(node);
+  void EvaluateNode(const Cluster& cluster, int node, const WorkloadRequest& req,
+                    CandidateEval& e) override {
     const NodeState& st = cluster.state(node);
-    if (e.version_plus1 == st.version + 1) return e;
     const double before = Before(cluster, node);
     const int64_t cpu_after = st.cpu_free_milli - req.cpu_milli;
     const int64_t mem_after = st.memory_free_mib - req.memory_mib;
@@ -262,7 +250,6 @@ class GpufleetPolicy : public PlacementPolicy {
           return CandidateScore(cluster, node, req, before, after, device_free_after);
         },
         e);
-    return e;
   }
 
   static constexpr int kMemoGpus = 8;
@@ -324,9 +311,7 @@ class GpufleetPolicy : public PlacementPolicy {
   std::vector<Slot> memo_;
 
   GpufleetWasteModel model_;
-  const Cluster* bound_ = nullptr;
   std::vector<WasteEntry> before_;
-  CandidateEvalCache evals_;
   double cpu_per_gpu_milli_ = 0;  // set at construction
 };
 

@@ -151,7 +151,8 @@ class CanonicalOutput {
   template <typename F>
   void ForEachLabelPiece(const Entry& e, F&& f) const;
   // Size of the entry's "{...}" (0 for no labels), and writing it at `p`
-  // (returns the end).
+  // (returns the end). WriteLabels may write up to kCopyBlock - 1 bytes past
+  // the end, and REQUIRES: Finalize() was called (the arena's slack).
   size_t LabelsSize(const Entry& e) const;
   char* WriteLabels(const Entry& e, char* p) const;
   // Compares two entries' "{...}" renderings (<0, 0, >0) without copying.

@@ -6,8 +6,10 @@
 // as DCGM_FI_DRIVER_VERSION or the Kubernetes pod labels.
 //
 // Speed: mapping lookups are cached per metric name and label translation per
-// distinct input label set, so a sample costs one label-set hash lookup and no
-// allocation once its series has been seen.
+// distinct input label set. A sample line whose label text equals the set
+// predicted from the previous family's order is recognised by one in-place
+// comparison (else one hash lookup) and costs no allocation; see
+// CanonicalOutput for the output side.
 //
 // Thread safety: a call is self-contained.
 #pragma once

@@ -193,7 +193,14 @@ struct ChunkKey {
     if (chunk != o.chunk) return chunk < o.chunk;
     return bytes < o.bytes;
   }
+  bool SameBytes(const ChunkKey& o) const { return chunk == o.chunk && bytes == o.bytes; }
 };
+
+// Texts that are all equal: by id.
+void SortById(std::span<TextId> items) {
+  std::sort(items.begin(), items.end(),
+            [](const TextId& a, const TextId& b) { return a.second < b.second; });
+}
 
 ChunkKey KeyAt(std::string_view s, size_t depth, uint32_t index) {
   if (std::endian::native == std::endian::little && s.size() >= depth + 8) {
@@ -224,12 +231,11 @@ void SortFrom(std::span<TextId> items, size_t depth, std::vector<ChunkKey>& keys
     bool all_equal = true;
     for (uint32_t i = 0; i < items.size(); ++i) {
       keys[i] = KeyAt(items[i].first, depth, i);
-      all_equal = all_equal && keys[i].chunk == keys[0].chunk && keys[i].bytes == keys[0].bytes;
+      all_equal = all_equal && keys[i].SameBytes(keys[0]);
     }
     if (all_equal) {
       if (keys[0].bytes < 8) {  // all texts ended: equal, so by id
-        std::sort(items.begin(), items.end(),
-                  [](const TextId& a, const TextId& b) { return a.second < b.second; });
+        SortById(items);
         return;
       }
       depth += 8;  // a prefix shared by all: step over it once
@@ -249,15 +255,14 @@ void SortFrom(std::span<TextId> items, size_t depth, std::vector<ChunkKey>& keys
     std::vector<Run> runs;
     for (uint32_t i = 0; i < keys.size();) {
       uint32_t j = i + 1;
-      while (j < keys.size() && keys[j].chunk == keys[i].chunk && keys[j].bytes == keys[i].bytes) ++j;
+      while (j < keys.size() && keys[j].SameBytes(keys[i])) ++j;
       if (j - i > 1) runs.push_back(Run{i, j - i, keys[i].bytes < 8});
       i = j;
     }
     for (const Run& r : runs) {
       std::span<TextId> run = items.subspan(r.first, r.count);
       if (r.ended) {
-        std::sort(run.begin(), run.end(),
-                  [](const TextId& a, const TextId& b) { return a.second < b.second; });
+        SortById(run);
       } else {
         SortFrom(run, depth + 8, keys, scratch);
       }

@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "schema/compat_check.h"
-#include "schema/compat_stack.h"
-#include "schema/compat_version.h"
+#include "compat/compat_check.h"
+#include "compat/compat_stack.h"
+#include "compat/compat_version.h"
 
 namespace gpufleet {
 namespace {

@@ -7,9 +7,9 @@
 #include <optional>
 
 #include "cli/command.h"
+#include "compat/compat_check.h"
 #include "core/file_util.h"
 #include "core/strings.h"
-#include "schema/compat_check.h"
 
 namespace gpufleet {
 namespace {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "collect/amdsmi_api.h"
-#include "collect/dynamic_library.h"
+#include "core/dynamic_library.h"
 #include "core/status.h"
 
 namespace gpufleet {

@@ -6,7 +6,7 @@
 
 #include "collect/amdsmi_library.h"
 #include "collect/collector.h"
-#include "collect/device.h"
+#include "schema/device.h"
 
 namespace gpufleet {
 

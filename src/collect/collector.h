@@ -10,39 +10,15 @@
 // time. Implementations guard any shared state.
 #pragma once
 
-#include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "collect/device.h"
-#include "core/labels.h"
 #include "core/status.h"
+#include "schema/device.h"
 
 namespace gpufleet {
-
-// One value in the source's vocabulary. `labels` carries reading-specific
-// dimensions (sensor="edge", link="3", pid="1234"), never device identity.
-struct RawReading {
-  std::string name;
-  double value = 0;
-  Labels labels;
-};
-
-struct DeviceReadings {
-  std::vector<RawReading> readings;
-  // Fields that failed without failing the device, by reason
-  // ("not_supported", "sentinel", "symbol_missing", "error"): counted into
-  // gpufleet_agent_collector_errors_total.
-  std::map<std::string, uint64_t> field_errors;
-
-  void Add(std::string name, double value, Labels labels = {}) {
-    readings.push_back(RawReading{std::move(name), value, std::move(labels)});
-  }
-  void CountError(const std::string& reason) { ++field_errors[reason]; }
-};
 
 class Collector {
  public:

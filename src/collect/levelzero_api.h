@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "collect/dynamic_library.h"
+#include "core/dynamic_library.h"
 #include "core/status.h"
 
 namespace gpufleet::levelzero {

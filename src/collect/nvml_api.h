@@ -18,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "collect/dynamic_library.h"
 #include "collect/nvml_types.h"
+#include "core/dynamic_library.h"
 #include "core/status.h"
 
 namespace gpufleet {

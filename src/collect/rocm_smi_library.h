@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "collect/dynamic_library.h"
+#include "core/dynamic_library.h"
 #include "core/status.h"
 
 namespace gpufleet {

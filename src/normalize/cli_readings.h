@@ -8,9 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "collect/collector.h"
-#include "collect/device.h"
 #include "core/labels.h"
+#include "schema/device.h"
 
 namespace gpufleet {
 

@@ -9,12 +9,12 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "collect/device.h"
 #include "core/big_vector.h"
 #include "core/flat_index.h"
 #include "expo/exposition_parser.h"
 #include "normalize/canonical_output.h"
 #include "normalize/normalizer.h"
+#include "schema/device.h"
 
 namespace gpufleet {
 

@@ -14,11 +14,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "collect/collector.h"
-#include "collect/device.h"
 #include "core/labels.h"
 #include "core/sample.h"
 #include "normalize/mapping_table.h"
+#include "schema/device.h"
 
 namespace gpufleet {
 

@@ -3,8 +3,8 @@
 #include <optional>
 #include <string>
 
-#include "schema/compat_check.h"
-#include "schema/compat_stack.h"
+#include "compat/compat_check.h"
+#include "compat/compat_stack.h"
 
 namespace gpufleet::place {
 

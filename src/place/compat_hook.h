@@ -1,5 +1,5 @@
 // The placement engine's software check backed by the compatibility catalog
-// (schema/compat_check.h), so `place` and `gpufleet compat check` judge a
+// (compat/compat_check.h), so `place` and `gpufleet compat check` judge a
 // stack by the same rules.
 //
 // Node software keys (NodeSpec::software): driver, driver_kernel_module, cuda,
@@ -12,8 +12,8 @@
 // Thread safety: the hook is stateless apart from the catalog it reads.
 #pragma once
 
+#include "compat/compat_catalog.h"
 #include "place/feasibility.h"
-#include "schema/compat_catalog.h"
 
 namespace gpufleet::place {
 

@@ -43,7 +43,7 @@ struct Feasibility {
 // Returns a reason when `node` cannot run `req` (e.g. "requires cuda>=12.4,
 // node has 12.2"), std::nullopt when it can. The default hook requires each
 // requested software component to be present with exactly the same version
-// string; src/schema/compat_* can supply a real one.
+// string; src/compat/compat_* can supply a real one.
 using SoftwareCompatHook =
     std::function<std::optional<std::string>(const NodeSpec&, const WorkloadRequest&)>;
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "collect/collector.h"
-#include "collect/dynamic_library.h"
+#include "core/dynamic_library.h"
 #include "core/labels.h"
 #include "core/sample.h"
 #include "core/status.h"

@@ -1,9 +1,17 @@
-// Device: one GPU or one partition of a GPU (MIG instance, AMD XCP, Intel
-// tile) as a collector discovered it.
+// The device model: one GPU or one partition of a GPU (MIG instance, AMD
+// XCP, Intel tile) as a collector discovered it, and the raw readings a
+// collector reports for it in its source's own vocabulary. Collectors fill
+// these; normalize maps them to canonical samples. Neither side owns them,
+// so they live here (DESIGN.md: schema holds the device model).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/labels.h"
 
 #include "schema/vendor.h"
 
@@ -33,5 +41,26 @@ struct DeviceInfo {
 // Normalizes a PCI bus id to "dddd:bb:dd.f" lower-case ("00000000:29:00.0" ->
 // "0000:29:00.0"). Returns the input unchanged when it does not parse.
 std::string CanonicalPciBusId(std::string_view id);
+
+// One value in the source's vocabulary. `labels` carries reading-specific
+// dimensions (sensor="edge", link="3", pid="1234"), never device identity.
+struct RawReading {
+  std::string name;
+  double value = 0;
+  Labels labels;
+};
+
+struct DeviceReadings {
+  std::vector<RawReading> readings;
+  // Fields that failed without failing the device, by reason
+  // ("not_supported", "sentinel", "symbol_missing", "error"): counted into
+  // gpufleet_agent_collector_errors_total.
+  std::map<std::string, uint64_t> field_errors;
+
+  void Add(std::string name, double value, Labels labels = {}) {
+    readings.push_back(RawReading{std::move(name), value, std::move(labels)});
+  }
+  void CountError(const std::string& reason) { ++field_errors[reason]; }
+};
 
 }  // namespace gpufleet

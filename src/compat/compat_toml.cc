@@ -1,4 +1,4 @@
-#include "schema/compat_toml.h"
+#include "compat/compat_toml.h"
 
 #include <algorithm>
 

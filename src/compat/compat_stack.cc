@@ -1,6 +1,6 @@
-#include "schema/compat_stack.h"
+#include "compat/compat_stack.h"
 
-#include "schema/compat_toml.h"
+#include "compat/compat_toml.h"
 #include "schema/toml_util.h"
 
 namespace gpufleet {

@@ -5,8 +5,8 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "compat/compat_checker.h"
 #include "core/strings.h"
-#include "schema/compat_checker.h"
 
 namespace gpufleet {
 

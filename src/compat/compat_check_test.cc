@@ -1,4 +1,4 @@
-#include "schema/compat_check.h"
+#include "compat/compat_check.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Text and JSON renderings of a CompatReport (cli prints them).
 #include <cstdio>
 
-#include "schema/compat_check.h"
+#include "compat/compat_check.h"
 
 namespace gpufleet {
 

@@ -1,4 +1,4 @@
-#include "schema/compat_catalog.h"
+#include "compat/compat_catalog.h"
 
 #include <gtest/gtest.h>
 

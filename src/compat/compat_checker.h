@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "schema/compat_check.h"
+#include "compat/compat_check.h"
 
 namespace gpufleet {
 

@@ -3,7 +3,7 @@
 // NCCL/RCCL version every rank of the job must share.
 #include <algorithm>
 
-#include "schema/compat_checker.h"
+#include "compat/compat_checker.h"
 
 namespace gpufleet {
 

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "compat/compat_version.h"
 #include "core/status.h"
-#include "schema/compat_version.h"
 
 namespace gpufleet {
 

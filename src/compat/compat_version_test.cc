@@ -1,4 +1,4 @@
-#include "schema/compat_version.h"
+#include "compat/compat_version.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "schema/compat_check.h"
+#include "compat/compat_check.h"
 
 #include <algorithm>
 
-#include "schema/compat_checker.h"
+#include "compat/compat_checker.h"
 #include "schema/hardware_catalog.h"
 
 namespace gpufleet {

@@ -3,8 +3,8 @@
 // Fabric Manager, driver branch life cycle, NCCL's CUDA build.
 #include <algorithm>
 
+#include "compat/compat_checker.h"
 #include "core/strings.h"
-#include "schema/compat_checker.h"
 
 namespace gpufleet {
 

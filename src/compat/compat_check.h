@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "schema/compat_catalog.h"
-#include "schema/compat_stack.h"
+#include "compat/compat_catalog.h"
+#include "compat/compat_stack.h"
 
 namespace gpufleet {
 

@@ -1,10 +1,10 @@
-#include "schema/compat_catalog.h"
+#include "compat/compat_catalog.h"
 
 #include <algorithm>
 #include <cctype>
 
+#include "compat/compat_toml.h"
 #include "core/embedded.h"
-#include "schema/compat_toml.h"
 #include "schema/toml_util.h"
 
 namespace gpufleet {

@@ -1,4 +1,4 @@
-#include "schema/compat_stack.h"
+#include "compat/compat_stack.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "collect/device.h"
+#include "schema/device.h"
 
 #include <cstdio>
 

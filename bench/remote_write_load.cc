@@ -4,8 +4,6 @@
 //   {"samples": N, "seconds": S, "samples_per_second": R, "failed_requests": F, ...}
 // Bodies are encoded before the clock starts, so only the receiver's ingest is measured.
 // Round r carries timestamps start + r * 15 s, so no sample repeats an earlier one.
-#include <httplib.h>
-
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -15,6 +13,8 @@
 #include <vector>
 
 #include "expo/remote_write.h"
+#include "net/http_client.h"
+#include "net/url.h"
 
 namespace {
 
@@ -43,15 +43,12 @@ int main(int argc, char** argv) {
     else if (flag == "--connections") connections = std::atoi(v);
     else if (flag == "--series-per-batch") series_per_batch = std::atoi(v);
   }
-  size_t scheme = url.find("://");
-  size_t path_at = scheme == std::string::npos ? std::string::npos : url.find('/', scheme + 3);
-  if (path_at == std::string::npos || gpus <= 0 || rounds <= 0 || connections <= 0 ||
+  if (!gpufleet::ParseHttpUrl(url).ok() || gpus <= 0 || rounds <= 0 || connections <= 0 ||
       series_per_batch <= 0) {
     std::fprintf(stderr, "usage: %s --url http://host:port/api/v1/write [--gpus 10000] "
                  "[--rounds 3] [--connections 4] [--series-per-batch 2000]\n", argv[0]);
     return 2;
   }
-  const std::string base = url.substr(0, path_at), path = url.substr(path_at);
 
   const int64_t start_ms =
       (std::chrono::duration_cast<std::chrono::seconds>(
@@ -97,18 +94,22 @@ int main(int argc, char** argv) {
   std::vector<std::thread> threads;
   for (int c = 0; c < connections; ++c) {
     threads.emplace_back([&] {
-      httplib::Client client(base);
-      client.set_keep_alive(true);
-      client.set_read_timeout(std::chrono::seconds(60));
-      httplib::Headers headers = {{"Content-Encoding", "snappy"},
-                                  {"X-Prometheus-Remote-Write-Version", "0.1.0"}};
+      std::unique_ptr<gpufleet::HttpClient> client = gpufleet::NewHttpClient({.keep_alive = true});
+      gpufleet::HttpRequest request;
+      request.method = "POST";
+      request.url = url;
+      request.content_type = "application/x-protobuf";
+      request.timeout_ns = 60 * gpufleet::kNsPerSecond;
+      request.headers = {{"Content-Encoding", "snappy"},
+                         {"X-Prometheus-Remote-Write-Version", "0.1.0"}};
       for (size_t i = next++; i < bodies.size(); i = next++) {
-        auto res = client.Post(path, headers, bodies[i], "application/x-protobuf");
-        if (!res || res->status / 100 != 2) {
+        request.body = bodies[i];
+        gpufleet::StatusOr<gpufleet::HttpResponse> res = client->Send(request);
+        if (!res.ok() || !res->ok()) {
           if (failed++ == 0) {
             std::fprintf(stderr, "request failed: %s\n",
-                         res ? (std::to_string(res->status) + " " + res->body).c_str()
-                             : httplib::to_string(res.error()).c_str());
+                         res.ok() ? (std::to_string(res->status) + " " + res->body).c_str()
+                                  : res.status().message().c_str());
           }
         }
       }

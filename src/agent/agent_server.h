@@ -11,14 +11,10 @@
 
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "agent/agent.h"
 #include "core/status.h"
-
-namespace httplib {
-class Server;
-}
+#include "net/http_server.h"
 
 namespace gpufleet {
 
@@ -32,17 +28,11 @@ class AgentServer {
   Status Start(const std::string& host, int port);
   void Stop();
   // The bound port (useful with port 0).
-  int port() const { return port_; }
+  int port() const { return server_->port(); }
 
  private:
   Agent& agent_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
-  int port_ = 0;
+  std::unique_ptr<HttpServer> server_;
 };
-
-// Splits "host:port", ":port" (all interfaces) or "port" (loopback). Errors
-// name the bad value.
-Status ParseListenAddress(const std::string& value, std::string* host, int* port);
 
 }  // namespace gpufleet

@@ -267,18 +267,5 @@ TEST(AgentTest, ServesMetricsAndHealthOverHttpWithContentNegotiation) {
   server.Stop();
 }
 
-TEST(AgentTest, ParseListenAddress) {
-  std::string host;
-  int port = 0;
-  ASSERT_TRUE(ParseListenAddress("127.0.0.1:9835", &host, &port).ok());
-  EXPECT_EQ(host, "127.0.0.1");
-  EXPECT_EQ(port, 9835);
-  ASSERT_TRUE(ParseListenAddress(":9000", &host, &port).ok());
-  EXPECT_EQ(host, "0.0.0.0");
-  ASSERT_TRUE(ParseListenAddress("9001", &host, &port).ok());
-  EXPECT_EQ(host, "127.0.0.1");
-  EXPECT_FALSE(ParseListenAddress("host:notaport", &host, &port).ok());
-}
-
 }  // namespace
 }  // namespace gpufleet

@@ -14,7 +14,7 @@
 
 #include "agent/agent.h"
 #include "core/status.h"
-#include "store/remote_write_forwarder.h"
+#include "net/remote_write_forwarder.h"
 
 namespace gpufleet {
 

@@ -12,10 +12,6 @@
 
 namespace gpufleet {
 
-// Fetches `url` (http://host:port/path) with `timeout_ns` for connect and
-// read. Errors name the URL and the HTTP status.
-StatusOr<std::string> HttpGet(const std::string& url, int64_t timeout_ns);
-
 // `target` is an http:// URL or a file path. The exporter vocabulary is
 // sniffed from the content. Errors: InvalidArgument for a malformed URL.
 StatusOr<ExtraSource> NewScrapeSource(const std::string& target, const NodeIdentity& node,

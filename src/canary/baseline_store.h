@@ -1,7 +1,7 @@
 // Baselines: the reference figure of one benchmark on one hardware target,
 // and the store interface that keeps them with the results they came from.
-// canary does not depend on store (DESIGN.md); store/canary_state_store.h
-// implements this interface on the SQLite state database, and
+// canary/sqlite_baseline_store.h implements this interface on the SQLite state
+// database, and
 // InMemoryBaselineStore serves tests and one-shot CLI runs.
 #pragma once
 

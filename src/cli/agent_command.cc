@@ -12,8 +12,9 @@
 #include "agent/collector_set.h"
 #include "agent/remote_write_pusher.h"
 #include "agent/scrape_source.h"
-#include "cli/command.h"
 #include "agent/workload_labels.h"
+#include "cli/command.h"
+#include "net/url.h"
 
 namespace gpufleet {
 namespace {
@@ -114,11 +115,9 @@ class AgentCommand : public Command {
       return OkStatus();
     }
 
-    std::string host;
-    int port = 0;
-    RETURN_IF_ERROR(ParseListenAddress(listen_, &host, &port));
+    ASSIGN_OR_RETURN(ListenAddress listen, ParseListenAddress(listen_));
     AgentServer server(agent);
-    RETURN_IF_ERROR(server.Start(host, port));
+    RETURN_IF_ERROR(server.Start(listen.host, listen.port));
     std::thread runner([&agent] { agent.Run(); });
     std::unique_ptr<RemoteWriteForwarder> forwarder;
     std::unique_ptr<RemoteWritePusher> pusher;

@@ -21,12 +21,12 @@
 #include "canary/result_json.h"
 #include "canary/run_format.h"
 #include "canary/runner.h"
+#include "canary/sqlite_baseline_store.h"
+#include "canary/verdict_push.h"
 #include "cli/command.h"
 #include "core/clock.h"
 #include "core/file_util.h"
 #include "schema/hardware_catalog.h"
-#include "server/canary_incidents.h"
-#include "store/canary_store.h"
 
 namespace gpufleet {
 namespace {
@@ -201,8 +201,8 @@ class CanaryCommand : public Command {
   }
 
   Status OpenStore() {
-    ASSIGN_OR_RETURN(db_, StateDb::Open(db_path_, CanaryMigrations()));
-    store_ = std::make_unique<SqliteBaselineStore>(db_.get());
+    ASSIGN_OR_RETURN(db_, StateDb::Open(db_path_, canary::CanaryMigrations()));
+    store_ = std::make_unique<canary::SqliteBaselineStore>(db_.get());
     return OkStatus();
   }
 
@@ -384,8 +384,8 @@ class CanaryCommand : public Command {
       bool failing = gate.Count(canary::Verdict::kRegression) > 0 ||
                      gate.Count(canary::Verdict::kFail) > 0;
       ASSIGN_OR_RETURN(std::string reply,
-                       PushCanaryVerdicts(server_url_, token_,
-                                          node_.empty() ? HostName() : node_, gate_json));
+                       canary::PushVerdicts(server_url_, token_,
+                                            node_.empty() ? HostName() : node_, gate_json));
       std::fprintf(stderr, "pushed %sverdicts to %s: %s", failing ? "failing " : "",
                    server_url_.c_str(), reply.c_str());
     }
@@ -428,7 +428,7 @@ class CanaryCommand : public Command {
   bool require_baseline_ = false;
   canary::GatePolicy policy_;
   std::unique_ptr<StateDb> db_;
-  std::unique_ptr<SqliteBaselineStore> store_;
+  std::unique_ptr<canary::SqliteBaselineStore> store_;
 };
 
 }  // namespace

@@ -4,10 +4,10 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
-#include "agent/scrape_source.h"
 #include "cli/command.h"
 #include "core/clock.h"
 #include "core/strings.h"
+#include "net/http_client.h"
 #include "server/http_api.h"
 #include "store/incident_store.h"
 #include "store/state_db.h"

@@ -12,14 +12,13 @@
 #include <filesystem>
 #include <mutex>
 #include <optional>
-#include <thread>
 
-#include <httplib.h>
 
 #include "cli/command.h"
 #include "core/file_util.h"
-#include "core/http_bind.h"
 #include "core/strings.h"
+#include "net/http_server.h"
+#include "net/url.h"
 #include "place/compat_hook.h"
 #include "place/k8s_extender.h"
 #include "place/placement_report.h"
@@ -76,16 +75,6 @@ class InventoryFile {
   place::Inventory inventory_;                  // guarded by mu_
   std::filesystem::file_time_type mtime_{};     // guarded by mu_
 };
-
-StatusOr<std::pair<std::string, int>> SplitHostPort(const std::string& listen) {
-  size_t colon = listen.rfind(':');
-  std::optional<int64_t> port;
-  if (colon != std::string::npos) port = ParseInt64(std::string_view(listen).substr(colon + 1));
-  if (!port || *port < 0 || *port > 65535) {
-    return InvalidArgumentError("--listen: want HOST:PORT (PORT 0-65535), got '" + listen + "'");
-  }
-  return std::make_pair(listen.substr(0, colon), static_cast<int>(*port));
-}
 
 class PlaceCommand : public Command {
  public:
@@ -155,42 +144,40 @@ class PlaceCommand : public Command {
     sigaddset(&signals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-    ASSIGN_OR_RETURN(auto host_port, SplitHostPort(ext_listen_));
+    ASSIGN_OR_RETURN(ListenAddress listen, ParseListenAddress(ext_listen_));
     ASSIGN_OR_RETURN(auto policy, AsBadInput(place::MakePlacementPolicy(ext_policy_)));
     (void)policy;  // checked here; each request makes its own
     InventoryFile inventory(ext_inventory_);
     RETURN_IF_ERROR(inventory.Load());
     place::SoftwareCompatHook compat = place::CatalogCompatHook();
 
-    httplib::Server server;
-    server.set_payload_max_length(64 << 20);
+    HttpServer server;
+    server.SetMaxBodyBytes(64 << 20);
     // kube-scheduler POSTs to urlPrefix + "/" + verb: any prefix is accepted.
-    server.Post(R"(.*/filter)", [&](const httplib::Request& req, httplib::Response& res) {
-      place::ExtenderReply r = place::ExtenderFilter(inventory.Get(), compat, req.body);
-      res.status = r.http_status;
+    server.Post(R"(.*/filter)", [&](const HttpServerRequest& req, HttpServerResponse& res) {
+      place::ExtenderReply r = place::ExtenderFilter(inventory.Get(), compat, req.body());
+      res.set_status(r.http_status);
       res.set_content(r.body, "application/json");
     });
-    server.Post(R"(.*/prioritize)", [&](const httplib::Request& req, httplib::Response& res) {
+    server.Post(R"(.*/prioritize)", [&](const HttpServerRequest& req, HttpServerResponse& res) {
       place::ExtenderReply r =
-          place::ExtenderPrioritize(inventory.Get(), ext_policy_, compat, req.body);
-      res.status = r.http_status;
+          place::ExtenderPrioritize(inventory.Get(), ext_policy_, compat, req.body());
+      res.set_status(r.http_status);
       res.set_content(r.body, "application/json");
     });
-    server.Get("/-/healthy", [](const httplib::Request&, httplib::Response& res) {
+    server.Get("/-/healthy", [](const HttpServerRequest&, HttpServerResponse& res) {
       res.set_content("gpufleet place extender is healthy.\n", "text/plain");
     });
-    ASSIGN_OR_RETURN(int port, BindHttpListener(server, host_port.first, host_port.second));
-    std::thread serve([&server] { server.listen_after_bind(); });
+    ASSIGN_OR_RETURN(int port, server.Start(listen.host, listen.port));
     std::fprintf(stderr,
                  "gpufleet place extender: listening on %s:%d (inventory %s, policy %s); "
                  "Ctrl-C stops\n",
-                 host_port.first.c_str(), port, ext_inventory_.c_str(), ext_policy_.c_str());
+                 listen.host.c_str(), port, ext_inventory_.c_str(), ext_policy_.c_str());
     std::fflush(stderr);
     int sig = 0;
     sigwait(&signals, &sig);
     std::fprintf(stderr, "gpufleet place extender: signal %d, stopping\n", sig);
-    server.stop();
-    serve.join();
+    server.Stop();
     return OkStatus();
   }
 

@@ -6,9 +6,10 @@
 #include <iterator>
 #include <optional>
 
-#include "agent/scrape_source.h"
 #include "cli/command.h"
 #include "core/file_util.h"
+#include "net/http_client.h"
+#include "net/url.h"
 #include "normalize/translate.h"
 
 namespace gpufleet {
@@ -46,7 +47,9 @@ class TranslateCommand : public Command {
       fetched.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
       data = fetched;
     } else if (input_.find("://") != std::string::npos) {
-      ASSIGN_OR_RETURN(fetched, HttpGet(input_, 10 * kNsPerSecond));
+      // An exporter URL without a path means its /metrics.
+      ASSIGN_OR_RETURN(HttpUrl url, ParseHttpUrl(input_, "/metrics"));
+      ASSIGN_OR_RETURN(fetched, HttpGet(url.Full(), 10 * kNsPerSecond));
       data = fetched;
     } else {
       ASSIGN_OR_RETURN(FileContents contents, FileContents::Open(input_));

@@ -1,7 +1,5 @@
 #include "server/alert_sender.h"
 
-#include <httplib.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -9,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/strings.h"
+#include "net/url.h"
 
 namespace gpufleet {
 namespace {
@@ -117,36 +116,22 @@ std::string WebhookPayload(const std::vector<Alert>& alerts, int64_t now_ns, int
   return body.dump();
 }
 
-Status SplitHttpUrl(const std::string& url, std::string* base, std::string* path) {
-  size_t scheme_end = url.find("://");
-  if (scheme_end == std::string::npos ||
-      (url.compare(0, scheme_end, "http") != 0 && url.compare(0, scheme_end, "https") != 0)) {
-    return InvalidArgumentError("URL '" + url + "': want http(s)://host[:port][/path]");
-  }
-  size_t slash = url.find('/', scheme_end + 3);
-  std::string host = url.substr(
-      scheme_end + 3, slash == std::string::npos ? std::string::npos : slash - scheme_end - 3);
-  if (host.empty()) return InvalidArgumentError("URL '" + url + "': no host");
-  *base = url.substr(0, slash);
-  *path = slash == std::string::npos ? "/" : url.substr(slash);
-  return OkStatus();
-}
-
 StatusOr<std::unique_ptr<AlertSender>> AlertSender::Create(const AlertSenderOptions& options,
                                                            const Clock& clock) {
   std::vector<Target> targets;
   for (const std::string& url : options.alertmanager_urls) {
+    StatusOr<HttpUrl> parsed = ParseHttpUrl(url);
+    if (!parsed.ok()) return parsed.status().WithContext("alertmanager");
+    while (!parsed->path.empty() && parsed->path.back() == '/') parsed->path.pop_back();
     Target t;
-    RETURN_IF_ERROR(SplitHttpUrl(url, &t.base, &t.path).WithContext("alertmanager"));
-    while (!t.path.empty() && t.path.back() == '/') t.path.pop_back();
-    t.path += "/api/v2/alerts";
+    t.url = parsed->base + parsed->path + "/api/v2/alerts";
     t.alertmanager = true;
     targets.push_back(std::move(t));
   }
   for (const std::string& url : options.webhook_urls) {
-    Target t;
-    RETURN_IF_ERROR(SplitHttpUrl(url, &t.base, &t.path).WithContext("webhook"));
-    targets.push_back(std::move(t));
+    StatusOr<HttpUrl> parsed = ParseHttpUrl(url);
+    if (!parsed.ok()) return parsed.status().WithContext("webhook");
+    targets.push_back(Target{parsed->Full(), false});
   }
   return std::unique_ptr<AlertSender>(new AlertSender(options, std::move(targets), clock));
 }
@@ -237,16 +222,17 @@ void AlertSender::Deliver(const std::vector<Alert>& batch) {
       int64_t now_ns = clock_.NowNs();
       std::string body = t.alertmanager ? AlertmanagerPayload(batch, now_ns, lease_ns)
                                         : WebhookPayload(batch, now_ns, lease_ns);
-      httplib::Client client(t.base);
-      std::chrono::milliseconds timeout(options_.timeout_ms);
-      client.set_connection_timeout(timeout);
-      client.set_read_timeout(timeout);
-      client.set_write_timeout(timeout);
+      HttpRequest request;
+      request.method = "POST";
+      request.url = t.url;
+      request.body = body;
+      request.content_type = "application/json";
+      request.timeout_ns = options_.timeout_ms * 1'000'000;
       if (!t.alertmanager && !options_.webhook_bearer_token.empty()) {
-        client.set_bearer_token_auth(options_.webhook_bearer_token);
+        request.headers.emplace_back("Authorization", "Bearer " + options_.webhook_bearer_token);
       }
-      httplib::Result res = client.Post(t.path, body, "application/json");
-      ok = res && res->status >= 200 && res->status < 300;
+      StatusOr<HttpResponse> res = client_->Send(request);
+      ok = res.ok() && res->ok();
     }
     std::lock_guard<std::mutex> lock(mu_);
     (ok ? stats_.sent : stats_.failed) += batch.size();

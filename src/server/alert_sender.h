@@ -29,6 +29,7 @@
 #include "core/clock.h"
 #include "core/labels.h"
 #include "core/status.h"
+#include "net/http_client.h"
 #include "store/incident_store.h"
 
 namespace gpufleet {
@@ -66,6 +67,8 @@ struct AlertSenderOptions {
   int max_attempts = 4;
   int64_t min_backoff_ms = 200;
   int64_t timeout_ms = 5000;
+  // The client alerts go through; null = a real one. Must outlive the sender.
+  HttpClient* client = nullptr;
 };
 
 struct AlertSenderStats {
@@ -94,18 +97,23 @@ class AlertSender {
 
  private:
   struct Target {
-    std::string base;  // scheme://host:port
-    std::string path;
+    std::string url;
     bool alertmanager = false;
   };
   AlertSender(const AlertSenderOptions& options, std::vector<Target> targets, const Clock& clock)
-      : options_(options), targets_(std::move(targets)), clock_(clock) {}
+      : options_(options),
+        targets_(std::move(targets)),
+        clock_(clock),
+        own_client_(options.client == nullptr ? NewHttpClient() : nullptr),
+        client_(options.client != nullptr ? options.client : own_client_.get()) {}
   void Run();
   void Deliver(const std::vector<Alert>& batch);
 
   const AlertSenderOptions options_;
   const std::vector<Target> targets_;
   const Clock& clock_;
+  const std::unique_ptr<HttpClient> own_client_;
+  HttpClient* const client_;  // used by the sending thread only
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
@@ -119,6 +127,4 @@ class AlertSender {
 
 // Splits "http://host:port/path" into base "http://host:port" and "/path"
 // ("" path -> "/"). InvalidArgument for other schemes or no host.
-Status SplitHttpUrl(const std::string& url, std::string* base, std::string* path);
-
 }  // namespace gpufleet

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "net/fake_http_client.h"
+
 namespace gpufleet {
 namespace {
 
@@ -90,12 +92,42 @@ TEST(AlertSenderTest, RejectsBadUrls) {
   AlertSenderOptions o;
   o.alertmanager_urls = {"ftp://x"};
   EXPECT_FALSE(AlertSender::Create(o, RealClock::Get()).ok());
-  std::string base, path;
-  ASSERT_TRUE(SplitHttpUrl("http://127.0.0.1:9093", &base, &path).ok());
-  EXPECT_EQ(base, "http://127.0.0.1:9093");
-  EXPECT_EQ(path, "/");
-  ASSERT_TRUE(SplitHttpUrl("https://h/hook/1", &base, &path).ok());
-  EXPECT_EQ(path, "/hook/1");
+  o.alertmanager_urls = {};
+  o.webhook_urls = {"http:///hook/1"};
+  StatusOr<std::unique_ptr<AlertSender>> no_host = AlertSender::Create(o, RealClock::Get());
+  ASSERT_FALSE(no_host.ok());
+  EXPECT_NE(no_host.status().message().find("webhook"), std::string::npos);
+  o.webhook_urls = {"https://h/hook/1"};
+  EXPECT_TRUE(AlertSender::Create(o, RealClock::Get()).ok());
+}
+
+// Through the fake network: a receiver that stays down is retried max_attempts times, then
+// counted as failed; the Alertmanager URL's trailing slash does not double in the path.
+TEST(AlertSenderTest, GivesUpAfterMaxAttemptsThroughFakeClient) {
+  FakeHttpClient fake([](const RecordedHttpRequest& req) -> StatusOr<HttpResponse> {
+    return UnavailableError(req.url + ": connection refused");
+  });
+  AlertSenderOptions o;
+  o.alertmanager_urls = {"http://am.example:9093/"};
+  o.max_attempts = 3;
+  o.min_backoff_ms = 1;
+  o.resend_ns = 3600 * kNsPerSecond;
+  o.client = &fake;
+  StatusOr<std::unique_ptr<AlertSender>> sender = AlertSender::Create(o, RealClock::Get());
+  ASSERT_TRUE(sender.ok());
+  (*sender)->Start();
+  (*sender)->Fire("k", AlertFromIncident(Incident(), ""));
+  for (int i = 0; i < 500 && (*sender)->stats().failed == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  (*sender)->Stop();
+  AlertSenderStats stats = (*sender)->stats();
+  EXPECT_EQ(stats.failed, 1u);
+  EXPECT_EQ(stats.retries, 2u);
+  std::vector<RecordedHttpRequest> seen = fake.requests();
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[0].url, "http://am.example:9093/api/v2/alerts");
+  EXPECT_EQ(seen[0].content_type, "application/json");
 }
 
 // A loopback receiver that fails the first request, so delivery must retry.

@@ -1,7 +1,5 @@
 #include "server/canary_incidents.h"
 
-#include <httplib.h>
-
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -135,38 +133,6 @@ StatusOr<CanaryApplyResult> ApplyCanaryVerdicts(const CanaryIncidents& in, Incid
   }
   out.ignored = in.ignored - resolved_checks;
   return out;
-}
-
-StatusOr<std::string> PushCanaryVerdicts(const std::string& server_url, const std::string& token,
-                                         const std::string& node, const std::string& gate_json,
-                                         int timeout_ms) {
-  json doc = json::parse(gate_json, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) {
-    return InvalidArgumentError("canary push: the gate report is not a JSON object");
-  }
-  doc["node"] = node;
-  std::string base, path;
-  RETURN_IF_ERROR(SplitHttpUrl(server_url, &base, &path).WithContext("--server"));
-  std::string endpoint = path;
-  if (endpoint.empty() || endpoint.back() != '/') endpoint += "/";
-  endpoint = (endpoint == "/" ? std::string() : endpoint.substr(0, endpoint.size() - 1)) +
-             "/api/v1/canary";
-  httplib::Client client(base);
-  std::chrono::milliseconds timeout(timeout_ms);
-  client.set_connection_timeout(timeout);
-  client.set_read_timeout(timeout);
-  httplib::Headers headers;
-  if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
-  httplib::Result res = client.Post(endpoint, headers, doc.dump(), "application/json");
-  if (!res) {
-    return UnavailableError("canary push to " + base + endpoint + ": " +
-                            httplib::to_string(res.error()));
-  }
-  if (res->status < 200 || res->status >= 300) {
-    return UnavailableError("canary push to " + base + endpoint + ": HTTP " +
-                            std::to_string(res->status) + ": " + res->body);
-  }
-  return res->body;
 }
 
 }  // namespace gpufleet

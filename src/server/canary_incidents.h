@@ -17,7 +17,8 @@
 // A newly opened incident fires an alert (AlertFromIncident), a repeat does
 // not re-fire, and resolving sends the alert's resolve.
 //
-// Thread safety: pure functions, except PushCanaryVerdicts (network I/O).
+// Thread safety: pure functions. (The client side, canary::PushVerdicts, is in
+// canary/verdict_push.h.)
 #pragma once
 
 #include <cstdint>
@@ -63,12 +64,5 @@ struct CanaryApplyResult {
 StatusOr<CanaryApplyResult> ApplyCanaryVerdicts(const CanaryIncidents& in, IncidentStore& store,
                                                 AlertSender* alerts,
                                                 const std::string& external_url, int64_t now_ns);
-
-// Posts `gate_json` (the output of canary::FormatGateJson) with `node` to
-// `server_url` + /api/v1/canary. Returns the server's reply body; an error
-// naming the URL and the HTTP status otherwise.
-StatusOr<std::string> PushCanaryVerdicts(const std::string& server_url, const std::string& token,
-                                         const std::string& node, const std::string& gate_json,
-                                         int timeout_ms = 10000);
 
 }  // namespace gpufleet

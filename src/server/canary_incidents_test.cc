@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "canary/verdict_push.h"
 #include "detect/detection_engine.h"
 #include "server/alert_sender.h"
 #include "server/detector_loop.h"
@@ -317,11 +318,11 @@ class CanaryRouteTest : public CanaryStoreTest {
 };
 
 TEST_F(CanaryRouteTest, PushOpensAlertsUpdatesAndResolvesOneIncident) {
-  StatusOr<std::string> denied = PushCanaryVerdicts(url_, "wrong", "gpu-node-17", kGateJson);
+  StatusOr<std::string> denied = canary::PushVerdicts(url_, "wrong", "gpu-node-17", kGateJson);
   ASSERT_FALSE(denied.ok());
   EXPECT_NE(denied.status().message().find("HTTP 401"), std::string::npos);
 
-  StatusOr<std::string> reply = PushCanaryVerdicts(url_, "s3cret", "gpu-node-17", kGateJson);
+  StatusOr<std::string> reply = canary::PushVerdicts(url_, "s3cret", "gpu-node-17", kGateJson);
   ASSERT_TRUE(reply.ok()) << reply.status().ToString();
   json r = json::parse(*reply);
   EXPECT_EQ(r["data"]["created"], 1);
@@ -342,7 +343,7 @@ TEST_F(CanaryRouteTest, PushOpensAlertsUpdatesAndResolvesOneIncident) {
 
   // The same failure again: the open incident is updated, not duplicated.
   clock_.Advance(60'000'000'000);
-  reply = PushCanaryVerdicts(url_, "s3cret", "gpu-node-17", kGateJson);
+  reply = canary::PushVerdicts(url_, "s3cret", "gpu-node-17", kGateJson);
   ASSERT_TRUE(reply.ok());
   r = json::parse(*reply);
   EXPECT_EQ(r["data"]["created"], 0);
@@ -358,7 +359,7 @@ TEST_F(CanaryRouteTest, PushOpensAlertsUpdatesAndResolvesOneIncident) {
 
   // The benchmark passes again: the reply names the incident it closed.
   json pass = {{"checks", json::array({GemmCheck("pass")})}};
-  reply = PushCanaryVerdicts(url_, "s3cret", "gpu-node-17", pass.dump());
+  reply = canary::PushVerdicts(url_, "s3cret", "gpu-node-17", pass.dump());
   ASSERT_TRUE(reply.ok()) << reply.status().ToString();
   r = json::parse(*reply);
   EXPECT_EQ(r["data"]["resolved"], json::array({id}));
@@ -369,7 +370,7 @@ TEST_F(CanaryRouteTest, PushOpensAlertsUpdatesAndResolvesOneIncident) {
   EXPECT_EQ(json::parse(got->body)["data"]["status"], "resolved");
   EXPECT_EQ(alerts_->stats().firing, 0u);
   // Pass again: nothing left to close.
-  reply = PushCanaryVerdicts(url_, "s3cret", "gpu-node-17", pass.dump());
+  reply = canary::PushVerdicts(url_, "s3cret", "gpu-node-17", pass.dump());
   ASSERT_TRUE(reply.ok());
   r = json::parse(*reply);
   EXPECT_EQ(r["data"]["resolved"], json::array());
@@ -385,7 +386,7 @@ TEST_F(CanaryRouteTest, PushOpensAlertsUpdatesAndResolvesOneIncident) {
 
 TEST(CanaryPushTest, UnreachableServerIsAnError) {
   StatusOr<std::string> r =
-      PushCanaryVerdicts("http://127.0.0.1:1", "", "n", kGateJson, /*timeout_ms=*/500);
+      canary::PushVerdicts("http://127.0.0.1:1", "", "n", kGateJson, /*timeout_ms=*/500);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("127.0.0.1:1/api/v1/canary"), std::string::npos)
       << r.status().message();

@@ -1,10 +1,7 @@
 #include "server/http_api.h"
 
-#include <httplib.h>
-
 #include <nlohmann/json.hpp>
 
-#include "core/http_bind.h"
 #include "core/strings.h"
 #include "server/canary_incidents.h"
 
@@ -13,8 +10,8 @@ namespace {
 
 using nlohmann::json;
 
-void Error(httplib::Response& res, int code, const std::string& message) {
-  res.status = code;
+void Error(HttpServerResponse& res, int code, const std::string& message) {
+  res.set_status(code);
   res.set_content(json({{"status", "error"}, {"error", message}}).dump() + "\n",
                   "application/json");
 }
@@ -66,49 +63,49 @@ HttpApi::HttpApi(HttpApiOptions options, HttpApiBackend backend, const Clock& cl
       backend_(std::move(backend)),
       limiter_(options_.rate_limit, clock),
       clock_(clock),
-      server_(std::make_unique<httplib::Server>()) {
+      server_(std::make_unique<HttpServer>()) {
   Routes();
 }
 
 HttpApi::~HttpApi() { Stop(); }
 
 void HttpApi::Routes() {
-  httplib::Server& s = *server_;
-  s.set_payload_max_length(options_.max_body_bytes);
-  s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    int64_t retry_s = limiter_.Admit(req.remote_addr);
-    if (retry_s == 0) return httplib::Server::HandlerResponse::Unhandled;
+  HttpServer& s = *server_;
+  s.SetMaxBodyBytes(options_.max_body_bytes);
+  s.SetFilter([this](const HttpServerRequest& req, HttpServerResponse& res) {
+    int64_t retry_s = limiter_.Admit(req.remote_addr());
+    if (retry_s == 0) return false;
     res.set_header("Retry-After", std::to_string(retry_s));
-    Error(res, 429, "rate limit exceeded for " + req.remote_addr);
-    return httplib::Server::HandlerResponse::Handled;
+    Error(res, 429, "rate limit exceeded for " + req.remote_addr());
+    return true;
   });
-  auto authorized = [this](const httplib::Request& req, httplib::Response& res) {
-    if (BearerAuthorized(req.get_header_value("Authorization"), options_.token)) return true;
+  auto authorized = [this](const HttpServerRequest& req, HttpServerResponse& res) {
+    if (BearerAuthorized(req.header("Authorization"), options_.token)) return true;
     res.set_header("WWW-Authenticate", "Bearer");
     Error(res, 401, "missing or wrong bearer token");
     return false;
   };
 
-  s.Post("/api/v1/write", [this, authorized](const httplib::Request& req, httplib::Response& res) {
+  s.Post("/api/v1/write", [this, authorized](const HttpServerRequest& req, HttpServerResponse& res) {
     if (!authorized(req, res)) return;
-    IngestResult r = backend_.ingester->IngestRemoteWrite(req.body);
+    IngestResult r = backend_.ingester->IngestRemoteWrite(req.body());
     if (r.status.ok()) {
-      res.status = 204;
+      res.set_status(204);
       return;
     }
     Error(res, 400, r.status.message());
   });
 
-  s.Get("/api/v1/incidents", [this](const httplib::Request& req, httplib::Response& res) {
+  s.Get("/api/v1/incidents", [this](const HttpServerRequest& req, HttpServerResponse& res) {
     std::optional<IncidentStatus> status;
-    std::string want = req.has_param("status") ? req.get_param_value("status") : "all";
+    std::string want = req.has_param("status") ? req.param("status") : "all";
     if (want != "all") {
       status = ParseIncidentStatus(want);
       if (!status.has_value()) return Error(res, 400, "status: want open, resolved or all");
     }
     size_t limit = 0;
     if (req.has_param("limit")) {
-      std::optional<uint64_t> l = ParseUint64(req.get_param_value("limit"));
+      std::optional<uint64_t> l = ParseUint64(req.param("limit"));
       if (!l.has_value()) return Error(res, 400, "limit: want a non-negative integer");
       limit = static_cast<size_t>(*l);
     }
@@ -123,8 +120,8 @@ void HttpApi::Routes() {
     res.set_content(body, "application/json");
   });
 
-  s.Get(R"(/api/v1/incidents/(\d+))", [this](const httplib::Request& req, httplib::Response& res) {
-    std::optional<int64_t> id = ParseInt64(req.matches[1].str());
+  s.Get(R"(/api/v1/incidents/(\d+))", [this](const HttpServerRequest& req, HttpServerResponse& res) {
+    std::optional<int64_t> id = ParseInt64(req.match(1));
     if (!id.has_value()) return Error(res, 400, "bad incident id");
     StatusOr<std::optional<IncidentRecord>> r = backend_.incidents->Get(*id);
     if (!r.ok()) return Error(res, 500, r.status().ToString());
@@ -133,7 +130,7 @@ void HttpApi::Routes() {
                     "application/json");
   });
 
-  s.Get("/api/v1/inventory", [this](const httplib::Request&, httplib::Response& res) {
+  s.Get("/api/v1/inventory", [this](const HttpServerRequest&, HttpServerResponse& res) {
     StatusOr<std::vector<InventoryNode>> nodes = backend_.inventory->Nodes();
     StatusOr<std::vector<InventoryDevice>> devices = backend_.inventory->Devices();
     if (!nodes.ok()) return Error(res, 500, nodes.status().ToString());
@@ -164,7 +161,7 @@ void HttpApi::Routes() {
   });
 
   s.Post("/api/v1/admin/detect",
-         [this, authorized](const httplib::Request& req, httplib::Response& res) {
+         [this, authorized](const HttpServerRequest& req, HttpServerResponse& res) {
            if (!authorized(req, res)) return;
            if (!backend_.run_detectors) return Error(res, 503, "detectors are not running");
            Status st = backend_.run_detectors();
@@ -172,10 +169,10 @@ void HttpApi::Routes() {
            res.set_content("{\"status\":\"success\"}\n", "application/json");
          });
 
-  s.Post("/api/v1/canary", [this, authorized](const httplib::Request& req, httplib::Response& res) {
+  s.Post("/api/v1/canary", [this, authorized](const HttpServerRequest& req, HttpServerResponse& res) {
     if (!authorized(req, res)) return;
     int64_t now = clock_.NowNs();
-    StatusOr<CanaryIncidents> in = CanaryIncidentsFromJson(req.body, now);
+    StatusOr<CanaryIncidents> in = CanaryIncidentsFromJson(req.body(), now);
     if (!in.ok()) return Error(res, 400, in.status().message());
     StatusOr<CanaryApplyResult> applied =
         ApplyCanaryVerdicts(*in, *backend_.incidents, backend_.alerts, backend_.external_url, now);
@@ -189,27 +186,27 @@ void HttpApi::Routes() {
     res.set_content(body.dump() + "\n", "application/json");
   });
 
-  s.Post("/api/v1/place", [this](const httplib::Request& req, httplib::Response& res) {
+  s.Post("/api/v1/place", [this](const HttpServerRequest& req, HttpServerResponse& res) {
     if (!backend_.place) {
       return Error(res, 404,
                    "placement is not configured: set [place] inventory = \"FILE\" in the "
                    "server config");
     }
-    std::pair<int, std::string> r = backend_.place(req.body);
-    res.status = r.first;
+    std::pair<int, std::string> r = backend_.place(req.body());
+    res.set_status(r.first);
     res.set_content(r.second, "application/json");
   });
 
-  s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+  s.Get("/metrics", [this](const HttpServerRequest&, HttpServerResponse& res) {
     res.set_content(backend_.render_metrics ? backend_.render_metrics() : std::string(),
                     "text/plain; version=0.0.4; charset=utf-8");
   });
-  s.Get("/-/healthy", [](const httplib::Request&, httplib::Response& res) {
+  s.Get("/-/healthy", [](const HttpServerRequest&, HttpServerResponse& res) {
     res.set_content("gpufleet server is healthy.\n", "text/plain");
   });
-  s.Get("/-/ready", [this](const httplib::Request&, httplib::Response& res) {
+  s.Get("/-/ready", [this](const HttpServerRequest&, HttpServerResponse& res) {
     if (backend_.ready && !backend_.ready()) {
-      res.status = 503;
+      res.set_status(503);
       res.set_content("gpufleet server is starting.\n", "text/plain");
       return;
     }
@@ -218,14 +215,9 @@ void HttpApi::Routes() {
 }
 
 Status HttpApi::Start(const std::string& host, int port) {
-  ASSIGN_OR_RETURN(port_, BindHttpListener(*server_, host, port));
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
-  return OkStatus();
+  return server_->Start(host, port).status();
 }
 
-void HttpApi::Stop() {
-  if (server_) server_->stop();
-  if (thread_.joinable()) thread_.join();
-}
+void HttpApi::Stop() { server_->Stop(); }
 
 }  // namespace gpufleet

@@ -1,4 +1,4 @@
-// HttpApi: the server's HTTP endpoints (cpp-httplib).
+// HttpApi: the server's HTTP endpoints (served through net/http_server.h).
 //   POST /api/v1/write          Prometheus remote write 1.0 (snappy protobuf);
 //                               204, or 400 naming what was rejected (valid
 //                               series of the batch are still stored)  [token]
@@ -19,26 +19,22 @@
 // the body-size limit (413). [token]: needs "Authorization: Bearer <token>"
 // when a token is configured (401 otherwise).
 //
-// Thread safety: Start/Stop from one thread; handlers run on httplib's pool.
+// Thread safety: Start/Stop from one thread; handlers run on the server's pool.
 #pragma once
 
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "core/clock.h"
 #include "core/status.h"
+#include "net/http_server.h"
 #include "server/alert_sender.h"
 #include "server/auth_limits.h"
 #include "server/ingest.h"
 #include "store/incident_store.h"
 #include "store/inventory_store.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace gpufleet {
 
@@ -74,7 +70,7 @@ class HttpApi {
   // Binds host:port (0 = any free port) and serves in the background.
   Status Start(const std::string& host, int port);
   void Stop();
-  int port() const { return port_; }
+  int port() const { return server_->port(); }
 
  private:
   void Routes();
@@ -83,9 +79,7 @@ class HttpApi {
   const HttpApiBackend backend_;
   RateLimiter limiter_;
   const Clock& clock_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
-  int port_ = 0;
+  std::unique_ptr<HttpServer> server_;
 };
 
 }  // namespace gpufleet

@@ -21,8 +21,8 @@
 #include "core/sample.h"
 #include "core/status.h"
 #include "expo/remote_write.h"
+#include "net/remote_write_forwarder.h"
 #include "store/inventory_store.h"
-#include "store/remote_write_forwarder.h"
 #include "store/window_store.h"
 
 namespace gpufleet {

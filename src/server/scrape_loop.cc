@@ -1,11 +1,10 @@
 #include "server/scrape_loop.h"
 
-#include <httplib.h>
-
 #include <chrono>
 
 #include "expo/exposition_parser.h"
-#include "server/alert_sender.h"
+#include "net/http_client.h"
+#include "net/url.h"
 
 namespace gpufleet {
 namespace {
@@ -52,8 +51,7 @@ ScrapeLoop::~ScrapeLoop() { Stop(); }
 
 Status ScrapeLoop::Start() {
   for (const std::string& t : targets_) {
-    std::string base, path;
-    RETURN_IF_ERROR(SplitHttpUrl(t, &base, &path).WithContext("scrape target"));
+    RETURN_IF_ERROR(ParseHttpUrl(t).status().WithContext("scrape target"));
   }
   if (targets_.empty() || thread_.joinable()) return OkStatus();
   thread_ = std::thread([this] {
@@ -78,23 +76,18 @@ void ScrapeLoop::Stop() {
 }
 
 void ScrapeLoop::ScrapeOnce() {
+  std::unique_ptr<HttpClient> client = NewHttpClient();
   for (const std::string& t : targets_) {
-    std::string base, path;
-    if (!SplitHttpUrl(t, &base, &path).ok()) continue;
-    httplib::Client client(base);
-    auto timeout = std::chrono::nanoseconds(period_real_ns_ * 8 / 10);
-    client.set_connection_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
-    client.set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
+    StatusOr<HttpUrl> url = ParseHttpUrl(t);
+    if (!url.ok()) continue;
     scrapes_++;
-    httplib::Result res = client.Get(path);
-    if (!res || res->status != 200) {
+    StatusOr<std::string> body = HttpGet(*client, url->Full(), period_real_ns_ * 8 / 10);
+    if (!body.ok()) {
       failures_++;
       continue;
     }
-    std::string instance = base.substr(base.find("://") + 3);
     uint64_t errors = 0;
-    std::vector<Sample> samples =
-        SamplesFromExposition(res->body, instance, clock_.NowNs(), &errors);
+    std::vector<Sample> samples = SamplesFromExposition(*body, url->host, clock_.NowNs(), &errors);
     parse_errors_ += errors;
     ingester_.IngestSamples(samples);
   }

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "agent/agent_server.h"
 #include "core/file_util.h"
 #include "core/strings.h"
+#include "net/url.h"
 #include "place/place_service.h"
 
 namespace gpufleet {
@@ -126,13 +126,11 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
 Server::~Server() { Stop(); }
 
 Status Server::Start() {
-  std::string host;
-  int port = 0;
-  RETURN_IF_ERROR(ParseListenAddress(options_.config.listen, &host, &port));
+  ASSIGN_OR_RETURN(ListenAddress listen, ParseListenAddress(options_.config.listen, "listen"));
   RETURN_IF_ERROR(detector_->Recover());
   if (alerts_ != nullptr) alerts_->Start();
   RETURN_IF_ERROR(scraper_->Start());
-  RETURN_IF_ERROR(http_->Start(host, port));
+  RETURN_IF_ERROR(http_->Start(listen.host, listen.port));
   if (options_.start_detector_loop) detector_->Start();
   started_ = true;
   return OkStatus();

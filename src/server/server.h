@@ -20,6 +20,7 @@
 #include "core/status.h"
 #include "detect/baseline_store.h"
 #include "detect/detection_engine.h"
+#include "net/remote_write_forwarder.h"
 #include "server/alert_sender.h"
 #include "server/capture_runner.h"
 #include "server/detector_loop.h"
@@ -29,7 +30,6 @@
 #include "server/server_config.h"
 #include "store/incident_store.h"
 #include "store/inventory_store.h"
-#include "store/remote_write_forwarder.h"
 #include "store/state_db.h"
 #include "store/window_store.h"
 

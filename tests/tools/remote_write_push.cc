@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "expo/remote_write.h"
-#include "store/remote_write_forwarder.h"
+#include "net/remote_write_forwarder.h"
 
 namespace {
 

@@ -24,11 +24,8 @@
 #include <thread>
 
 #include "core/status.h"
-#include "store/disk_queue.h"
-
-namespace httplib {
-class Client;
-}  // namespace httplib
+#include "net/disk_queue.h"
+#include "net/http_client.h"
 
 namespace gpufleet {
 
@@ -41,6 +38,9 @@ struct ForwarderOptions {
   int64_t timeout_ms = 10000;  // connect, read and write timeout of one request
   // Tests and benchmarks may trade durability for speed; production keeps kEveryPush.
   DiskQueueOptions::Sync queue_sync = DiskQueueOptions::Sync::kEveryPush;
+  // The client batches go through; null = a real keep-alive client. Tests pass a
+  // FakeHttpClient. Must outlive the forwarder.
+  HttpClient* client = nullptr;
 };
 
 struct ForwarderStats {
@@ -74,8 +74,7 @@ class RemoteWriteForwarder {
   void Stop();
 
  private:
-  RemoteWriteForwarder(const ForwarderOptions& options, std::unique_ptr<DiskQueue> queue,
-                       std::string base, std::string path);
+  RemoteWriteForwarder(const ForwarderOptions& options, std::unique_ptr<DiskQueue> queue);
   void Run();
   // Sleeps up to `ms` or until Stop; returns false when stopping.
   bool SleepUnlessStopped(int64_t ms);
@@ -83,15 +82,14 @@ class RemoteWriteForwarder {
   // Set at construction.
   const ForwarderOptions options_;
   const std::unique_ptr<DiskQueue> queue_;
-  const std::string base_;  // scheme://host:port
-  const std::string path_;
+  std::unique_ptr<HttpClient> own_client_;  // when options_.client is null
+  HttpClient* const client_;                // Stop() cancels its request from another thread
 
   std::atomic<bool> stopping_{false};
   mutable std::mutex mu_;
   std::condition_variable cv_;
   // Guarded by mu_.
   ForwarderStats stats_;
-  httplib::Client* client_ = nullptr;  // owned by Run(); Stop() aborts its request
   std::thread thread_;
 };
 

@@ -1,11 +1,11 @@
-#include "store/remote_write_forwarder.h"
-
-#include <httplib.h>
+#include "net/remote_write_forwarder.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <random>
+
+#include "net/url.h"
 
 namespace gpufleet {
 namespace {
@@ -14,27 +14,12 @@ constexpr size_t kSamplesPrefixBytes = 8;
 // Longest Retry-After we obey: a receiver asking for more is treated as asking for this.
 constexpr int64_t kMaxRetryAfterMs = 5 * 60 * 1000;
 
-// Splits "http://host:port/api/v1/write" into "http://host:port" and "/api/v1/write".
-Status SplitUrl(const std::string& url, std::string* base, std::string* path) {
-  size_t scheme_end = url.find("://");
-  if (scheme_end == std::string::npos ||
-      (url.compare(0, scheme_end, "http") != 0 && url.compare(0, scheme_end, "https") != 0)) {
-    return InvalidArgumentError("remote write url \"" + url + "\": expected http(s)://host/path");
-  }
-  size_t path_start = url.find('/', scheme_end + 3);
-  *base = url.substr(0, path_start);
-  *path = path_start == std::string::npos ? "/" : url.substr(path_start);
-  if (base->size() == scheme_end + 3) {
-    return InvalidArgumentError("remote write url \"" + url + "\": no host");
-  }
-  return OkStatus();
-}
-
 // Retry-After in delay-seconds form; the HTTP-date form is rare for these receivers and falls
 // back to the exponential backoff.
-std::optional<int64_t> RetryAfterMs(const httplib::Result& result) {
-  if (!result || !result->has_header("Retry-After")) return std::nullopt;
-  std::string value = result->get_header_value("Retry-After");
+std::optional<int64_t> RetryAfterMs(const StatusOr<HttpResponse>& result) {
+  if (!result.ok()) return std::nullopt;
+  std::string value = result->Header("Retry-After");
+  if (value.empty()) return std::nullopt;
   int64_t seconds = 0;
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
   if (ec != std::errc() || end != value.data() + value.size() || seconds < 0) return std::nullopt;
@@ -45,8 +30,7 @@ std::optional<int64_t> RetryAfterMs(const httplib::Result& result) {
 
 StatusOr<std::unique_ptr<RemoteWriteForwarder>> RemoteWriteForwarder::Start(
     const ForwarderOptions& options) {
-  std::string base, path;
-  RETURN_IF_ERROR(SplitUrl(options.url, &base, &path));
+  RETURN_IF_ERROR(ParseHttpUrl(options.url).status().WithContext("remote write"));
   if (options.min_backoff_ms <= 0 || options.max_backoff_ms < options.min_backoff_ms) {
     return InvalidArgumentError("remote write: need 0 < min_backoff_ms <= max_backoff_ms");
   }
@@ -58,15 +42,17 @@ StatusOr<std::unique_ptr<RemoteWriteForwarder>> RemoteWriteForwarder::Start(
   auto queue = DiskQueue::Open(queue_options);
   if (!queue.ok()) return queue.status().WithContext("remote write queue");
   std::unique_ptr<RemoteWriteForwarder> forwarder(
-      new RemoteWriteForwarder(options, std::move(queue).value(), base, path));
+      new RemoteWriteForwarder(options, std::move(queue).value()));
   forwarder->thread_ = std::thread([f = forwarder.get()] { f->Run(); });
   return forwarder;
 }
 
 RemoteWriteForwarder::RemoteWriteForwarder(const ForwarderOptions& options,
-                                           std::unique_ptr<DiskQueue> queue, std::string base,
-                                           std::string path)
-    : options_(options), queue_(std::move(queue)), base_(std::move(base)), path_(std::move(path)) {}
+                                           std::unique_ptr<DiskQueue> queue)
+    : options_(options),
+      queue_(std::move(queue)),
+      own_client_(options.client == nullptr ? NewHttpClient({.keep_alive = true}) : nullptr),
+      client_(options.client != nullptr ? options.client : own_client_.get()) {}
 
 RemoteWriteForwarder::~RemoteWriteForwarder() { Stop(); }
 
@@ -74,9 +60,9 @@ void RemoteWriteForwarder::Stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
-    if (client_ != nullptr) client_->stop();
     cv_.notify_all();
   }
+  client_->Cancel();
   queue_->Interrupt();
   if (thread_.joinable()) thread_.join();
 }
@@ -105,24 +91,18 @@ bool RemoteWriteForwarder::SleepUnlessStopped(int64_t ms) {
 }
 
 void RemoteWriteForwarder::Run() {
-  httplib::Client client(base_);
-  const auto timeout = std::chrono::milliseconds(options_.timeout_ms);
-  client.set_connection_timeout(timeout);
-  client.set_read_timeout(timeout);
-  client.set_write_timeout(timeout);
-  client.set_keep_alive(true);
-  httplib::Headers headers = {
+  HttpRequest request;
+  request.method = "POST";
+  request.url = options_.url;
+  request.content_type = "application/x-protobuf";
+  request.timeout_ns = options_.timeout_ms * 1'000'000;
+  request.headers = {
       {"Content-Encoding", "snappy"},
       {"User-Agent", "gpufleet/0.1.0"},
       {"X-Prometheus-Remote-Write-Version", "0.1.0"},
   };
   if (!options_.bearer_token.empty()) {
-    headers.emplace("Authorization", "Bearer " + options_.bearer_token);
-  }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_) return;
-    client_ = &client;
+    request.headers.emplace_back("Authorization", "Bearer " + options_.bearer_token);
   }
   std::mt19937_64 rng(std::random_device{}());
   int64_t backoff_ms = options_.min_backoff_ms;
@@ -142,10 +122,10 @@ void RemoteWriteForwarder::Run() {
       std::memcpy(&samples, batch.payload.data(), kSamplesPrefixBytes);
       body = std::string_view(batch.payload).substr(kSamplesPrefixBytes);
     }
-    httplib::Result result = client.Post(path_, headers, body.data(), body.size(),
-                                         "application/x-protobuf");
-    const int status = result ? result->status : 0;
-    const bool retry = !result || status == 429 || status >= 500;
+    request.body = body;
+    StatusOr<HttpResponse> result = client_->Send(request);
+    const int status = result.ok() ? result->status : 0;
+    const bool retry = !result.ok() || status == 429 || status >= 500;
     if (!retry) {
       queue_->Pop(batch.id).IgnoreError();
       std::lock_guard<std::mutex> lock(mu_);
@@ -177,8 +157,6 @@ void RemoteWriteForwarder::Run() {
     }
     if (!SleepUnlessStopped(delay_ms)) break;
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  client_ = nullptr;
 }
 
 }  // namespace gpufleet

@@ -1,4 +1,4 @@
-#include "store/disk_queue.h"
+#include "net/disk_queue.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

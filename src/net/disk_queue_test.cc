@@ -1,4 +1,4 @@
-#include "store/disk_queue.h"
+#include "net/disk_queue.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "store/canary_store.h"
+#include "canary/sqlite_baseline_store.h"
 
 #include "core/strings.h"
 
-namespace gpufleet {
+namespace gpufleet::canary {
 namespace {
 
 std::string EncodeValues(const std::vector<double>& values) {
@@ -30,8 +30,8 @@ constexpr char kBaselineColumns[] =
     "target_key, benchmark_id, unit, median, "
     "scaled_mad, vals, source, created_ns";
 
-StatusOr<canary::Baseline> ReadBaseline(const Statement& st, const std::string& path) {
-  canary::Baseline b;
+StatusOr<Baseline> ReadBaseline(const Statement& st, const std::string& path) {
+  Baseline b;
   b.target_key = st.ColumnText(0);
   b.benchmark_id = st.ColumnText(1);
   b.unit = st.ColumnText(2);
@@ -77,7 +77,7 @@ const std::vector<Migration>& CanaryMigrations() {
   return kMigrations;
 }
 
-Status SqliteBaselineStore::PutBaseline(const canary::Baseline& b) {
+Status SqliteBaselineStore::PutBaseline(const Baseline& b) {
   ASSIGN_OR_RETURN(Statement st,
                    db_->Prepare(std::string("INSERT OR REPLACE INTO canary_baselines (") +
                                 kBaselineColumns + ") VALUES (?,?,?,?,?,?,?,?)"));
@@ -92,33 +92,33 @@ Status SqliteBaselineStore::PutBaseline(const canary::Baseline& b) {
       .Run();
 }
 
-StatusOr<std::optional<canary::Baseline>> SqliteBaselineStore::GetBaseline(
+StatusOr<std::optional<Baseline>> SqliteBaselineStore::GetBaseline(
     const std::string& target_key, const std::string& benchmark_id) {
   ASSIGN_OR_RETURN(Statement st, db_->Prepare(std::string("SELECT ") + kBaselineColumns +
                                               " FROM canary_baselines WHERE target_key = ? AND "
                                               "benchmark_id = ?"));
   st.Bind(1, target_key).Bind(2, benchmark_id);
   ASSIGN_OR_RETURN(bool row, st.Step());
-  if (!row) return std::optional<canary::Baseline>();
-  ASSIGN_OR_RETURN(canary::Baseline b, ReadBaseline(st, db_->path()));
-  return std::optional<canary::Baseline>(std::move(b));
+  if (!row) return std::optional<Baseline>();
+  ASSIGN_OR_RETURN(Baseline b, ReadBaseline(st, db_->path()));
+  return std::optional<Baseline>(std::move(b));
 }
 
-StatusOr<std::vector<canary::Baseline>> SqliteBaselineStore::ListBaselines() {
+StatusOr<std::vector<Baseline>> SqliteBaselineStore::ListBaselines() {
   ASSIGN_OR_RETURN(Statement st, db_->Prepare(std::string("SELECT ") + kBaselineColumns +
                                               " FROM canary_baselines ORDER BY target_key, "
                                               "benchmark_id"));
-  std::vector<canary::Baseline> out;
+  std::vector<Baseline> out;
   while (true) {
     ASSIGN_OR_RETURN(bool row, st.Step());
     if (!row) break;
-    ASSIGN_OR_RETURN(canary::Baseline b, ReadBaseline(st, db_->path()));
+    ASSIGN_OR_RETURN(Baseline b, ReadBaseline(st, db_->path()));
     out.push_back(std::move(b));
   }
   return out;
 }
 
-Status SqliteBaselineStore::AddResult(const canary::BenchmarkResult& r, int64_t ingested_ns) {
+Status SqliteBaselineStore::AddResult(const BenchmarkResult& r, int64_t ingested_ns) {
   ASSIGN_OR_RETURN(Statement st,
                    db_->Prepare("INSERT INTO canary_results (target_key, model, driver, runtime, "
                                 "libraries, image, benchmark_id, unit, vals, source, note, "
@@ -138,18 +138,18 @@ Status SqliteBaselineStore::AddResult(const canary::BenchmarkResult& r, int64_t 
       .Run();
 }
 
-StatusOr<std::vector<canary::BenchmarkResult>> SqliteBaselineStore::Results(
+StatusOr<std::vector<BenchmarkResult>> SqliteBaselineStore::Results(
     const std::string& target_key) {
   ASSIGN_OR_RETURN(Statement st,
                    db_->Prepare("SELECT model, driver, runtime, libraries, image, benchmark_id, "
                                 "unit, vals, source, note, id FROM canary_results WHERE "
                                 "target_key = ? ORDER BY id"));
   st.Bind(1, target_key);
-  std::vector<canary::BenchmarkResult> out;
+  std::vector<BenchmarkResult> out;
   while (true) {
     ASSIGN_OR_RETURN(bool row, st.Step());
     if (!row) break;
-    canary::BenchmarkResult r;
+    BenchmarkResult r;
     r.target = {st.ColumnText(0), st.ColumnText(1), st.ColumnText(2), st.ColumnText(3),
                 st.ColumnText(4)};
     r.benchmark_id = st.ColumnText(5);
@@ -159,9 +159,9 @@ StatusOr<std::vector<canary::BenchmarkResult>> SqliteBaselineStore::Results(
                                                         std::to_string(st.ColumnInt64(10)) + "]"));
     r.source = st.ColumnText(8);
     r.note = st.ColumnText(9);
-    canary::MergeResult(std::move(r), &out);
+    MergeResult(std::move(r), &out);
   }
   return out;
 }
 
-}  // namespace gpufleet
+}  // namespace gpufleet::canary

@@ -1,11 +1,11 @@
-#include "store/canary_store.h"
+#include "canary/sqlite_baseline_store.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 
-namespace gpufleet {
+namespace gpufleet::canary {
 namespace {
 
 std::string TempDb(const std::string& name) {
@@ -17,8 +17,8 @@ std::string TempDb(const std::string& name) {
   return p.string();
 }
 
-canary::BenchmarkResult Busbw(std::vector<double> values) {
-  canary::BenchmarkResult r;
+BenchmarkResult Busbw(std::vector<double> values) {
+  BenchmarkResult r;
   r.target.model = "h100-sxm";
   r.target.libraries = "nccl-2.21.5";
   r.benchmark_id = "nccl.all_reduce.busbw@8589934592";
@@ -30,7 +30,7 @@ canary::BenchmarkResult Busbw(std::vector<double> values) {
 
 TEST(CanaryStoreTest, BaselinesSurviveReopen) {
   std::string path = TempDb("reopen.db");
-  canary::Baseline b = canary::BaselineFromResult(Busbw({338.82e9, 337.35e9, 0.1 + 3e11}), 42);
+  Baseline b = BaselineFromResult(Busbw({338.82e9, 337.35e9, 0.1 + 3e11}), 42);
   {
     StatusOr<std::unique_ptr<StateDb>> db = StateDb::Open(path, CanaryMigrations());
     ASSERT_TRUE(db.ok()) << db.status().ToString();
@@ -40,7 +40,7 @@ TEST(CanaryStoreTest, BaselinesSurviveReopen) {
   StatusOr<std::unique_ptr<StateDb>> db = StateDb::Open(path, CanaryMigrations());
   ASSERT_TRUE(db.ok());
   SqliteBaselineStore store(db->get());
-  StatusOr<std::optional<canary::Baseline>> got = store.GetBaseline(b.target_key, b.benchmark_id);
+  StatusOr<std::optional<Baseline>> got = store.GetBaseline(b.target_key, b.benchmark_id);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   ASSERT_TRUE(got->has_value());
   EXPECT_EQ((*got)->values, b.values);  // exact round trip of doubles
@@ -55,14 +55,14 @@ TEST(CanaryStoreTest, PutReplacesAndListIsOrdered) {
   StatusOr<std::unique_ptr<StateDb>> db = StateDb::Open(path, CanaryMigrations());
   ASSERT_TRUE(db.ok());
   SqliteBaselineStore store(db->get());
-  canary::Baseline b = canary::BaselineFromResult(Busbw({1e11}), 1);
+  Baseline b = BaselineFromResult(Busbw({1e11}), 1);
   ASSERT_TRUE(store.PutBaseline(b).ok());
   b.median = 2e11;
   ASSERT_TRUE(store.PutBaseline(b).ok());
-  canary::Baseline a = b;
+  Baseline a = b;
   a.benchmark_id = "nccl.all_reduce.busbw@4294967296";
   ASSERT_TRUE(store.PutBaseline(a).ok());
-  StatusOr<std::vector<canary::Baseline>> all = store.ListBaselines();
+  StatusOr<std::vector<Baseline>> all = store.ListBaselines();
   ASSERT_TRUE(all.ok());
   ASSERT_EQ(all->size(), 2u);
   EXPECT_EQ((*all)[0].benchmark_id, "nccl.all_reduce.busbw@4294967296");
@@ -77,10 +77,10 @@ TEST(CanaryStoreTest, ResultsAccumulatePerTarget) {
   SqliteBaselineStore store(db->get());
   ASSERT_TRUE(store.AddResult(Busbw({1, 2}), 10).ok());
   ASSERT_TRUE(store.AddResult(Busbw({3}), 20).ok());
-  canary::BenchmarkResult other = Busbw({9});
+  BenchmarkResult other = Busbw({9});
   other.target.driver = "550.54.15";
   ASSERT_TRUE(store.AddResult(other, 30).ok());
-  StatusOr<std::vector<canary::BenchmarkResult>> got = store.Results(Busbw({}).target.Key());
+  StatusOr<std::vector<BenchmarkResult>> got = store.Results(Busbw({}).target.Key());
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   ASSERT_EQ(got->size(), 1u);
   EXPECT_EQ((*got)[0].values, (std::vector<double>{1, 2, 3}));
@@ -90,4 +90,4 @@ TEST(CanaryStoreTest, ResultsAccumulatePerTarget) {
 }
 
 }  // namespace
-}  // namespace gpufleet
+}  // namespace gpufleet::canary

@@ -1,4 +1,4 @@
-#include "store/remote_write_forwarder.h"
+#include "net/remote_write_forwarder.h"
 
 #include <gtest/gtest.h>
 #include <httplib.h>

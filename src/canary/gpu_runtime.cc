@@ -133,8 +133,7 @@ class LoadedGpuRuntime final : public GpuRuntime {
     if (get_device_properties_ == nullptr) {
       return UnavailableError(runtime_->path() + " lacks " + spec_.device_properties_symbols[0]);
     }
-    // Far larger than any version's properties struct (about 1 KiB in CUDA 12).
-    std::vector<char> props(16384, '\0');
+    std::vector<char> props(kDevicePropertiesBufferBytes, '\0');
     RETURN_IF_ERROR(
         Check(get_device_properties_(props.data(), device), spec_.device_properties_symbols[0]));
     return std::string(props.data(), strnlen(props.data(), 256));

@@ -24,6 +24,9 @@ using SetDeviceFn = int(int device);
 // Fills the vendor's device-properties struct; its first member is
 // `char name[256]` in every CUDA and HIP version, the only field we read.
 using GetDevicePropertiesFn = int(void* props, int device);
+// The buffer we pass: far larger than any version's struct (cudaDeviceProp is
+// about 1 KiB; tests/abi/ checks it against the real header).
+inline constexpr size_t kDevicePropertiesBufferBytes = 16384;
 using MallocFn = int(void** ptr, size_t bytes);
 using FreeFn = int(void* ptr);
 using HostAllocFn = int(void** ptr, size_t bytes, unsigned int flags);
@@ -54,7 +57,9 @@ using LtPreferenceCreateFn = int(void** pref);
 // The heuristic result struct starts with the algorithm (passed back to
 // Matmul by address); cublasLtMatmulHeuristicResult_t is 96 bytes with its
 // `state` at offset 72, hipblasLtMatmulHeuristicResult_t 56 bytes with
-// `state` at 32 (their headers). We pass a larger zeroed buffer.
+// `state` at 32 (their headers). We pass a larger zeroed buffer of
+// kLtHeuristicResultBufferBytes (tests/abi/ checks both layouts).
+inline constexpr size_t kLtHeuristicResultBufferBytes = 512;
 using LtAlgoGetHeuristicFn = int(void* handle, void* op_desc, void* a_desc, void* b_desc,
                                  void* c_desc, void* d_desc, void* pref, int requested,
                                  void* results, int* returned);

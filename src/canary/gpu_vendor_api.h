@@ -85,7 +85,8 @@ using BlasCreateFn = int(void** handle);
 using BlasDestroyFn = int(void* handle);
 using BlasSetStreamFn = int(void* handle, void* stream);
 using BlasGetVersionFn = int(void* handle, int* version);
-// cublasGemmEx / hipblasGemmEx_v2: the data types are cudaDataType /
+// cublasGemmEx / hipblasGemmEx_v2 (hipBLAS 2) / hipblasGemmEx (hipBLAS 3):
+// the data types are cudaDataType /
 // hipDataType, the compute type cublasComputeType_t / hipblasComputeType_t.
 using GemmExFn = int(void* handle, int transa, int transb, int m, int n, int k, const void* alpha,
                      const void* a, int a_type, int lda, const void* b, int b_type, int ldb,
@@ -113,6 +114,9 @@ struct VendorSpec {
   std::string host_free_symbol;
   std::string blas_create, blas_destroy, blas_set_stream, blas_get_version, blas_gemm_ex,
       blas_saxpy;
+  // Used when blas_gemm_ex is absent and the library exports the marker
+  // symbol (hipBLAS 3 / ROCm 7: hipblasGemmEx, marker hipblasSetWorkspace).
+  std::string blas_gemm_ex_fallback, blas_gemm_ex_fallback_marker;
   std::string runtime_name;  // "cuda", "rocm" (HardwareTarget.runtime prefix)
   std::string blas_name;     // "cublas", "hipblas"
   std::string ccl_name;      // "nccl", "rccl"

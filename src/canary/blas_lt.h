@@ -46,7 +46,7 @@ class Fp8GemmPlan {
   size_t workspace_bytes_ = 0;
   // The heuristic result; the algorithm is its first member. Larger than
   // either vendor's struct (96 / 56 bytes).
-  alignas(16) std::array<unsigned char, 512> result_{};
+  alignas(16) std::array<unsigned char, vendor::kLtHeuristicResultBufferBytes> result_{};
 };
 
 class BlasLt {

@@ -133,8 +133,7 @@ class LoadedGpuRuntime final : public GpuRuntime {
     if (get_device_properties_ == nullptr) {
       return UnavailableError(runtime_->path() + " lacks " + spec_.device_properties_symbols[0]);
     }
-    // Far larger than any version's properties struct (about 1 KiB in CUDA 12).
-    std::vector<char> props(16384, '\0');
+    std::vector<char> props(kDevicePropertiesBufferBytes, '\0');
     RETURN_IF_ERROR(
         Check(get_device_properties_(props.data(), device), spec_.device_properties_symbols[0]));
     return std::string(props.data(), strnlen(props.data(), 256));
@@ -340,7 +339,11 @@ class LoadedGpuRuntime final : public GpuRuntime {
     blas_->Require(spec_.blas_create, blas_create_, &missing);
     blas_->Require(spec_.blas_destroy, blas_destroy_, &missing);
     blas_->Require(spec_.blas_set_stream, blas_set_stream_, &missing);
-    blas_->Require(spec_.blas_gemm_ex, gemm_ex_, &missing);
+    if (!blas_->Bind(spec_.blas_gemm_ex, gemm_ex_) && !spec_.blas_gemm_ex_fallback.empty() &&
+        blas_->Symbol(spec_.blas_gemm_ex_fallback_marker.c_str()) != nullptr) {
+      blas_->Bind(spec_.blas_gemm_ex_fallback, gemm_ex_);
+    }
+    if (gemm_ex_ == nullptr) missing += (missing.empty() ? "" : ", ") + spec_.blas_gemm_ex;
     blas_->Require(spec_.blas_saxpy, saxpy_, &missing);
     if (!spec_.blas_get_version.empty()) blas_->Bind(spec_.blas_get_version, blas_get_version_);
     if (!missing.empty()) {

@@ -63,6 +63,33 @@ TEST(GpuRuntimeTest, PartialStackReportsMissingSymbolAndLibrary) {
       << rt->CollectiveStatus().message();
 }
 
+// hipBLAS 3 (ROCm 7) removed hipblasGemmEx_v2; plain hipblasGemmEx has its
+// signature there.
+TEST(GpuRuntimeTest, HipBlas3UsesPlainGemmEx) {
+  ScriptFakeGpu(GpuVendor::kAmd, "device_count = 1\n");
+  StatusOr<std::unique_ptr<GpuRuntime>> rt =
+      LoadGpuRuntime({GpuVendor::kAmd, std::string(FAKE_GPU_DIR) + "/hip/rocm7"});
+  ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+  EXPECT_TRUE((*rt)->BlasStatus().ok()) << (*rt)->BlasStatus().ToString();
+  ASSERT_TRUE((*rt)->SetDevice(0).ok());
+  StatusOr<void*> a = (*rt)->DeviceAlloc(64 * 64 * 2);
+  ASSERT_TRUE(a.ok());
+  StatusOr<void*> s = (*rt)->CreateStream();
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE((*rt)->Gemm(GemmPrecision::kBf16, 64, *a, *a, *a, *s).ok());
+}
+
+// Before hipBLAS 3 the plain name takes hipblasDatatype_t: never bound.
+TEST(GpuRuntimeTest, OldHipBlasWithoutGemmExV2IsUnavailable) {
+  ScriptFakeGpu(GpuVendor::kAmd, "device_count = 1\n");
+  StatusOr<std::unique_ptr<GpuRuntime>> rt =
+      LoadGpuRuntime({GpuVendor::kAmd, std::string(FAKE_GPU_DIR) + "/hip/legacy"});
+  ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+  EXPECT_EQ((*rt)->BlasStatus().code(), StatusCode::kUnavailable);
+  EXPECT_NE((*rt)->BlasStatus().message().find("hipblasGemmEx_v2"), std::string::npos)
+      << (*rt)->BlasStatus().message();
+}
+
 TEST(GpuRuntimeTest, FakeChecksVendorEnumValues) {
   // The fake BLAS rejects anything but the documented OP_N / COMPUTE_32F /
   // default algorithm of its vendor, so a GEMM going through means the

@@ -69,9 +69,14 @@ VendorSpec MakeHip() {
   s.blas_destroy = "hipblasDestroy";
   s.blas_set_stream = "hipblasSetStream";
   s.blas_get_version = "";  // hipBLAS has no run-time version query
-  // The hipDataType / hipblasComputeType_t form (ROCm 6); the plain
-  // hipblasGemmEx of ROCm 6 takes the older hipblasDatatype_t values.
+  // The hipDataType / hipblasComputeType_t form. hipBLAS 2 (ROCm 6) exports
+  // it as hipblasGemmEx_v2 (its plain hipblasGemmEx takes the older
+  // hipblasDatatype_t values, so must not be called with ours). hipBLAS 3
+  // (ROCm 7) removed the _v2 names and gave plain hipblasGemmEx this
+  // signature; hipblasSetWorkspace, new in 3.0, tells the two apart.
   s.blas_gemm_ex = "hipblasGemmEx_v2";
+  s.blas_gemm_ex_fallback = "hipblasGemmEx";
+  s.blas_gemm_ex_fallback_marker = "hipblasSetWorkspace";
   s.blas_saxpy = "hipblasSaxpy";
   s.runtime_name = "rocm";
   s.blas_name = "hipblas";

@@ -24,6 +24,9 @@ using SetDeviceFn = int(int device);
 // Fills the vendor's device-properties struct; its first member is
 // `char name[256]` in every CUDA and HIP version, the only field we read.
 using GetDevicePropertiesFn = int(void* props, int device);
+// The buffer we pass: far larger than any version's struct (cudaDeviceProp is
+// about 1 KiB; tests/abi/ checks it against the real header).
+inline constexpr size_t kDevicePropertiesBufferBytes = 16384;
 using MallocFn = int(void** ptr, size_t bytes);
 using FreeFn = int(void* ptr);
 using HostAllocFn = int(void** ptr, size_t bytes, unsigned int flags);
@@ -54,7 +57,9 @@ using LtPreferenceCreateFn = int(void** pref);
 // The heuristic result struct starts with the algorithm (passed back to
 // Matmul by address); cublasLtMatmulHeuristicResult_t is 96 bytes with its
 // `state` at offset 72, hipblasLtMatmulHeuristicResult_t 56 bytes with
-// `state` at 32 (their headers). We pass a larger zeroed buffer.
+// `state` at 32 (their headers). We pass a larger zeroed buffer of
+// kLtHeuristicResultBufferBytes (tests/abi/ checks both layouts).
+inline constexpr size_t kLtHeuristicResultBufferBytes = 512;
 using LtAlgoGetHeuristicFn = int(void* handle, void* op_desc, void* a_desc, void* b_desc,
                                  void* c_desc, void* d_desc, void* pref, int requested,
                                  void* results, int* returned);
@@ -80,7 +85,8 @@ using BlasCreateFn = int(void** handle);
 using BlasDestroyFn = int(void* handle);
 using BlasSetStreamFn = int(void* handle, void* stream);
 using BlasGetVersionFn = int(void* handle, int* version);
-// cublasGemmEx / hipblasGemmEx_v2: the data types are cudaDataType /
+// cublasGemmEx / hipblasGemmEx_v2 (hipBLAS 2) / hipblasGemmEx (hipBLAS 3):
+// the data types are cudaDataType /
 // hipDataType, the compute type cublasComputeType_t / hipblasComputeType_t.
 using GemmExFn = int(void* handle, int transa, int transb, int m, int n, int k, const void* alpha,
                      const void* a, int a_type, int lda, const void* b, int b_type, int ldb,
@@ -108,6 +114,9 @@ struct VendorSpec {
   std::string host_free_symbol;
   std::string blas_create, blas_destroy, blas_set_stream, blas_get_version, blas_gemm_ex,
       blas_saxpy;
+  // Used when blas_gemm_ex is absent and the library exports the marker
+  // symbol (hipBLAS 3 / ROCm 7: hipblasGemmEx, marker hipblasSetWorkspace).
+  std::string blas_gemm_ex_fallback, blas_gemm_ex_fallback_marker;
   std::string runtime_name;  // "cuda", "rocm" (HardwareTarget.runtime prefix)
   std::string blas_name;     // "cublas", "hipblas"
   std::string ccl_name;      // "nccl", "rccl"

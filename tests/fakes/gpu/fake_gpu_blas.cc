@@ -1,4 +1,5 @@
-// The fake BLAS library (libcublas.so.12 / libhipblas.so.2): GemmEx and Saxpy
+// The fake BLAS library (libcublas.so.12 / libhipblas.so.2, or with
+// FAKE_HIPBLAS_V3 libhipblas.so.3 of ROCm 7): GemmEx and Saxpy
 // advance the owning device's virtual clock by work / scripted rate. The
 // enum arguments are checked against the vendor's documented values, so a
 // wrong value in src/canary/gpu_vendor_api.h fails here, not silently.
@@ -17,7 +18,11 @@ struct FakeHandle {
 #if defined(FAKE_GPU_HIP)
 #define FAKE_BLAS(name) hipblas##name
 #define FAKE_BLAS_V2(name) hipblas##name
-#define FAKE_GEMM_EX hipblasGemmEx_v2
+#if defined(FAKE_HIPBLAS_V3) || defined(FAKE_HIPBLAS_LEGACY)
+#define FAKE_GEMM_EX hipblasGemmEx  // hipBLAS 3 (ROCm 7) / pre-2.0 name
+#else
+#define FAKE_GEMM_EX hipblasGemmEx_v2  // hipBLAS 2 (ROCm 6)
+#endif
 #else
 #define FAKE_BLAS(name) cublas##name
 #define FAKE_BLAS_V2(name) cublas##name##_v2
@@ -109,5 +114,14 @@ __attribute__((visibility("default"))) int FAKE_BLAS_V2(Saxpy)(void* handle, int
   FAKE_CTL(Advance)(static_cast<FakeHandle*>(handle)->stream, bytes / rate);
   return kBlasSuccess;
 }
+
+#if defined(FAKE_HIPBLAS_V3)
+// New in hipBLAS 3.0; the loader takes it as the sign that plain
+// hipblasGemmEx has the hipDataType / hipblasComputeType_t signature.
+__attribute__((visibility("default"))) int hipblasSetWorkspace(void* handle, void* /*workspace*/,
+                                                               size_t /*bytes*/) {
+  return handle == nullptr ? FAKE_BLAS_INVALID_VALUE : kBlasSuccess;
+}
+#endif
 
 }  // extern "C"

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "trace/kineto_json_parts.h"
+#include "trace/kineto_json_importer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gpufleet::trace;

@@ -7,88 +7,11 @@
 #include <string_view>
 #include <utility>
 
+#include "canary/device_buffers.h"
 #include "schema/hardware_catalog.h"
 
 namespace gpufleet::canary {
 namespace {
-
-// Non-zero, finite in every precision (0x3c3c is 1.06 as fp16, 0.0115 as
-// bf16): all-zero operands let some GPUs clock up and overstate throughput.
-constexpr int kFillByte = 0x3c;
-
-// Device buffers freed on scope exit (errors on free are ignored: the
-// benchmark's own status is what matters).
-class DeviceBuffers {
- public:
-  explicit DeviceBuffers(GpuRuntime& rt) : rt_(rt) {}
-  ~DeviceBuffers() {
-    for (void* p : device_) rt_.DeviceFree(p).IgnoreError();
-    for (void* p : pinned_) rt_.PinnedFree(p).IgnoreError();
-  }
-  DeviceBuffers(const DeviceBuffers&) = delete;
-  DeviceBuffers& operator=(const DeviceBuffers&) = delete;
-
-  StatusOr<void*> Device(size_t bytes) {
-    ASSIGN_OR_RETURN(void* p, rt_.DeviceAlloc(bytes));
-    device_.push_back(p);
-    RETURN_IF_ERROR(rt_.Memset(p, kFillByte, bytes));
-    return p;
-  }
-  StatusOr<void*> Pinned(size_t bytes) {
-    ASSIGN_OR_RETURN(void* p, rt_.PinnedAlloc(bytes));
-    pinned_.push_back(p);
-    return p;
-  }
-
- private:
-  GpuRuntime& rt_;
-  std::vector<void*> device_;
-  std::vector<void*> pinned_;
-};
-
-class Stream {
- public:
-  explicit Stream(GpuRuntime& rt) : rt_(rt) {}
-  ~Stream() {
-    if (s_ != nullptr) rt_.DestroyStream(s_).IgnoreError();
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  Status Create() {
-    ASSIGN_OR_RETURN(s_, rt_.CreateStream());
-    return OkStatus();
-  }
-  void* get() const { return s_; }
-
- private:
-  GpuRuntime& rt_;
-  void* s_ = nullptr;
-};
-
-// Device time of `iters` calls of `op` on `stream`, after `warmup` untimed
-// ones.
-StatusOr<double> TimeOnStream(GpuRuntime& rt, void* stream, int warmup, int iters,
-                              const std::function<Status()>& op) {
-  for (int i = 0; i < warmup; ++i) RETURN_IF_ERROR(op());
-  RETURN_IF_ERROR(rt.SyncStream(stream));
-  ASSIGN_OR_RETURN(void* start, rt.CreateEvent());
-  StatusOr<void*> stop = rt.CreateEvent();
-  if (!stop.ok()) {
-    rt.DestroyEvent(start).IgnoreError();
-    return stop.status();
-  }
-  Status st = rt.RecordEvent(start, stream);
-  for (int i = 0; i < iters && st.ok(); ++i) st = op();
-  if (st.ok()) st = rt.RecordEvent(*stop, stream);
-  StatusOr<double> seconds = st.ok() ? rt.ElapsedSeconds(start, *stop) : StatusOr<double>(st);
-  rt.DestroyEvent(start).IgnoreError();
-  rt.DestroyEvent(*stop).IgnoreError();
-  if (seconds.ok() && !(*seconds > 0)) {
-    return InternalError("event timer reported " + std::to_string(*seconds) + " s for " +
-                         std::to_string(iters) + " operations");
-  }
-  return seconds;
-}
 
 class Runner {
  public:

@@ -9,6 +9,7 @@ target_sources(gpufleet_trace PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/flight_recorder_importer.cc
   ${CMAKE_CURRENT_LIST_DIR}/rocprof_csv_importer.cc
   ${CMAKE_CURRENT_LIST_DIR}/rocpd_importer.cc
+  ${CMAKE_CURRENT_LIST_DIR}/rocprof_util.cc
   ${CMAKE_CURRENT_LIST_DIR}/ras_text_hang.cc
   ${CMAKE_CURRENT_LIST_DIR}/hang.cc
 )

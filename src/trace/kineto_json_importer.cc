@@ -12,6 +12,8 @@
 // complete element before the cut and is marked partial; a damaged element
 // in the middle is skipped (the import goes on at the next element) and the
 // file is marked partial.
+#include "trace/kineto_json_importer.h"
+
 #include <simdjson.h>
 
 #include <algorithm>
@@ -22,7 +24,8 @@
 #include <vector>
 
 #include "trace/importer.h"
-#include "trace/kineto_json_parts.h"
+#include "trace/kineto_event_reader.h"
+#include "trace/kineto_file_state.h"
 #include "trace/trace_file_reader.h"
 
 namespace gpufleet::trace {

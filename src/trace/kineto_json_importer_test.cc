@@ -4,7 +4,7 @@
 #include <string>
 
 #include "trace/importer.h"
-#include "trace/kineto_json_parts.h"
+#include "trace/kineto_event_reader.h"
 #include "trace/kineto_test_util.h"
 #include "trace/timeline.h"
 

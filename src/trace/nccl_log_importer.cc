@@ -437,19 +437,24 @@ Status NcclLogHangInput(const std::string& path, std::string_view text, HangInpu
   for (const auto& [key, info] : log.comms) {
     if (info.nranks > 0) out.comm_size[info.comm_id] = info.nranks;
   }
+  // What every rank's state starts from: its process and communicator.
+  auto rank_state = [&](const ProcKey& proc, const CommInfo& info) {
+    HangRankState s;
+    s.rank = info.rank;
+    s.host = proc.host;
+    s.pid = proc.pid;
+    s.vendor = VendorOf(log, proc);
+    s.comm = info.comm_id;
+    s.source = path;
+    return s;
+  };
   // A rank that initialized a communicator but logged no collective on it
   // has enqueued nothing (-1).
   std::map<std::pair<ProcKey, std::string>, bool> has_coll;
   for (const auto& [key, rec] : last) has_coll[key] = true;
   for (const auto& [key, info] : log.comms) {
     if (has_coll.count(key)) continue;
-    HangRankState s;
-    s.rank = info.rank;
-    s.host = key.first.host;
-    s.pid = key.first.pid;
-    s.vendor = VendorOf(log, key.first);
-    s.comm = info.comm_id;
-    s.source = path;
+    HangRankState s = rank_state(key.first, info);
     out.ranks.push_back(std::move(s));
   }
   for (const auto& [key, rec] : last) {
@@ -462,13 +467,7 @@ Status NcclLogHangInput(const std::string& path, std::string_view text, HangInpu
       continue;
     }
     if (rec->nranks > 0) out.comm_size.emplace(info.comm_id, rec->nranks);
-    HangRankState s;
-    s.rank = info.rank;
-    s.host = key.first.host;
-    s.pid = key.first.pid;
-    s.vendor = VendorOf(log, key.first);
-    s.comm = info.comm_id;
-    s.source = path;
+    HangRankState s = rank_state(key.first, info);
     s.last_enqueued = rec->op_count;
     s.pending_op = rec->op;
     out.ranks.push_back(std::move(s));

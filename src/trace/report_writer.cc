@@ -10,15 +10,9 @@
 namespace gpufleet::trace {
 namespace {
 
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
-  return buf;
-}
-
 std::string Percent(int64_t part, int64_t whole) {
   if (whole <= 0) return "-";
-  return Fixed(100.0 * static_cast<double>(part) / static_cast<double>(whole), 1) + "%";
+  return FormatFixed(100.0 * static_cast<double>(part) / static_cast<double>(whole), 1) + "%";
 }
 
 // Column-aligned table for the terminal; first column left, others right.
@@ -112,7 +106,7 @@ std::vector<std::vector<std::string>> KernelRows(const AnalysisReport& r, size_t
     rows.push_back({Shorten(ShortKernelName(k.name), name_width),
                     std::string(EventKindName(k.kind)), std::to_string(d.count),
                     FormatDuration(d.sum), FormatDuration(d.mean), FormatDuration(d.p50),
-                    FormatDuration(d.p99), Fixed(d.cv, 2), ShapeFlags(d)});
+                    FormatDuration(d.p99), FormatFixed(d.cv, 2), ShapeFlags(d)});
   }
   return rows;
 }
@@ -138,7 +132,7 @@ std::string CopyLine(const AnalysisReport& r) {
   return "with a copy in flight: " + std::to_string(l.with_concurrent_copy) + " launches, mean " +
          FormatDuration(l.mean_delay_with_copy_ns) + " vs " +
          FormatDuration(l.mean_delay_without_copy_ns) +
-         " without (r = " + Fixed(l.copy_correlation, 2) + ")";
+         " without (r = " + FormatFixed(l.copy_correlation, 2) + ")";
 }
 
 std::string StragglerLine(const Timeline& t, const StragglerReport& s) {
@@ -157,12 +151,18 @@ std::string StragglerLine(const Timeline& t, const StragglerReport& s) {
 
 }  // namespace
 
+std::string FormatFixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
+  return buf;
+}
+
 std::string FormatDuration(double ns) {
   double a = std::fabs(ns);
-  if (a < 1e3) return Fixed(ns, 0) + " ns";
-  if (a < 1e6) return Fixed(ns / 1e3, a < 1e4 ? 2 : 1) + " us";
-  if (a < 1e9) return Fixed(ns / 1e6, a < 1e7 ? 2 : 1) + " ms";
-  return Fixed(ns / 1e9, 2) + " s";
+  if (a < 1e3) return FormatFixed(ns, 0) + " ns";
+  if (a < 1e6) return FormatFixed(ns / 1e3, a < 1e4 ? 2 : 1) + " us";
+  if (a < 1e9) return FormatFixed(ns / 1e6, a < 1e7 ? 2 : 1) + " ms";
+  return FormatFixed(ns / 1e9, 2) + " s";
 }
 
 std::string ShortKernelName(std::string_view name) {
@@ -212,7 +212,7 @@ std::string FormatSummary(const Timeline& t, const AnalysisReport& r, const Repo
   out += "\nLaunch delay: " + LaunchLine(r) + "\n";
   if (r.launch.delay_ns.count > 0) out += "  " + CopyLine(r) + "\n";
   for (const Overlap& ov : r.overlap) {
-    out += "Comm/compute overlap " + ProcessLabel(t, ov.process) + ": " + Fixed(100 * ov.ratio, 1) +
+    out += "Comm/compute overlap " + ProcessLabel(t, ov.process) + ": " + FormatFixed(100 * ov.ratio, 1) +
            "% of " + FormatDuration(static_cast<double>(ov.communication_ns)) + " comm\n";
   }
   out += "Stragglers: " + StragglerLine(t, r.stragglers) + "\n";
@@ -263,7 +263,7 @@ std::string ReportMarkdown(const Timeline& t, const AnalysisReport& r) {
   for (const Overlap& ov : r.overlap) {
     ov_rows.push_back(
         {ProcessLabel(t, ov.process), FormatDuration(static_cast<double>(ov.communication_ns)),
-         FormatDuration(static_cast<double>(ov.overlapped_ns)), Fixed(100 * ov.ratio, 1) + "%"});
+         FormatDuration(static_cast<double>(ov.overlapped_ns)), FormatFixed(100 * ov.ratio, 1) + "%"});
   }
   out += "\n## Communication/computation overlap\n\n" +
          table({"rank", "communication", "overlapped", "ratio"}, ov_rows);
@@ -272,7 +272,7 @@ std::string ReportMarkdown(const Timeline& t, const AnalysisReport& r) {
     std::vector<std::vector<std::string>> rows;
     for (const StragglerRank& sr : r.stragglers.ranks) {
       rows.push_back({ProcessLabel(t, sr.process), std::to_string(sr.times_straggler),
-                      Fixed(sr.mean_normalized_start, 3)});
+                      FormatFixed(sr.mean_normalized_start, 3)});
     }
     out += "\n" + table({"rank", "times flagged", "mean normalized start"}, rows);
   }

@@ -18,6 +18,7 @@
 #include "core/strings.h"
 #include "trace/import_util.h"
 #include "trace/importer.h"
+#include "trace/rocprof_util.h"
 #include "trace/sqlite_reader.h"
 
 namespace gpufleet::trace {
@@ -107,10 +108,7 @@ class RocpdImport {
         name = "kernel " + std::to_string(rows->Int(11));
       }
       e.name = b_.Intern(name);
-      e.kind = StartsWith(name, "ncclDevKernel") || StartsWith(name, "ncclKernel") ||
-                       StartsWith(name, "rccl")
-                   ? EventKind::kCommKernel
-                   : EventKind::kKernel;
+      e.kind = RocprofKernelKind(name);
       e.correlation = rows->IsNull(9) ? -1 : rows->Int(9);
       uint32_t proc = ProcessFor(*rows, 2, 10);
       int device = rows->IsNull(4) ? 0 : static_cast<int>(rows->Int(4));
@@ -145,13 +143,7 @@ class RocpdImport {
           rows->IsNull(4) ? std::string_view("<unnamed region>") : rows->Text(4);
       std::string_view category = rows->IsNull(6) ? std::string_view() : rows->Text(6);
       e.name = b_.Intern(name);
-      if (StartsWith(category, "MARKER")) {
-        e.kind = e.dur_ns == 0 ? EventKind::kInstant : EventKind::kAnnotation;
-      } else if (name.find("Synchronize") != std::string_view::npos) {
-        e.kind = EventKind::kSync;
-      } else {
-        e.kind = EventKind::kRuntime;
-      }
+      e.kind = RocprofCallKind(category, name, e.dur_ns);
       e.correlation = rows->IsNull(5) ? -1 : rows->Int(5);
       e.track = b_.HostThread(ProcessFor(*rows, 2, 7), rows->IsNull(3) ? 0 : rows->Int(3));
       b_.AddEvent(e);
@@ -233,13 +225,7 @@ class RocpdImporter : public TraceImporter {
     if (suffixes.empty()) {
       return InvalidArgumentError(path + ": not a rocpd database (no rocpd_string table)");
     }
-    SourceFile sf;
-    sf.path = path;
-    sf.format = "rocpd";
-    sf.epoch_clock = false;
-    sf.clock_source = "CLOCK_BOOTTIME ns (rocprofiler-sdk)";
-    sf.alignment = "native CLOCK_BOOTTIME ns, not epoch: needs alignment";
-    uint32_t file = b.AddFile(std::move(sf));
+    uint32_t file = b.AddFile(RocprofSourceFile(path, "rocpd"));
     for (const std::string& s : suffixes) RocpdImport(db, b, file, s).Run();
     if (progress != nullptr) progress->Advance(1, 1);
     return OkStatus();

@@ -22,6 +22,7 @@
 #include "core/strings.h"
 #include "trace/import_util.h"
 #include "trace/importer.h"
+#include "trace/rocprof_util.h"
 
 namespace gpufleet::trace {
 namespace {
@@ -135,13 +136,7 @@ class RocprofCsvImporter : public TraceImporter {
       return it->second;
     };
 
-    SourceFile sf;
-    sf.path = path;
-    sf.format = "rocprofv3_csv";
-    sf.epoch_clock = false;
-    sf.clock_source = "CLOCK_BOOTTIME ns (rocprofiler-sdk)";
-    sf.alignment = "native CLOCK_BOOTTIME ns, not epoch: needs alignment";
-    uint32_t file = b.AddFile(std::move(sf));
+    uint32_t file = b.AddFile(RocprofSourceFile(path, "rocprofv3_csv"));
     const int64_t file_pid = PidFromFileName(path);
 
     std::vector<std::string> f;
@@ -181,10 +176,7 @@ class RocprofCsvImporter : public TraceImporter {
         case CsvKind::kRocprofV1: {
           std::string_view name = f[*idx(v1 ? "KernelName" : "Kernel_Name")];
           e.name = b.Intern(name);
-          e.kind = (StartsWith(name, "ncclDevKernel") || StartsWith(name, "ncclKernel") ||
-                    StartsWith(name, "rccl"))
-                       ? EventKind::kCommKernel
-                       : EventKind::kKernel;
+          e.kind = RocprofKernelKind(name);
           auto agent = num(idx(v1 ? "gpu-id" : "Agent_Id"));
           // Stream_Id (ROCm >= 6.4) names the HIP stream; older files only
           // have the HSA queue.
@@ -211,13 +203,7 @@ class RocprofCsvImporter : public TraceImporter {
           std::string_view domain = f[*idx("Domain")];
           std::string_view fn = f[*idx("Function")];
           e.name = b.Intern(fn);
-          if (StartsWith(domain, "MARKER")) {
-            e.kind = e.dur_ns == 0 ? EventKind::kInstant : EventKind::kAnnotation;
-          } else if (fn.find("Synchronize") != std::string_view::npos) {
-            e.kind = EventKind::kSync;
-          } else {
-            e.kind = EventKind::kRuntime;
-          }
+          e.kind = RocprofCallKind(domain, fn, e.dur_ns);
           auto tid = num(idx("Thread_Id"));
           if (!tid) {
             NoteSkipped(sfile, where + ": bad Thread_Id");

@@ -18,16 +18,6 @@ StringId StringPool::Intern(std::string_view s) {
   return id;
 }
 
-std::string_view VendorName(Vendor v) {
-  switch (v) {
-    case Vendor::kNvidia: return "nvidia";
-    case Vendor::kAmd: return "amd";
-    case Vendor::kIntel: return "intel";
-    case Vendor::kUnknown: break;
-  }
-  return "unknown";
-}
-
 std::string_view EventKindName(EventKind k) {
   switch (k) {
     case EventKind::kKernel: return "kernel";

@@ -18,6 +18,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "schema/vendor.h"
+
 namespace gpufleet::trace {
 
 using StringId = uint32_t;
@@ -36,8 +38,11 @@ class StringPool {
   std::unordered_map<std::string_view, StringId> index_;  // views into strings_
 };
 
-enum class Vendor : uint8_t { kUnknown, kNvidia, kAmd, kIntel };
-std::string_view VendorName(Vendor v);
+// Vendors are schema's (schema/vendor.h): `Vendor` and `VendorName` here are
+// gpufleet::Vendor and gpufleet::VendorName ("nvidia", "amd", "intel",
+// "unknown"), the names reports, JSON and Perfetto tracks print.
+using gpufleet::Vendor;
+using gpufleet::VendorName;
 
 // What an event is, independent of the vendor vocabulary it came in.
 enum class EventKind : uint8_t {

@@ -8,17 +8,11 @@
 namespace gpufleet::trace {
 namespace {
 
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
-  return buf;
-}
-
 std::string Signed(double ns) { return (ns >= 0 ? "+" : "") + FormatDuration(ns); }
 
 std::string Throughput(double bytes_per_s) {
   if (bytes_per_s <= 0) return "-";
-  return Fixed(bytes_per_s / 1e9, 2) + " GB/s";
+  return FormatFixed(bytes_per_s / 1e9, 2) + " GB/s";
 }
 
 const char* Describe(const std::string& name) {
@@ -106,7 +100,7 @@ std::string DiffMarkdown(const TraceDiffReport& d) {
   out += "| cause | time | share |\n| --- | ---: | ---: |\n";
   for (const DiffComponent& c : d.components) {
     out += std::string("| ") + Describe(c.name) + " | " + Signed(c.attributed_ns) + " | " +
-           Fixed(100 * c.share, 1) + "% |\n";
+           FormatFixed(100 * c.share, 1) + "% |\n";
   }
   out += "\nCopy throughput " + Throughput(d.base_copy_bytes_per_s) + " -> " +
          Throughput(d.contended_copy_bytes_per_s) + "; " + std::to_string(d.matched_ops) +

@@ -1,9 +1,11 @@
-// Private to the Kineto JSON importer: reading one event object into a
-// Staged record, and turning staged records of one file into Timeline
-// processes, tracks, events and collectives.
+// Private to the Kineto JSON importer: turns the staged records of one file
+// (kineto_event_reader.h) into Timeline processes, tracks, events and
+// collectives.
 //
-// Staged records hold string_views into the simdjson parser's buffers; they
-// are valid until the parser parses the next run, so Apply() must run before.
+// Apply() consumes each run of Staged records before the parser moves on
+// (their string_views die with the run); ReadTopLevel() reads the file's
+// metadata; Finish() runs once, last. Bad events are skipped and counted in
+// the file's SourceFile. Not thread-safe; one FileState per imported file.
 #pragma once
 
 #include <simdjson.h>
@@ -13,59 +15,13 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
-#include "core/status.h"
-#include "trace/importer.h"
+#include "trace/kineto_event_reader.h"
 #include "trace/timeline.h"
-#include "trace/trace_file_reader.h"
 
 namespace gpufleet::trace::kineto {
-
-// Converts a JSON number text in microseconds ("4458677009853.422",
-// "1665536373729077", "68.0", "1.5e3") to integer nanoseconds. Digits past
-// the third decimal are rounded half up; exponents go through double.
-bool MicrosTextToNs(std::string_view text, int64_t* ns);
-// Parses an integer JSON token or a quoted decimal / "0x.." hex string.
-bool TokenToInt(std::string_view token, int64_t* out);
-
-// The importer after reading the file. Exposed for the fuzz target.
-Status ImportKinetoJsonBytes(const std::string& path, const TraceBytes& bytes,
-                             TimelineBuilder& builder, ImportProgress* progress);
-
-struct Staged {
-  std::string_view cat;
-  std::string_view name;
-  std::string_view pid_text;  // raw token: 597913 or "Spans"
-  std::string_view tid_text;
-  std::string_view comm;      // "Process Group Name"
-  std::string_view coll_op;   // "Collective name"
-  std::string_view dtype;
-  std::string_view meta;      // args.name (process/thread name) or args.labels
-  int64_t ts_ns = 0;
-  int64_t dur_ns = -1;
-  int64_t correlation = -1;
-  int64_t bytes = -1;
-  int64_t flow_id = -1;
-  int64_t stream = -1;  // args.stream (number or "0x.." string)
-  int64_t nelems = -1;
-  int64_t seq = -1;
-  int device = -1;      // args.device
-  int group_size = -1;
-  char ph = 0;
-  bool has_ts = false;
-  bool bad_number = false;
-};
-
-class EventReader {
- public:
-  // Reads one traceEvents element. Returns a simdjson error only for
-  // malformed JSON; semantically odd events come back with fields unset.
-  simdjson::error_code Read(simdjson::ondemand::value v, Staged& s);
-
- private:
-  simdjson::error_code ReadArgs(simdjson::ondemand::object args, Staged& s);
-};
 
 // Accumulates one file's staged events into the builder.
 class FileState {

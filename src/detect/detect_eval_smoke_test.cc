@@ -75,7 +75,7 @@ TEST(DetectEvalSmokeTest, EvaluationUsesServerLifecycle) {
     EXPECT_EQ((*got)[i].label, "bandwidth_saturation") << i;
   }
   EXPECT_EQ((*got)[0].first_ns, 0);
-  EXPECT_EQ((*got)[0].last_ns, 300 * kS);  // one incident across the 100 s gap
+  EXPECT_EQ((*got)[0].last_ns, 300 * kS);   // one incident across the 100 s gap
   EXPECT_EQ((*got)[1].first_ns, 250 * kS);  // the sustained rule: its own key
   EXPECT_EQ((*got)[2].first_ns, 460 * kS);  // after resolve: a new incident
 }

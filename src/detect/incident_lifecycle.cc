@@ -83,8 +83,8 @@ StatusOr<std::vector<IncidentRecord>> IncidentLifecycle::ResolveAbsent(int64_t n
   return book_.ResolveStale(now_ns, policy_.resolve_after_ns, policy_.on_pass_kinds);
 }
 
-StatusOr<std::optional<IncidentRecord>> IncidentLifecycle::ResolvePassed(
-    std::string_view dedup_key, int64_t now_ns) {
+StatusOr<std::optional<IncidentRecord>> IncidentLifecycle::ResolvePassed(std::string_view dedup_key,
+                                                                         int64_t now_ns) {
   return book_.ResolveOpen(dedup_key, now_ns);
 }
 

@@ -91,8 +91,7 @@ class IncidentLifecycle {
   StatusOr<std::vector<IncidentRecord>> ResolveAbsent(int64_t now_ns);
   // A pass for `dedup_key` at now_ns: resolves its open incident and returns
   // it; nullopt when none is open.
-  StatusOr<std::optional<IncidentRecord>> ResolvePassed(std::string_view dedup_key,
-                                                        int64_t now_ns);
+  StatusOr<std::optional<IncidentRecord>> ResolvePassed(std::string_view dedup_key, int64_t now_ns);
 
   const LifecyclePolicy& policy() const { return policy_; }
   IncidentBook& book() { return book_; }

@@ -139,9 +139,8 @@ TEST_P(IncidentLifecycleTest, DedupKeysSeparateIncidentsAndKeylessFindingsAreIgn
   IncidentLifecycle life(*book_);
   Finding keyless = Contention("5");
   keyless.key.clear();
-  LifecycleStep s = life.Step({Contention("3"), Contention("4"),
-                               Contention("3", kKindSustained), keyless},
-                              0);
+  LifecycleStep s =
+      life.Step({Contention("3"), Contention("4"), Contention("3", kKindSustained), keyless}, 0);
   ASSERT_EQ(s.observed.size(), 4u);
   EXPECT_TRUE(s.observed[0].created);
   EXPECT_TRUE(s.observed[1].created);

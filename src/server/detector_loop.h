@@ -32,7 +32,7 @@
 namespace gpufleet {
 
 struct DetectorLoopOptions {
-  int64_t period_real_ns = 10'000'000'000;     // real time between runs
+  int64_t period_real_ns = 10'000'000'000;                    // real time between runs
   int64_t resolve_after_ns = detect::kDefaultResolveAfterNs;  // clock time a finding may be absent
   std::string external_url;
 };
@@ -51,8 +51,8 @@ class DetectorLoop {
  public:
   // `alerts` and `captures` may be null. Everything must outlive the loop.
   DetectorLoop(detect::DetectionEngine& engine, WindowStore& window,
-               detect::IncidentBook& incidents, AlertSender* alerts, CaptureRunner* captures, const Clock& clock,
-               DetectorLoopOptions options);
+               detect::IncidentBook& incidents, AlertSender* alerts, CaptureRunner* captures,
+               const Clock& clock, DetectorLoopOptions options);
   ~DetectorLoop();
 
   // Re-arms alerts for incidents left open by a previous run of the server.

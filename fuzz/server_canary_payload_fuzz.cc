@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "detect/incident_lifecycle.h"
 #include "server/canary_incidents.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -19,10 +20,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (in->passed_keys.size() > in->ignored) std::abort();
   for (const std::string& key : in->passed_keys) {
-    if (key.rfind(kCanaryIncidentKind, 0) != 0) std::abort();
+    if (key.rfind(detect::kCanaryIncidentKind, 0) != 0) std::abort();
   }
-  for (const IncidentRecord& r : in->incidents) {
-    if (r.kind != kCanaryIncidentKind || r.dedup_key.rfind(kCanaryIncidentKind, 0) != 0) {
+  for (const detect::IncidentRecord& r : in->incidents) {
+    if (r.kind != detect::kCanaryIncidentKind || r.dedup_key.rfind(detect::kCanaryIncidentKind, 0) != 0) {
       std::abort();
     }
     if (r.severity != "warning" && r.severity != "critical") std::abort();

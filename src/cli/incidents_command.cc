@@ -7,9 +7,9 @@
 #include "cli/command.h"
 #include "core/clock.h"
 #include "core/strings.h"
+#include "detect/incident_store.h"
 #include "net/http_client.h"
 #include "server/http_api.h"
-#include "store/incident_store.h"
 #include "store/state_db.h"
 
 namespace gpufleet {
@@ -90,18 +90,18 @@ class IncidentsCommand : public Command {
   StatusOr<std::unique_ptr<StateDb>> OpenDb() {
     StateDb::Options o;
     o.create = false;
-    return StateDb::Open(db_, IncidentMigrations(), o);
+    return StateDb::Open(db_, detect::IncidentMigrations(), o);
   }
 
   StatusOr<json> FetchList() {
     if (!db_.empty()) {
       ASSIGN_OR_RETURN(std::unique_ptr<StateDb> db, OpenDb());
-      IncidentStore store(db.get());
-      std::optional<IncidentStatus> st;
-      if (status_ != "all") st = ParseIncidentStatus(status_);
-      ASSIGN_OR_RETURN(std::vector<IncidentRecord> list, store.List(st));
+      detect::IncidentStore store(db.get());
+      std::optional<detect::IncidentStatus> st;
+      if (status_ != "all") st = detect::ParseIncidentStatus(status_);
+      ASSIGN_OR_RETURN(std::vector<detect::IncidentRecord> list, store.List(st));
       json out = json::array();
-      for (const IncidentRecord& r : list) out.push_back(json::parse(IncidentJson(r, false)));
+      for (const detect::IncidentRecord& r : list) out.push_back(json::parse(IncidentJson(r, false)));
       return out;
     }
     ASSIGN_OR_RETURN(std::string body,
@@ -116,8 +116,8 @@ class IncidentsCommand : public Command {
   StatusOr<json> FetchOne() {
     if (!db_.empty()) {
       ASSIGN_OR_RETURN(std::unique_ptr<StateDb> db, OpenDb());
-      IncidentStore store(db.get());
-      ASSIGN_OR_RETURN(std::optional<IncidentRecord> r, store.Get(id_));
+      detect::IncidentStore store(db.get());
+      ASSIGN_OR_RETURN(std::optional<detect::IncidentRecord> r, store.Get(id_));
       if (!r.has_value()) return NotFoundError("no incident " + std::to_string(id_) + " in " + db_);
       return json::parse(IncidentJson(*r, true));
     }

@@ -14,15 +14,6 @@ namespace {
 constexpr int64_t kS = 1'000'000'000;
 constexpr int64_t kGraceNs = 15 * 60 * kS;
 
-struct Incident {
-  std::string cls;    // contention | variance | cloud_specific | idle | baseline
-  std::string label;  // the kind it claims (contention: the dominant cause)
-  std::vector<std::string> devices;
-  int64_t first_ns = 0;
-  int64_t last_ns = 0;
-  int64_t bound_ns = 0;  // rule window of the first finding + 2 intervals
-};
-
 bool IsContention(const std::string& kind) {
   return kind == kKindMemoryContention || kind == kKindLatencyBound || kind == kKindSustained;
 }
@@ -40,8 +31,16 @@ int64_t RuleWindow(const DetectConfig& c, const Finding& f) {
   return 0;
 }
 
+// The class an incident is scored under; "" for findings not scored.
+std::string ClassOf(const Finding& f) {
+  if (IsContention(f.kind)) return "contention";
+  if (f.kind == kKindCaptureTrigger) return f.capture_name == "low_utilization" ? "idle" : "";
+  if (f.kind == kKindBaselineDeviation) return "baseline";
+  return f.kind;
+}
+
 struct RunResult {
-  std::vector<Incident> incidents;
+  std::vector<EvalIncident> incidents;
   std::vector<SimEpisode> episodes;
   double gpu_days = 0;
 };
@@ -54,49 +53,15 @@ StatusOr<RunResult> RunOnce(const DetectConfig& config, const FleetSimOptions& s
   std::unique_ptr<BaselineStore> baselines = NewMemoryBaselineStore();
   ASSIGN_OR_RETURN(std::unique_ptr<DetectionEngine> engine,
                    DetectionEngine::Create(config, baselines.get()));
-  RunResult result;
-  std::map<std::string, size_t> open;  // class/subject -> incident index
+  EvalIncidentTracker tracker(config);
   int64_t now = 0;
   int64_t tick = 0;
-  const int64_t gap = 3 * sim.interval_ns();
   while (sim.Step(store, &now)) {
     if (++tick % 30 == 0) store.Prune(now);
-    for (const Finding& f : engine->Evaluate(store, now)) {
-      std::string cls;
-      if (IsContention(f.kind)) {
-        cls = "contention";
-      } else if (f.kind == kKindCaptureTrigger) {
-        if (f.capture_name != "low_utilization") continue;
-        cls = "idle";
-      } else if (f.kind == kKindBaselineDeviation) {
-        cls = "baseline";
-      } else {
-        cls = f.kind;
-      }
-      const std::string subject =
-          cls + "|" + (cls == "contention" || cls == "idle" ? f.devices.at(0) : f.key);
-      auto it = open.find(subject);
-      if (it == open.end() || now - result.incidents[it->second].last_ns > gap) {
-        Incident inc;
-        inc.cls = cls;
-        inc.label = cls == "contention" ? "" : cls;
-        inc.devices = f.devices;
-        inc.first_ns = now;
-        inc.bound_ns = RuleWindow(config, f) + 2 * sim.interval_ns();
-        result.incidents.push_back(std::move(inc));
-        open[subject] = result.incidents.size() - 1;
-        it = open.find(subject);
-      }
-      Incident& inc = result.incidents[it->second];
-      inc.last_ns = now;
-      if (cls == "contention" && inc.label.empty() && !f.causes.empty()) {
-        inc.label = f.causes.front().cause;
-      }
-    }
+    RETURN_IF_ERROR(tracker.Add(engine->Evaluate(store, now), now));
   }
-  for (Incident& inc : result.incidents) {
-    if (inc.label.empty()) inc.label = "unclassified";
-  }
+  RunResult result;
+  ASSIGN_OR_RETURN(result.incidents, tracker.Incidents());
   result.episodes = sim.episodes();
   result.gpu_days = sim.gpu_days();
   return result;
@@ -109,7 +74,7 @@ bool SharesDevice(const std::vector<std::string>& a, const std::vector<std::stri
   return false;
 }
 
-bool Overlaps(const Incident& i, const SimEpisode& e) {
+bool Overlaps(const EvalIncident& i, const SimEpisode& e) {
   return i.first_ns <= e.end_ns + kGraceNs && i.last_ns >= e.start_ns;
 }
 
@@ -120,6 +85,55 @@ std::string Fixed(double x, int digits) {
 }
 
 }  // namespace
+
+EvalIncidentTracker::EvalIncidentTracker(const DetectConfig& config, LifecyclePolicy policy)
+    : config_(config), book_(NewMemoryIncidentBook()), lifecycle_(*book_, std::move(policy)) {}
+
+Status EvalIncidentTracker::Add(const std::vector<Finding>& findings, int64_t now_ns) {
+  std::vector<Finding> scored;
+  std::vector<std::string> classes;
+  for (const Finding& f : findings) {
+    std::string cls = ClassOf(f);
+    if (cls.empty()) continue;
+    scored.push_back(f);
+    classes.push_back(std::move(cls));
+  }
+  LifecycleStep step = lifecycle_.Step(scored, now_ns);
+  RETURN_IF_ERROR(step.first_error);
+  for (size_t i = 0; i < scored.size(); ++i) {
+    const Finding& f = scored[i];
+    const UpsertResult& up = step.observed[i];
+    if (up.id == 0) continue;  // no key: the server ignores it too
+    if (up.created) {
+      EvalIncident& inc = scored_[up.id];
+      inc.cls = classes[i];
+      inc.label = inc.cls == "contention" ? "" : inc.cls;
+      inc.bound_ns = RuleWindow(config_, f) + 2 * config_.interval_ns;
+    }
+    EvalIncident& inc = scored_[up.id];
+    if (inc.cls == "contention" && inc.label.empty() && !f.causes.empty()) {
+      inc.label = f.causes.front().cause;
+    }
+  }
+  return OkStatus();
+}
+
+StatusOr<std::vector<EvalIncident>> EvalIncidentTracker::Incidents() const {
+  ASSIGN_OR_RETURN(std::vector<IncidentRecord> all, book_->List(std::nullopt));
+  std::vector<EvalIncident> out;
+  out.reserve(all.size());
+  for (auto r = all.rbegin(); r != all.rend(); ++r) {  // List is newest first
+    auto it = scored_.find(r->id);
+    if (it == scored_.end()) continue;
+    EvalIncident inc = it->second;
+    inc.devices = r->devices;
+    inc.first_ns = r->first_seen_ns;
+    inc.last_ns = r->last_seen_ns;
+    if (inc.label.empty()) inc.label = "unclassified";
+    out.push_back(std::move(inc));
+  }
+  return out;
+}
 
 const KindQuality* EvalReport::Find(std::string_view kind) const {
   for (const KindQuality& k : kinds) {
@@ -132,6 +146,7 @@ StatusOr<EvalReport> RunDetectionEval(const DetectConfig& config, const EvalOpti
   if (!(options.gpu_days > 0)) return InvalidArgumentError("gpu_days must be > 0");
   EvalReport report;
   report.seed = options.seed;
+  report.resolve_after_ns = LifecyclePolicy().resolve_after_ns;
   constexpr double kGpus = 16;
 
   FleetSimOptions sim;
@@ -146,8 +161,8 @@ StatusOr<EvalReport> RunDetectionEval(const DetectConfig& config, const EvalOpti
   std::map<std::string, KindQuality> q;
   for (const std::string& k : kinds) q[k].kind = k;
   // Episode index -> earliest matching incident.
-  std::map<size_t, const Incident*> detected;
-  for (const Incident& inc : run.incidents) {
+  std::map<size_t, const EvalIncident*> detected;
+  for (const EvalIncident& inc : run.incidents) {
     if (inc.cls == "baseline") continue;  // not a ground-truth kind here
     KindQuality& kq = q[inc.label];
     kq.kind = inc.label;
@@ -196,7 +211,7 @@ StatusOr<EvalReport> RunDetectionEval(const DetectConfig& config, const EvalOpti
     clean.duration_s = options.clean_gpu_days / kGpus * 86400;
     ASSIGN_OR_RETURN(RunResult c, RunOnce(config, clean));
     report.clean_gpu_days = c.gpu_days;
-    for (const Incident& inc : c.incidents) {
+    for (const EvalIncident& inc : c.incidents) {
       // A baseline deviation during a thermal fault is a true deviation.
       bool explained = false;
       if (inc.cls == "baseline") {
@@ -215,9 +230,9 @@ StatusOr<EvalReport> RunDetectionEval(const DetectConfig& config, const EvalOpti
 
 std::string FormatEvalReport(const EvalReport& r) {
   std::string out = "Simulated fleet: " + Fixed(r.gpu_days, 1) +
-                    " GPU-days with injected "
-                    "episodes, seed " +
-                    std::to_string(r.seed) + ".\n\n";
+                    " GPU-days with injected episodes, seed " + std::to_string(r.seed) +
+                    "; incidents by the server's life cycle (resolve after " +
+                    Fixed(static_cast<double>(r.resolve_after_ns) / 1e9, 0) + " s absent).\n\n";
   out +=
       "| kind | episodes | detected | recall | incidents | true | explained "
       "| precision | "

@@ -1,9 +1,10 @@
 // Finding: what a detector reports about the fleet at one evaluation.
 //
 // A finding is "active now": the detection engine returns the findings whose
-// condition holds at the evaluation time. The server turns a run of findings
-// with the same `key` into one incident (open on first sight, close when the
-// key stops appearing). Plain values; copy freely.
+// condition holds at the evaluation time. The incident life cycle
+// (detect/incident_lifecycle.h) turns a run of findings with the same `key`
+// into one incident (open on first sight, resolve when the key has been
+// absent for resolve_after). Plain values; copy freely.
 #pragma once
 
 #include <cstdint>

@@ -58,7 +58,7 @@ std::string FormatRfc3339(int64_t unix_ns) {
   return buf;
 }
 
-Alert AlertFromIncident(const IncidentRecord& incident, const std::string& external_url) {
+Alert AlertFromIncident(const detect::IncidentRecord& incident, const std::string& external_url) {
   Alert a;
   a.labels = incident.subject;
   a.labels.Set("alertname", "GpuFleet" + CamelCase(incident.kind));
@@ -72,7 +72,7 @@ Alert AlertFromIncident(const IncidentRecord& incident, const std::string& exter
         std::to_string(static_cast<int>(incident.estimated_slowdown * 100 + 0.5)) + "%";
   }
   std::string evidence;
-  for (const IncidentEvidence& e : incident.evidence) {
+  for (const detect::IncidentEvidence& e : incident.evidence) {
     if (!evidence.empty()) evidence += "\n";
     evidence += e.series + " " + e.condition + " (observed ";
     AppendDouble(e.value, evidence);
@@ -86,7 +86,7 @@ Alert AlertFromIncident(const IncidentRecord& incident, const std::string& exter
   }
   if (!incident.capture_path.empty()) a.annotations["capture"] = incident.capture_path;
   a.starts_at_ns = incident.first_seen_ns;
-  a.ends_at_ns = incident.status == IncidentStatus::kResolved ? incident.resolved_at_ns : 0;
+  a.ends_at_ns = incident.status == detect::IncidentStatus::kResolved ? incident.resolved_at_ns : 0;
   if (!external_url.empty()) {
     a.generator_url = external_url + "/api/v1/incidents/" + std::to_string(incident.id);
   }

@@ -29,8 +29,8 @@
 #include "core/clock.h"
 #include "core/labels.h"
 #include "core/status.h"
+#include "detect/incident_book.h"
 #include "net/http_client.h"
-#include "store/incident_store.h"
 
 namespace gpufleet {
 
@@ -48,7 +48,7 @@ struct Alert {
 // summary, slowdown (e.g. "23%"), evidence (one line per row), capture.
 // `external_url` (e.g. "http://host:9840") makes generatorURL point at the
 // incident in the API; empty = no generatorURL.
-Alert AlertFromIncident(const IncidentRecord& incident, const std::string& external_url);
+Alert AlertFromIncident(const detect::IncidentRecord& incident, const std::string& external_url);
 
 // RFC 3339 UTC with milliseconds: "2026-12-01T06:00:00.000Z".
 std::string FormatRfc3339(int64_t unix_ns);

@@ -14,8 +14,8 @@ namespace {
 
 using nlohmann::json;
 
-IncidentRecord Incident() {
-  IncidentRecord r;
+detect::IncidentRecord Incident() {
+  detect::IncidentRecord r;
   r.id = 12;
   r.dedup_key = "memory_contention/node=aws-h100-0/gpu=6";
   r.kind = "memory_contention";
@@ -55,8 +55,8 @@ TEST(AlertSenderTest, Rfc3339HasMillisecondsAndZ) {
 TEST(AlertSenderTest, AlertmanagerPayloadLeasesFiringAndEndsResolved) {
   int64_t now = Incident().first_seen_ns + 60 * kNsPerSecond;
   Alert firing = AlertFromIncident(Incident(), "");
-  IncidentRecord done = Incident();
-  done.status = IncidentStatus::kResolved;
+  detect::IncidentRecord done = Incident();
+  done.status = detect::IncidentStatus::kResolved;
   done.resolved_at_ns = now - kNsPerSecond;
   Alert resolved = AlertFromIncident(done, "");
   json body = json::parse(AlertmanagerPayload({firing, resolved}, now, 240 * kNsPerSecond));
@@ -72,8 +72,8 @@ TEST(AlertSenderTest, AlertmanagerPayloadLeasesFiringAndEndsResolved) {
 
 TEST(AlertSenderTest, TimesAheadOfTheReceiverAreClampedToNow) {
   // A sped-up simulation clock: the incident "starts" after the real now.
-  IncidentRecord r = Incident();
-  r.status = IncidentStatus::kResolved;
+  detect::IncidentRecord r = Incident();
+  r.status = detect::IncidentStatus::kResolved;
   r.resolved_at_ns = r.first_seen_ns + 3600 * kNsPerSecond;
   int64_t now = r.first_seen_ns - 10 * kNsPerSecond;
   json body = json::parse(AlertmanagerPayload({AlertFromIncident(r, "")}, now, kNsPerSecond));

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "detect/incident_lifecycle.h"
 #include "server/alert_sender.h"
 
 namespace gpufleet {
@@ -36,13 +37,6 @@ std::string Percent(double fraction) {
 
 }  // namespace
 
-std::string CanaryIncidentKey(std::string_view node, std::string_view target,
-                              std::string_view benchmark) {
-  std::string key(kCanaryIncidentKind);
-  key.append("|").append(node).append("|").append(target).append("|").append(benchmark);
-  return key;
-}
-
 StatusOr<CanaryIncidents> CanaryIncidentsFromJson(std::string_view body, int64_t now_ns) {
   json doc = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
@@ -65,8 +59,11 @@ StatusOr<CanaryIncidents> CanaryIncidentsFromJson(std::string_view body, int64_t
     ASSIGN_OR_RETURN(std::string verdict, RequiredString(c, "verdict", where));
     ASSIGN_OR_RETURN(std::string benchmark, RequiredString(c, "benchmark", where));
     ASSIGN_OR_RETURN(std::string target, RequiredString(c, "target", where));
-    if (verdict != "regression" && verdict != "fail") {
-      if (verdict == "pass") out.passed_keys.push_back(CanaryIncidentKey(node, target, benchmark));
+    const detect::CanaryVerdictEffect effect = detect::CanaryVerdictEffectOf(verdict);
+    if (effect != detect::CanaryVerdictEffect::kObserve) {
+      if (effect == detect::CanaryVerdictEffect::kResolve) {
+        out.passed_keys.push_back(detect::CanaryIncidentKey(node, target, benchmark));
+      }
       ++out.ignored;
       continue;
     }
@@ -78,9 +75,9 @@ StatusOr<CanaryIncidents> CanaryIncidentsFromJson(std::string_view body, int64_t
                              ? c["reason"].get<std::string>()
                              : std::string();
 
-    IncidentRecord r;
-    r.kind = std::string(kCanaryIncidentKind);
-    r.dedup_key = CanaryIncidentKey(node, target, benchmark);
+    detect::IncidentRecord r;
+    r.kind = std::string(detect::kCanaryIncidentKind);
+    r.dedup_key = detect::CanaryIncidentKey(node, target, benchmark);
     r.subject.Set("benchmark", benchmark);
     r.subject.Set("target", target);
     if (!node.empty()) r.subject.Set("node", node);
@@ -93,7 +90,7 @@ StatusOr<CanaryIncidents> CanaryIncidentsFromJson(std::string_view body, int64_t
     r.window_start_ns = now_ns;
     r.window_end_ns = now_ns;
     r.estimated_slowdown = worse > 0 ? worse : 0;
-    IncidentEvidence e;
+    detect::IncidentEvidence e;
     e.series = benchmark + "{target=\"" + target + "\"}";
     e.condition = verdict == "fail" ? "check failed" : "worse than baseline (noise-aware gate)";
     e.threshold = baseline;
@@ -110,22 +107,24 @@ StatusOr<CanaryIncidents> CanaryIncidentsFromJson(std::string_view body, int64_t
   return out;
 }
 
-StatusOr<CanaryApplyResult> ApplyCanaryVerdicts(const CanaryIncidents& in, IncidentStore& store,
-                                                AlertSender* alerts,
+StatusOr<CanaryApplyResult> ApplyCanaryVerdicts(const CanaryIncidents& in,
+                                                detect::IncidentBook& store, AlertSender* alerts,
                                                 const std::string& external_url, int64_t now_ns) {
+  detect::IncidentLifecycle lifecycle(store);
   CanaryApplyResult out;
-  for (const IncidentRecord& r : in.incidents) {
-    ASSIGN_OR_RETURN(UpsertResult up, store.Upsert(r, now_ns));
+  for (const detect::IncidentRecord& r : in.incidents) {
+    ASSIGN_OR_RETURN(detect::UpsertResult up, lifecycle.Observe(r, now_ns));
     out.incidents.push_back(up.id);
     if (!up.created) continue;  // still failing: the alert is already firing
     ++out.created;
     if (alerts == nullptr) continue;
-    ASSIGN_OR_RETURN(std::optional<IncidentRecord> rec, store.Get(up.id));
+    ASSIGN_OR_RETURN(std::optional<detect::IncidentRecord> rec, store.Get(up.id));
     if (rec.has_value()) alerts->Fire(rec->dedup_key, AlertFromIncident(*rec, external_url));
   }
   size_t resolved_checks = 0;
   for (const std::string& key : in.passed_keys) {
-    ASSIGN_OR_RETURN(std::optional<IncidentRecord> done, store.ResolveOpen(key, now_ns));
+    ASSIGN_OR_RETURN(std::optional<detect::IncidentRecord> done,
+                     lifecycle.ResolvePassed(key, now_ns));
     if (!done.has_value()) continue;
     ++resolved_checks;
     out.resolved.push_back(done->id);

@@ -10,10 +10,11 @@
 //                "baseline_n": 5, "worse_fraction": 0.099, "reason": "..."}]}
 // Only "regression" and "fail" verdicts become incidents. One open incident
 // per (node, target, benchmark): a repeated failure updates it. Unlike
-// detector findings, a canary incident does not resolve by going stale (the
-// detector loop's ResolveStale skips this kind): it stays open until a later
-// push has verdict "pass" for the same (node, target, benchmark).
-// "inconclusive", "no baseline" and other verdicts change nothing.
+// detector findings, a canary incident does not resolve by going stale: the
+// incident life cycle (detect/incident_lifecycle.h) gives its kind the
+// on-pass policy, so it stays open until a later push has verdict "pass" for
+// the same (node, target, benchmark). "inconclusive", "no baseline" and
+// other verdicts change nothing (detect::CanaryVerdictEffectOf).
 // A newly opened incident fires an alert (AlertFromIncident), a repeat does
 // not re-fire, and resolving sends the alert's resolve.
 //
@@ -27,21 +28,15 @@
 #include <vector>
 
 #include "core/status.h"
-#include "store/incident_store.h"
+#include "detect/incident_book.h"
 
 namespace gpufleet {
 
-inline constexpr std::string_view kCanaryIncidentKind = "canary_regression";
-
 class AlertSender;
 
-// The dedup key of the canary incident for (node, target, benchmark).
-std::string CanaryIncidentKey(std::string_view node, std::string_view target,
-                              std::string_view benchmark);
-
 struct CanaryIncidents {
-  std::vector<IncidentRecord> incidents;  // one per "regression"/"fail" check
-  std::vector<std::string> passed_keys;   // CanaryIncidentKey of each "pass" check
+  std::vector<detect::IncidentRecord> incidents;  // one per "regression"/"fail" check
+  std::vector<std::string> passed_keys;  // detect::CanaryIncidentKey of each "pass" check
   size_t ignored = 0;                     // checks that passed or could not tell
 };
 
@@ -56,13 +51,14 @@ struct CanaryApplyResult {
   size_t ignored = 0;              // checks that changed nothing
 };
 
-// Records one push at now_ns: upserts each failing check, firing an alert on
+// Records one push at now_ns through the incident life cycle: observes each
+// failing check (open or update by its key), firing an alert on
 // `alerts` (may be null) when an incident is newly opened, and resolves the
 // open incident of each passing check, sending the alert's resolve. A pass
 // with no open incident is ignored. Each incident is written before its
 // alert is queued. Thread-safe as far as `store` and `alerts` are.
-StatusOr<CanaryApplyResult> ApplyCanaryVerdicts(const CanaryIncidents& in, IncidentStore& store,
-                                                AlertSender* alerts,
+StatusOr<CanaryApplyResult> ApplyCanaryVerdicts(const CanaryIncidents& in,
+                                                detect::IncidentBook& store, AlertSender* alerts,
                                                 const std::string& external_url, int64_t now_ns);
 
 }  // namespace gpufleet

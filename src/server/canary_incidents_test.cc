@@ -12,6 +12,8 @@
 
 #include "canary/verdict_push.h"
 #include "detect/detection_engine.h"
+#include "detect/incident_lifecycle.h"
+#include "detect/incident_store.h"
 #include "server/alert_sender.h"
 #include "server/detector_loop.h"
 #include "server/http_api.h"
@@ -42,7 +44,7 @@ TEST(CanaryIncidentsTest, RegressionBecomesAPlatformIncident) {
   ASSERT_TRUE(in.ok()) << in.status().ToString();
   EXPECT_EQ(in->ignored, 1u);
   ASSERT_EQ(in->incidents.size(), 1u);
-  const IncidentRecord& r = in->incidents[0];
+  const detect::IncidentRecord& r = in->incidents[0];
   EXPECT_EQ(r.kind, "canary_regression");
   EXPECT_EQ(r.team, "platform");
   EXPECT_EQ(r.severity, "warning");
@@ -90,7 +92,7 @@ TEST(CanaryIncidentsTest, PassChecksCarryTheKeyOfTheIncidentTheyWouldClose) {
   ASSERT_EQ(in.passed_keys.size(), 1u);
   EXPECT_EQ(in.passed_keys[0], in.incidents[0].dedup_key);
   EXPECT_EQ(in.passed_keys[0],
-            CanaryIncidentKey("gpu-node-17", "model=h200-sxm;runtime=cuda-12.4", "gemm.bf16@8192"));
+            detect::CanaryIncidentKey("gpu-node-17", "model=h200-sxm;runtime=cuda-12.4", "gemm.bf16@8192"));
 }
 
 TEST(CanaryIncidentsTest, MalformedPayloadNamesTheField) {
@@ -155,10 +157,10 @@ class CanaryStoreTest : public ::testing::Test {
                 ("gpufleet_canary_incidents_" + std::to_string(getpid()) + ".db"))
                    .string();
     for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(db_path_ + s);
-    StatusOr<std::unique_ptr<StateDb>> db = StateDb::Open(db_path_, IncidentMigrations());
+    StatusOr<std::unique_ptr<StateDb>> db = StateDb::Open(db_path_, detect::IncidentMigrations());
     ASSERT_TRUE(db.ok()) << db.status().ToString();
     db_ = std::move(*db);
-    incidents_ = std::make_unique<IncidentStore>(db_.get());
+    incidents_ = std::make_unique<detect::IncidentStore>(db_.get());
     AlertSenderOptions a;
     a.alertmanager_urls = {receiver_.url()};
     a.resend_ns = 3600 * kS;  // no periodic re-send during a test
@@ -173,16 +175,16 @@ class CanaryStoreTest : public ::testing::Test {
     for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(db_path_ + s);
   }
 
-  IncidentStatus StatusOf(int64_t id) {
-    StatusOr<std::optional<IncidentRecord>> r = incidents_->Get(id);
+  detect::IncidentStatus StatusOf(int64_t id) {
+    StatusOr<std::optional<detect::IncidentRecord>> r = incidents_->Get(id);
     EXPECT_TRUE(r.ok() && r->has_value());
-    return r.ok() && r->has_value() ? (*r)->status : IncidentStatus::kOpen;
+    return r.ok() && r->has_value() ? (*r)->status : detect::IncidentStatus::kOpen;
   }
 
   AlertReceiver receiver_;
   std::string db_path_;
   std::unique_ptr<StateDb> db_;
-  std::unique_ptr<IncidentStore> incidents_;
+  std::unique_ptr<detect::IncidentStore> incidents_;
   std::unique_ptr<AlertSender> alerts_;
 };
 
@@ -213,7 +215,7 @@ TEST_F(CanaryStoreTest, NewIncidentAlertsOnceAndAPassResolvesIt) {
   EXPECT_TRUE(r->incidents.empty());
   EXPECT_EQ(r->resolved, std::vector<int64_t>{id});
   EXPECT_EQ(r->ignored, 0u);
-  EXPECT_EQ(StatusOf(id), IncidentStatus::kResolved);
+  EXPECT_EQ(StatusOf(id), detect::IncidentStatus::kResolved);
   EXPECT_EQ(incidents_->Get(id)->value().resolved_at_ns, kT0 + 120 * kS);
   EXPECT_EQ(alerts_->stats().firing, 0u);
 
@@ -253,7 +255,7 @@ TEST_F(CanaryStoreTest, PassForAnotherKeyAndInconclusiveVerdictsChangeNothing) {
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->resolved.empty());
   EXPECT_EQ(r->ignored, 2u);
-  EXPECT_EQ(StatusOf(id), IncidentStatus::kOpen);
+  EXPECT_EQ(StatusOf(id), detect::IncidentStatus::kOpen);
   EXPECT_EQ(*incidents_->CountOpen(), 2);  // gpu-node-17 and gpu-node-18
   EXPECT_EQ(alerts_->stats().firing, 1u);  // gpu-node-18 was pushed without alerts
 }
@@ -279,7 +281,7 @@ TEST_F(CanaryStoreTest, DetectorLoopDoesNotResolveCanaryIncidentsByAge) {
       ApplyCanaryVerdicts(ParseGate("gpu-node-17"), *incidents_, alerts_.get(), "", kT0);
   ASSERT_TRUE(r.ok());
   int64_t canary = r->incidents[0];
-  IncidentRecord finding;
+  detect::IncidentRecord finding;
   finding.dedup_key = "memory_contention/n1/0";
   finding.kind = "memory_contention";
   finding.severity = "warning";
@@ -287,8 +289,8 @@ TEST_F(CanaryStoreTest, DetectorLoopDoesNotResolveCanaryIncidentsByAge) {
 
   clock.Set(kT0 + 3600 * kS);
   ASSERT_TRUE(loop.RunOnce().ok());
-  EXPECT_EQ(StatusOf(detected), IncidentStatus::kResolved);
-  EXPECT_EQ(StatusOf(canary), IncidentStatus::kOpen);
+  EXPECT_EQ(StatusOf(detected), detect::IncidentStatus::kResolved);
+  EXPECT_EQ(StatusOf(canary), detect::IncidentStatus::kOpen);
   EXPECT_EQ(loop.counters().incidents_resolved, 1u);
 }
 

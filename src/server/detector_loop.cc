@@ -3,39 +3,24 @@
 #include <chrono>
 #include <cstdio>
 
-#include "server/canary_incidents.h"
-
 namespace gpufleet {
+namespace {
 
-IncidentRecord IncidentFromFinding(const detect::Finding& f) {
-  IncidentRecord r;
-  r.dedup_key = f.key;
-  r.kind = f.kind;
-  r.subject = f.subject;
-  r.devices = f.devices;
-  r.workloads = f.workloads;
-  r.team = f.team;
-  r.severity = f.severity;
-  r.summary = f.summary;
-  r.window_start_ns = f.window_start_ns;
-  r.window_end_ns = f.window_end_ns;
-  r.estimated_slowdown = f.estimated_slowdown;
-  for (const detect::CauseShare& c : f.causes)
-    r.causes.push_back({c.cause, c.share, c.explanation});
-  for (const detect::Evidence& e : f.evidence) {
-    std::string detail;
-    if (e.since_ns != 0) detail = "since_ns=" + std::to_string(e.since_ns);
-    r.evidence.push_back({e.series, e.condition, e.threshold, e.observed, detail});
-  }
-  return r;
+detect::LifecyclePolicy PolicyFor(const DetectorLoopOptions& options) {
+  detect::LifecyclePolicy policy;
+  policy.resolve_after_ns = options.resolve_after_ns;
+  return policy;
 }
 
+}  // namespace
+
 DetectorLoop::DetectorLoop(detect::DetectionEngine& engine, WindowStore& window,
-                           IncidentStore& incidents, AlertSender* alerts, CaptureRunner* captures,
-                           const Clock& clock, DetectorLoopOptions options)
+                           detect::IncidentBook& incidents, AlertSender* alerts,
+                           CaptureRunner* captures, const Clock& clock, DetectorLoopOptions options)
     : engine_(engine),
       window_(window),
       incidents_(incidents),
+      lifecycle_(incidents, PolicyFor(options)),
       alerts_(alerts),
       captures_(captures),
       clock_(clock),
@@ -45,8 +30,9 @@ DetectorLoop::~DetectorLoop() { Stop(); }
 
 Status DetectorLoop::Recover() {
   if (alerts_ == nullptr) return OkStatus();
-  ASSIGN_OR_RETURN(std::vector<IncidentRecord> open, incidents_.List(IncidentStatus::kOpen));
-  for (const IncidentRecord& r : open) {
+  ASSIGN_OR_RETURN(std::vector<detect::IncidentRecord> open,
+                   incidents_.List(detect::IncidentStatus::kOpen));
+  for (const detect::IncidentRecord& r : open) {
     alerts_->Fire(r.dedup_key, AlertFromIncident(r, options_.external_url));
   }
   return OkStatus();
@@ -59,41 +45,29 @@ Status DetectorLoop::RunOnce() {
   window_.Prune(now_ns);
   std::vector<detect::Finding> findings = engine_.Evaluate(window_, now_ns);
   findings_ += findings.size();
-  Status first_error;
-  for (const detect::Finding& f : findings) {
-    if (f.key.empty()) continue;
-    StatusOr<UpsertResult> up = incidents_.Upsert(IncidentFromFinding(f), now_ns);
-    if (!up.ok()) {
-      errors_++;
-      if (first_error.ok()) first_error = up.status();
-      continue;
-    }
-    if (!up->created) continue;
+  // The life cycle writes every change (opened, updated, resolved) before
+  // any alert about it is queued below.
+  detect::LifecycleStep step = lifecycle_.Step(findings, now_ns);
+  errors_ += step.errors;
+  for (size_t i = 0; i < findings.size(); ++i) {
+    const detect::Finding& f = findings[i];
+    const detect::UpsertResult& up = step.observed[i];
+    if (!up.created) continue;
     opened_++;
-    if (f.kind == detect::kKindCaptureTrigger) StartCapture(f, up->id);
+    if (f.kind == detect::kKindCaptureTrigger) StartCapture(f, up.id);
     if (alerts_ != nullptr) {
-      StatusOr<std::optional<IncidentRecord>> rec = incidents_.Get(up->id);
+      StatusOr<std::optional<detect::IncidentRecord>> rec = incidents_.Get(up.id);
       if (rec.ok() && rec->has_value()) {
         alerts_->Fire(f.key, AlertFromIncident(**rec, options_.external_url));
       }
     }
   }
-  StatusOr<std::vector<IncidentRecord>> resolved =
-      // Canary incidents are not findings of this loop: a canary "pass"
-      // resolves them (server/canary_incidents.h), absence does not.
-      incidents_.ResolveStale(now_ns, options_.resolve_after_ns,
-                              {std::string(kCanaryIncidentKind)});
-  if (!resolved.ok()) {
-    errors_++;
-    if (first_error.ok()) first_error = resolved.status();
-  } else {
-    resolved_ += resolved->size();
-    for (const IncidentRecord& r : *resolved) {
-      if (alerts_ != nullptr)
-        alerts_->Resolve(r.dedup_key, AlertFromIncident(r, options_.external_url));
-    }
+  resolved_ += step.resolved.size();
+  for (const detect::IncidentRecord& r : step.resolved) {
+    if (alerts_ != nullptr)
+      alerts_->Resolve(r.dedup_key, AlertFromIncident(r, options_.external_url));
   }
-  return first_error;
+  return step.first_error;
 }
 
 void DetectorLoop::StartCapture(const detect::Finding& f, int64_t incident_id) {

@@ -1,7 +1,8 @@
 // DetectorLoop: every interval, evaluate the detectors on the window store,
-// turn findings into incidents (open / update / resolve), alert on changes
-// and start captures for capture triggers. Only findings resolve by absence:
-// canary incidents (server/canary_incidents.h) are left to canary pushes.
+// step the incident life cycle (detect/incident_lifecycle.h: open / update /
+// resolve by dedup key) with the findings, alert on changes and start
+// captures for capture triggers. Only findings resolve by absence: canary
+// incidents (server/canary_incidents.h) are left to canary pushes.
 //
 // Ordering for crash safety: an incident is written (and fsynced) before its
 // alert is queued, so an alert never names an incident the database lost.
@@ -22,20 +23,17 @@
 #include "core/status.h"
 #include "detect/detection_engine.h"
 #include "detect/finding.h"
+#include "detect/incident_book.h"
+#include "detect/incident_lifecycle.h"
 #include "server/alert_sender.h"
 #include "server/capture_runner.h"
-#include "store/incident_store.h"
 #include "store/window_store.h"
 
 namespace gpufleet {
 
-// The incident the server keeps for `finding` (store sits below detect, so
-// the mapping lives here).
-IncidentRecord IncidentFromFinding(const detect::Finding& finding);
-
 struct DetectorLoopOptions {
-  int64_t period_real_ns = 10'000'000'000;     // real time between runs
-  int64_t resolve_after_ns = 120'000'000'000;  // clock time a finding may be absent
+  int64_t period_real_ns = 10'000'000'000;                    // real time between runs
+  int64_t resolve_after_ns = detect::kDefaultResolveAfterNs;  // clock time a finding may be absent
   std::string external_url;
 };
 
@@ -52,9 +50,9 @@ struct DetectorCounters {
 class DetectorLoop {
  public:
   // `alerts` and `captures` may be null. Everything must outlive the loop.
-  DetectorLoop(detect::DetectionEngine& engine, WindowStore& window, IncidentStore& incidents,
-               AlertSender* alerts, CaptureRunner* captures, const Clock& clock,
-               DetectorLoopOptions options);
+  DetectorLoop(detect::DetectionEngine& engine, WindowStore& window,
+               detect::IncidentBook& incidents, AlertSender* alerts, CaptureRunner* captures,
+               const Clock& clock, DetectorLoopOptions options);
   ~DetectorLoop();
 
   // Re-arms alerts for incidents left open by a previous run of the server.
@@ -71,7 +69,8 @@ class DetectorLoop {
 
   detect::DetectionEngine& engine_;
   WindowStore& window_;
-  IncidentStore& incidents_;
+  detect::IncidentBook& incidents_;
+  detect::IncidentLifecycle lifecycle_;
   AlertSender* const alerts_;
   CaptureRunner* const captures_;
   const Clock& clock_;

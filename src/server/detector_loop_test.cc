@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <thread>
 
+#include "detect/incident_store.h"
+
 namespace gpufleet {
 namespace {
 
@@ -27,10 +29,10 @@ class DetectorLoopTest : public ::testing::Test {
              ("gpufleet_detector_loop_" + std::to_string(getpid()) + ".db"))
                 .string();
     for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + s);
-    StatusOr<std::unique_ptr<StateDb>> db = StateDb::Open(path_, IncidentMigrations());
+    StatusOr<std::unique_ptr<StateDb>> db = StateDb::Open(path_, detect::IncidentMigrations());
     ASSERT_TRUE(db.ok()) << db.status().ToString();
     db_ = std::move(*db);
-    incidents_ = std::make_unique<IncidentStore>(db_.get());
+    incidents_ = std::make_unique<detect::IncidentStore>(db_.get());
     window_ = std::make_unique<WindowStore>(WindowStoreOptions{});
   }
   void TearDown() override {
@@ -55,7 +57,7 @@ class DetectorLoopTest : public ::testing::Test {
 
   std::string path_;
   std::unique_ptr<StateDb> db_;
-  std::unique_ptr<IncidentStore> incidents_;
+  std::unique_ptr<detect::IncidentStore> incidents_;
   std::unique_ptr<WindowStore> window_;
   FakeClock clock_{kT0};
 };
@@ -77,10 +79,10 @@ TEST_F(DetectorLoopTest, FindingOpensUpdatesAndResolvesOneIncident) {
   clock_.Set(kT0 + 895 * kS);
   ASSERT_TRUE(loop.RunOnce().ok());
 
-  StatusOr<std::vector<IncidentRecord>> open = incidents_->List(IncidentStatus::kOpen);
+  StatusOr<std::vector<detect::IncidentRecord>> open = incidents_->List(detect::IncidentStatus::kOpen);
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open->size(), 1u);
-  const IncidentRecord& r = (*open)[0];
+  const detect::IncidentRecord& r = (*open)[0];
   EXPECT_EQ(r.kind, "memory_contention");
   EXPECT_EQ(r.team, "platform");
   EXPECT_EQ(r.subject.Get("gpu"), "3");
@@ -93,9 +95,9 @@ TEST_F(DetectorLoopTest, FindingOpensUpdatesAndResolvesOneIncident) {
   clock_.Set(kT0 + 1400 * kS);
   ASSERT_TRUE(loop.RunOnce().ok());
   EXPECT_EQ(*incidents_->CountOpen(), 0);
-  StatusOr<std::optional<IncidentRecord>> got = incidents_->Get(r.id);
+  StatusOr<std::optional<detect::IncidentRecord>> got = incidents_->Get(r.id);
   ASSERT_TRUE(got.ok() && got->has_value());
-  EXPECT_EQ((*got)->status, IncidentStatus::kResolved);
+  EXPECT_EQ((*got)->status, detect::IncidentStatus::kResolved);
   EXPECT_EQ(loop.counters().incidents_resolved, 1u);
 }
 
@@ -114,7 +116,7 @@ TEST_F(DetectorLoopTest, CaptureTriggerRunsCommandAndRecordsOutputPath) {
   Fill(*window_, "gpu_utilization_ratio", "n1", "0", 0, 300, 0.1);
   clock_.Set(kT0 + 295 * kS);
   ASSERT_TRUE(loop.RunOnce().ok());
-  StatusOr<std::vector<IncidentRecord>> open = incidents_->List(IncidentStatus::kOpen);
+  StatusOr<std::vector<detect::IncidentRecord>> open = incidents_->List(detect::IncidentStatus::kOpen);
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open->size(), 1u);
   EXPECT_EQ((*open)[0].kind, "capture_trigger");

@@ -18,17 +18,17 @@ void Error(HttpServerResponse& res, int code, const std::string& message) {
 
 }  // namespace
 
-std::string IncidentJson(const IncidentRecord& r, bool with_evidence) {
+std::string IncidentJson(const detect::IncidentRecord& r, bool with_evidence) {
   json subject = json::object();
   for (const auto& [k, v] : r.subject.pairs()) subject[k] = v;
   json causes = json::array();
-  for (const IncidentCause& c : r.causes) {
+  for (const detect::IncidentCause& c : r.causes) {
     causes.push_back({{"cause", c.name}, {"share", c.share}, {"explanation", c.explanation}});
   }
   json o = {{"id", r.id},
             {"key", r.dedup_key},
             {"kind", r.kind},
-            {"status", IncidentStatusName(r.status)},
+            {"status", detect::IncidentStatusName(r.status)},
             {"subject", subject},
             {"devices", r.devices},
             {"workloads", r.workloads},
@@ -46,7 +46,7 @@ std::string IncidentJson(const IncidentRecord& r, bool with_evidence) {
             {"observations", r.observations}};
   if (with_evidence) {
     json ev = json::array();
-    for (const IncidentEvidence& e : r.evidence) {
+    for (const detect::IncidentEvidence& e : r.evidence) {
       ev.push_back({{"series", e.series},
                     {"condition", e.condition},
                     {"threshold", e.threshold},
@@ -97,10 +97,10 @@ void HttpApi::Routes() {
   });
 
   s.Get("/api/v1/incidents", [this](const HttpServerRequest& req, HttpServerResponse& res) {
-    std::optional<IncidentStatus> status;
+    std::optional<detect::IncidentStatus> status;
     std::string want = req.has_param("status") ? req.param("status") : "all";
     if (want != "all") {
-      status = ParseIncidentStatus(want);
+      status = detect::ParseIncidentStatus(want);
       if (!status.has_value()) return Error(res, 400, "status: want open, resolved or all");
     }
     size_t limit = 0;
@@ -109,7 +109,7 @@ void HttpApi::Routes() {
       if (!l.has_value()) return Error(res, 400, "limit: want a non-negative integer");
       limit = static_cast<size_t>(*l);
     }
-    StatusOr<std::vector<IncidentRecord>> list = backend_.incidents->List(status, limit);
+    StatusOr<std::vector<detect::IncidentRecord>> list = backend_.incidents->List(status, limit);
     if (!list.ok()) return Error(res, 500, list.status().ToString());
     std::string body = "{\"status\":\"success\",\"data\":[";
     for (size_t i = 0; i < list->size(); ++i) {
@@ -123,7 +123,7 @@ void HttpApi::Routes() {
   s.Get(R"(/api/v1/incidents/(\d+))", [this](const HttpServerRequest& req, HttpServerResponse& res) {
     std::optional<int64_t> id = ParseInt64(req.match(1));
     if (!id.has_value()) return Error(res, 400, "bad incident id");
-    StatusOr<std::optional<IncidentRecord>> r = backend_.incidents->Get(*id);
+    StatusOr<std::optional<detect::IncidentRecord>> r = backend_.incidents->Get(*id);
     if (!r.ok()) return Error(res, 500, r.status().ToString());
     if (!r->has_value()) return Error(res, 404, "no incident " + std::to_string(*id));
     res.set_content("{\"status\":\"success\",\"data\":" + IncidentJson(**r, true) + "}\n",

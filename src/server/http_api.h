@@ -29,17 +29,17 @@
 
 #include "core/clock.h"
 #include "core/status.h"
+#include "detect/incident_store.h"
 #include "net/http_server.h"
 #include "server/alert_sender.h"
 #include "server/auth_limits.h"
 #include "server/ingest.h"
-#include "store/incident_store.h"
 #include "store/inventory_store.h"
 
 namespace gpufleet {
 
 // JSON of one incident (as served by the API and printed by the CLI).
-std::string IncidentJson(const IncidentRecord& r, bool with_evidence);
+std::string IncidentJson(const detect::IncidentRecord& r, bool with_evidence);
 
 struct HttpApiOptions {
   std::string token;
@@ -49,7 +49,7 @@ struct HttpApiOptions {
 
 struct HttpApiBackend {
   Ingester* ingester = nullptr;
-  IncidentStore* incidents = nullptr;
+  detect::IncidentStore* incidents = nullptr;
   InventoryStore* inventory = nullptr;
   std::function<std::string()> render_metrics;
   std::function<Status()> run_detectors;  // may be empty

@@ -21,12 +21,12 @@ class HttpApiTest : public ::testing::Test {
                 ("gpufleet_http_api_" + std::to_string(getpid()) + ".db"))
                    .string();
     for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(db_path_ + s);
-    std::vector<Migration> migrations = IncidentMigrations();
+    std::vector<Migration> migrations = detect::IncidentMigrations();
     for (const Migration& m : InventoryMigrations()) migrations.push_back(m);
     StatusOr<std::unique_ptr<StateDb>> db = StateDb::Open(db_path_, migrations);
     ASSERT_TRUE(db.ok()) << db.status().ToString();
     db_ = std::move(*db);
-    incidents_ = std::make_unique<IncidentStore>(db_.get());
+    incidents_ = std::make_unique<detect::IncidentStore>(db_.get());
     // Inventory on its own connection, as the server does.
     StatusOr<std::unique_ptr<StateDb>> db2 = StateDb::Open(db_path_, migrations);
     ASSERT_TRUE(db2.ok());
@@ -68,7 +68,7 @@ class HttpApiTest : public ::testing::Test {
   FakeClock clock_;
   std::string db_path_;
   std::unique_ptr<StateDb> db_, db2_;
-  std::unique_ptr<IncidentStore> incidents_;
+  std::unique_ptr<detect::IncidentStore> incidents_;
   std::unique_ptr<InventoryStore> inventory_;
   std::unique_ptr<WindowStore> window_;
   std::unique_ptr<Ingester> ingester_;
@@ -161,7 +161,7 @@ TEST_F(HttpApiTest, RateLimitAnswers429WithRetryAfter) {
 }
 
 TEST_F(HttpApiTest, ListsAndShowsIncidents) {
-  IncidentRecord r;
+  detect::IncidentRecord r;
   r.dedup_key = "memory_contention/node=n1/gpu=6";
   r.kind = "memory_contention";
   r.team = "platform";

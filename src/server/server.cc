@@ -41,9 +41,9 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
     return std::max<int64_t>(kNsPerMs, static_cast<int64_t>(static_cast<double>(clock_ns) / scale));
   };
 
-  ASSIGN_OR_RETURN(s->incident_db_, StateDb::Open(c.db_path, IncidentMigrations()));
+  ASSIGN_OR_RETURN(s->incident_db_, StateDb::Open(c.db_path, detect::IncidentMigrations()));
   ASSIGN_OR_RETURN(s->inventory_db_, StateDb::Open(c.db_path, InventoryMigrations()));
-  s->incidents_ = std::make_unique<IncidentStore>(s->incident_db_.get());
+  s->incidents_ = std::make_unique<detect::IncidentStore>(s->incident_db_.get());
   s->inventory_ = std::make_unique<InventoryStore>(s->inventory_db_.get());
   ASSIGN_OR_RETURN(s->baselines_, detect::OpenSqliteBaselineStore(c.db_path));
 

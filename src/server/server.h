@@ -20,6 +20,7 @@
 #include "core/status.h"
 #include "detect/baseline_store.h"
 #include "detect/detection_engine.h"
+#include "detect/incident_store.h"
 #include "net/remote_write_forwarder.h"
 #include "server/alert_sender.h"
 #include "server/capture_runner.h"
@@ -28,7 +29,6 @@
 #include "server/ingest.h"
 #include "server/scrape_loop.h"
 #include "server/server_config.h"
-#include "store/incident_store.h"
 #include "store/inventory_store.h"
 #include "store/state_db.h"
 #include "store/window_store.h"
@@ -58,7 +58,7 @@ class Server {
 
   int port() const { return http_ != nullptr ? http_->port() : 0; }
   Ingester& ingester() { return *ingester_; }
-  IncidentStore& incidents() { return *incidents_; }
+  detect::IncidentStore& incidents() { return *incidents_; }
   InventoryStore& inventory() { return *inventory_; }
   WindowStore& window() { return *window_; }
   Status RunDetectorsOnce();
@@ -74,7 +74,7 @@ class Server {
   // stop before the stores they write to go away.
   std::unique_ptr<StateDb> incident_db_;
   std::unique_ptr<StateDb> inventory_db_;
-  std::unique_ptr<IncidentStore> incidents_;
+  std::unique_ptr<detect::IncidentStore> incidents_;
   std::unique_ptr<InventoryStore> inventory_;
   std::unique_ptr<detect::BaselineStore> baselines_;
   std::unique_ptr<WindowStore> window_;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "detect/incident_lifecycle.h"
 
 namespace gpufleet {
 
@@ -35,7 +36,7 @@ struct ServerConfig {
   int64_t scrape_interval_ns = 15'000'000'000;
 
   int64_t detect_interval_ns = 10'000'000'000;
-  int64_t resolve_after_ns = 120'000'000'000;
+  int64_t resolve_after_ns = detect::kDefaultResolveAfterNs;
   std::string detect_config_path;
 
   std::vector<std::string> alertmanager_urls;

@@ -1,11 +1,11 @@
-#include "store/incident_store.h"
+#include "detect/incident_store.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 
-namespace gpufleet {
+namespace gpufleet::detect {
 namespace {
 
 std::string TempDb(const std::string& name) {
@@ -224,4 +224,4 @@ TEST(IncidentStoreTest, ResolveOpenClosesOnlyTheOpenIncidentWithThatKey) {
 }
 
 }  // namespace
-}  // namespace gpufleet
+}  // namespace gpufleet::detect

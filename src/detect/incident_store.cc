@@ -1,9 +1,9 @@
-#include "store/incident_store.h"
+#include "detect/incident_store.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-namespace gpufleet {
+namespace gpufleet::detect {
 namespace {
 
 using nlohmann::json;
@@ -57,12 +57,6 @@ Status DecodeRow(const std::string& where, const std::string& subject, const std
     r.causes.push_back(std::move(cause));
   }
   return OkStatus();
-}
-
-void MergeInto(std::vector<std::string>& into, const std::vector<std::string>& add) {
-  for (const std::string& s : add) {
-    if (std::find(into.begin(), into.end(), s) == into.end()) into.push_back(s);
-  }
 }
 
 // Rolls back unless Commit() was called; keeps every early return safe.
@@ -130,16 +124,6 @@ const std::vector<Migration>& IncidentMigrations() {
   return kMigrations;
 }
 
-std::string_view IncidentStatusName(IncidentStatus s) {
-  return s == IncidentStatus::kOpen ? "open" : "resolved";
-}
-
-std::optional<IncidentStatus> ParseIncidentStatus(std::string_view s) {
-  if (s == "open") return IncidentStatus::kOpen;
-  if (s == "resolved") return IncidentStatus::kResolved;
-  return std::nullopt;
-}
-
 IncidentStore::IncidentStore(StateDb* db) : db_(db) {
   // An acknowledged incident must survive power loss, not only a process
   // crash; WAL's default NORMAL only guarantees the latter.
@@ -158,63 +142,62 @@ StatusOr<UpsertResult> IncidentStore::Upsert(const IncidentRecord& observation, 
 }
 
 StatusOr<UpsertResult> IncidentStore::UpsertLocked(const IncidentRecord& obs, int64_t now_ns) {
-  ASSIGN_OR_RETURN(Statement find,
-                   db_->Prepare("SELECT id, devices, workloads, window_start_ns FROM incidents "
-                                "WHERE dedup_key = ? AND status = 'open'"));
-  find.Bind(1, obs.dedup_key);
-  ASSIGN_OR_RETURN(bool found, find.Step());
-  int64_t window_start = obs.window_start_ns != 0 ? obs.window_start_ns : now_ns;
-  int64_t window_end = obs.window_end_ns != 0 ? obs.window_end_ns : now_ns;
-  if (found) {
-    UpsertResult result{find.ColumnInt64(0), false};
-    IncidentRecord merged;
-    std::string where = db_->path() + ": incidents[" + std::to_string(result.id) + "]";
-    RETURN_IF_ERROR(DecodeRow(where, "{}", find.ColumnText(1), find.ColumnText(2), "[]", merged));
-    MergeInto(merged.devices, obs.devices);
-    MergeInto(merged.workloads, obs.workloads);
-    window_start = std::min(find.ColumnInt64(3), window_start);
+  int64_t open_id = 0;
+  {
+    ASSIGN_OR_RETURN(Statement find, db_->Prepare("SELECT id FROM incidents "
+                                                  "WHERE dedup_key = ? AND status = 'open'"));
+    find.Bind(1, obs.dedup_key);
+    ASSIGN_OR_RETURN(bool found, find.Step());
+    if (found) open_id = find.ColumnInt64(0);
+  }
+  if (open_id != 0) {
+    ASSIGN_OR_RETURN(std::optional<IncidentRecord> open, GetLocked(open_id));
+    if (!open.has_value()) return InternalError(db_->path() + ": open incident vanished");
+    MergeObservation(*open, obs, now_ns);
     ASSIGN_OR_RETURN(
         Statement up,
         db_->Prepare("UPDATE incidents SET devices = ?, workloads = ?, severity = ?, summary = ?, "
                      "last_seen_ns = ?, window_start_ns = ?, window_end_ns = ?, "
-                     "estimated_slowdown = ?, causes = ?, observations = observations + 1, "
-                     "team = CASE WHEN ? = '' THEN team ELSE ? END WHERE id = ?"));
-    up.Bind(1, EncodeStrings(merged.devices))
-        .Bind(2, EncodeStrings(merged.workloads))
-        .Bind(3, obs.severity)
-        .Bind(4, obs.summary)
-        .Bind(5, now_ns)
-        .Bind(6, window_start)
-        .Bind(7, window_end)
-        .Bind(8, obs.estimated_slowdown)
-        .Bind(9, EncodeCauses(obs.causes))
-        .Bind(10, obs.team)
-        .Bind(11, obs.team)
-        .Bind(12, result.id);
+                     "estimated_slowdown = ?, causes = ?, observations = ?, team = ? "
+                     "WHERE id = ?"));
+    up.Bind(1, EncodeStrings(open->devices))
+        .Bind(2, EncodeStrings(open->workloads))
+        .Bind(3, open->severity)
+        .Bind(4, open->summary)
+        .Bind(5, open->last_seen_ns)
+        .Bind(6, open->window_start_ns)
+        .Bind(7, open->window_end_ns)
+        .Bind(8, open->estimated_slowdown)
+        .Bind(9, EncodeCauses(open->causes))
+        .Bind(10, open->observations)
+        .Bind(11, open->team)
+        .Bind(12, open_id);
     RETURN_IF_ERROR(up.Run());
-    return result;
+    return UpsertResult{open_id, false};
   }
+  const IncidentRecord r = OpenIncident(obs, now_ns);
   ASSIGN_OR_RETURN(
       Statement ins,
       db_->Prepare("INSERT INTO incidents (dedup_key, kind, status, subject, devices, workloads, "
                    "team, severity, summary, first_seen_ns, last_seen_ns, window_start_ns, "
-                   "window_end_ns, estimated_slowdown, causes, capture_path) "
-                   "VALUES (?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
-  ins.Bind(1, obs.dedup_key)
-      .Bind(2, obs.kind)
-      .Bind(3, EncodeLabels(obs.subject))
-      .Bind(4, EncodeStrings(obs.devices))
-      .Bind(5, EncodeStrings(obs.workloads))
-      .Bind(6, obs.team)
-      .Bind(7, obs.severity)
-      .Bind(8, obs.summary)
-      .Bind(9, now_ns)
-      .Bind(10, now_ns)
-      .Bind(11, window_start)
-      .Bind(12, window_end)
-      .Bind(13, obs.estimated_slowdown)
-      .Bind(14, EncodeCauses(obs.causes))
-      .Bind(15, obs.capture_path);
+                   "window_end_ns, estimated_slowdown, causes, capture_path, observations) "
+                   "VALUES (?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+  ins.Bind(1, r.dedup_key)
+      .Bind(2, r.kind)
+      .Bind(3, EncodeLabels(r.subject))
+      .Bind(4, EncodeStrings(r.devices))
+      .Bind(5, EncodeStrings(r.workloads))
+      .Bind(6, r.team)
+      .Bind(7, r.severity)
+      .Bind(8, r.summary)
+      .Bind(9, r.first_seen_ns)
+      .Bind(10, r.last_seen_ns)
+      .Bind(11, r.window_start_ns)
+      .Bind(12, r.window_end_ns)
+      .Bind(13, r.estimated_slowdown)
+      .Bind(14, EncodeCauses(r.causes))
+      .Bind(15, r.capture_path)
+      .Bind(16, r.observations);
   RETURN_IF_ERROR(ins.Run());
   ASSIGN_OR_RETURN(Statement last, db_->Prepare("SELECT last_insert_rowid()"));
   ASSIGN_OR_RETURN(bool row, last.Step());
@@ -393,4 +376,4 @@ StatusOr<int64_t> IncidentStore::CountOpen() {
   return row ? st.ColumnInt64(0) : 0;
 }
 
-}  // namespace gpufleet
+}  // namespace gpufleet::detect

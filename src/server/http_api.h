@@ -31,10 +31,10 @@
 #include "core/status.h"
 #include "detect/incident_store.h"
 #include "net/http_server.h"
+#include "place/inventory_store.h"
 #include "server/alert_sender.h"
 #include "server/auth_limits.h"
 #include "server/ingest.h"
-#include "store/inventory_store.h"
 
 namespace gpufleet {
 

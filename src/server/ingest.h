@@ -22,7 +22,7 @@
 #include "core/status.h"
 #include "expo/remote_write.h"
 #include "net/remote_write_forwarder.h"
-#include "store/inventory_store.h"
+#include "place/inventory_store.h"
 #include "store/window_store.h"
 
 namespace gpufleet {

@@ -22,6 +22,7 @@
 #include "detect/detection_engine.h"
 #include "detect/incident_store.h"
 #include "net/remote_write_forwarder.h"
+#include "place/inventory_store.h"
 #include "server/alert_sender.h"
 #include "server/capture_runner.h"
 #include "server/detector_loop.h"
@@ -29,7 +30,6 @@
 #include "server/ingest.h"
 #include "server/scrape_loop.h"
 #include "server/server_config.h"
-#include "store/inventory_store.h"
 #include "store/state_db.h"
 #include "store/window_store.h"
 

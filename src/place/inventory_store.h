@@ -1,6 +1,7 @@
 // InventoryStore: what the fleet is made of, as last reported, in the SQLite
 // state database (tables `inventory_nodes` and `inventory_devices`, component
-// "inventory"). The server feeds it from ingested `gpu_info` series, so the
+// "inventory"; place owns them: the fleet's inventory is what placement
+// decides over). The server feeds it from ingested `gpu_info` series, so the
 // inventory survives restarts and answers "which nodes, clouds, regions,
 // drivers and runtimes do we run" without the window store.
 //

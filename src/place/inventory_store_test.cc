@@ -1,4 +1,4 @@
-#include "store/inventory_store.h"
+#include "place/inventory_store.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

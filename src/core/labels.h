@@ -63,6 +63,31 @@ void AppendEscapedLabelValue(std::string_view value, String& out) {
   }
 }
 
+// Appends `name="value"` with the value escaped: one label as exposition
+// and Labels::ToString render it.
+template <typename String>
+void AppendLabelPair(std::string_view name, std::string_view value, String& out) {
+  out.append(name.data(), name.size());
+  out.append("=\"", 2);
+  AppendEscapedLabelValue(value, out);
+  out.push_back('"');
+}
+
+// Appends `{a="1",b="x"}`, nothing for an empty list: the rendering of a
+// label list everywhere (Labels::ToString, the exposition writer, the
+// exporter translator). `pairs` is any range of (name, value) pairs, in the
+// order to write them (Labels keep theirs sorted by name).
+template <typename Range, typename String>
+void AppendLabelList(const Range& pairs, String& out) {
+  char sep = '{';
+  for (const auto& [name, value] : pairs) {
+    out.push_back(sep);
+    sep = ',';
+    AppendLabelPair(name, value, out);
+  }
+  if (sep != '{') out.push_back('}');
+}
+
 // True for a valid Prometheus label name: [a-zA-Z_][a-zA-Z0-9_]*.
 bool IsValidLabelName(std::string_view name);
 // True for a valid Prometheus metric name: [a-zA-Z_:][a-zA-Z0-9_:]*.

@@ -152,19 +152,7 @@ void ExpositionWriter::WriteSample(std::string_view name, const Labels& labels, 
                                    std::optional<int64_t> timestamp_ms) {
   std::string& out = *out_;
   out += name;
-  if (!labels.empty()) {
-    out += '{';
-    bool first = true;
-    for (const auto& [k, v] : labels.pairs()) {
-      if (!first) out += ',';
-      first = false;
-      out += k;
-      out += "=\"";
-      AppendEscapedLabelValue(v, out);
-      out += '"';
-    }
-    out += '}';
-  }
+  AppendLabelList(labels.pairs(), out);
   out += ' ';
   AppendDouble(value, out);
   if (timestamp_ms) {

@@ -43,10 +43,7 @@ uint32_t CanonicalOutput::AddLabels(std::span<const LabelView> labels) {
     if (!first) arena_.push_back(',');
     first = false;
     Fragment f{arena_.size(), 0, static_cast<uint32_t>(name.size())};
-    arena_.append(name);
-    arena_.append("=\"");
-    AppendEscapedLabelValue(value, arena_);
-    arena_.push_back('"');
+    AppendLabelPair(name, value, arena_);
     f.size = static_cast<uint32_t>(arena_.size() - f.offset);
     fragments_.push_back(f);
   }

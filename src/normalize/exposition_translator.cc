@@ -77,20 +77,6 @@ void MergeSortedLabels(std::span<const LabelView> a, std::span<const LabelView> 
   }
 }
 
-// `{a="1",b="x"}`, as Labels::ToString renders it; `labels` sorted by name.
-void AppendRenderedLabels(std::span<const LabelView> labels, std::string& out) {
-  if (labels.empty()) return;
-  out.push_back('{');
-  for (size_t k = 0; k < labels.size(); ++k) {
-    if (k > 0) out.push_back(',');
-    out.append(labels[k].first);
-    out.append("=\"");
-    AppendEscapedLabelValue(labels[k].second, out);
-    out.push_back('"');
-  }
-  out.push_back('}');
-}
-
 // AMD SR-IOV guests report an all-zero UUID; it identifies nothing.
 bool IsNullUuid(std::string_view v) {
   return v.find_first_not_of("0-") == std::string_view::npos;
@@ -507,7 +493,7 @@ void Translator::MergeInfo(std::string_view metric, std::span<const LabelView> o
   key += scratch_key_;
   if (metric != "gpu_info") {
     key += kSep;
-    AppendRenderedLabels(own, key);
+    AppendLabelList(own, key);
   }
   uint64_t hash = std::hash<std::string_view>()(key);
   uint32_t id = info_index_.Find(hash, [&](uint32_t k) {

@@ -39,12 +39,6 @@ std::optional<int> CardNumber(const std::string& name) {
   return std::stoi(name.substr(4));
 }
 
-std::optional<std::string> ReadTrimmed(const fs::path& p) {
-  auto s = ReadFileToString(p.string());
-  if (!s.ok()) return std::nullopt;
-  return std::string(TrimWhitespace(*s));
-}
-
 struct SysfsDevice {
   fs::path device_dir;  // <root>/class/drm/cardN/device
   DeviceInfo info;
@@ -125,14 +119,14 @@ class DeviceReader {
 
     for (const std::string& idx : Indices(h, "temp", "_input")) {
       std::string sensor = "temp" + idx;
-      if (auto label = ReadTrimmed(h / ("temp" + idx + "_label"))) {
+      if (auto label = ReadTrimmedFile(h / ("temp" + idx + "_label"))) {
         sensor = *label == "mem" ? "memory" : ToLower(*label);
       }
       Add("temperature_millicelsius", h / ("temp" + idx + "_input"), {{"sensor", sensor}});
     }
     for (const std::string& idx : Indices(h, "freq", "_input")) {
       std::string label = idx == "1" ? "sclk" : idx == "2" ? "mclk" : "freq" + idx;
-      if (auto l = ReadTrimmed(h / ("freq" + idx + "_label"))) label = ToLower(*l);
+      if (auto l = ReadTrimmedFile(h / ("freq" + idx + "_label"))) label = ToLower(*l);
       Add("clock_hz", h / ("freq" + idx + "_input"), {{"domain", ClockDomain(label)}});
     }
   }
@@ -202,11 +196,11 @@ class AmdgpuSysfsCollector final : public Collector {
       if (auto n = CardNumber(e.path().filename().string())) cards.emplace_back(*n, e.path());
     }
     std::sort(cards.begin(), cards.end());
-    std::string driver =
-        ReadTrimmed(fs::path(options_.sysfs_root) / "module" / "amdgpu" / "version").value_or("");
+    fs::path version = fs::path(options_.sysfs_root) / "module" / "amdgpu" / "version";
+    std::string driver = ReadTrimmedFile(version).value_or("");
     for (const auto& [n, card] : cards) {
       fs::path dev = card / "device";
-      if (ReadTrimmed(dev / "vendor").value_or("") != "0x1002") continue;
+      if (ReadTrimmedFile(dev / "vendor").value_or("") != "0x1002") continue;
       SysfsDevice d;
       d.device_dir = dev;
       d.info = Describe(dev);
@@ -253,11 +247,11 @@ class AmdgpuSysfsCollector final : public Collector {
       fs::path target = fs::canonical(dev, ec);
       if (!ec) info.pci_bus_id = CanonicalPciBusId(target.filename().string());
     }
-    info.uuid = ReadTrimmed(dev / "unique_id").value_or("");
-    info.model = ReadTrimmed(dev / "product_name").value_or("");
+    info.uuid = ReadTrimmedFile(dev / "unique_id").value_or("");
+    info.model = ReadTrimmedFile(dev / "product_name").value_or("");
     if (info.model.empty())
-      info.model = ModelFromDeviceId(ReadTrimmed(dev / "device").value_or("?"));
-    if (auto total = ReadTrimmed(dev / "mem_info_vram_total")) {
+      info.model = ModelFromDeviceId(ReadTrimmedFile(dev / "device").value_or("?"));
+    if (auto total = ReadTrimmedFile(dev / "mem_info_vram_total")) {
       info.memory_total_bytes = ParseUint64(*total).value_or(0);
     }
     return info;

@@ -30,12 +30,6 @@ constexpr KnownPart kParts[] = {
     {0x56c1, "Intel(R) Data Center GPU Flex 140", "xe-hpg"},
 };
 
-std::optional<std::string> ReadTrimmed(const std::string& path) {
-  auto text = ReadFileToString(path);
-  if (!text.ok()) return std::nullopt;
-  return std::string(TrimWhitespace(*text));
-}
-
 bool IsCardName(const std::string& name) {
   if (name.size() <= 4 || name.compare(0, 4, "card") != 0) return false;
   return std::all_of(name.begin() + 4, name.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -187,14 +181,14 @@ class IntelSysfsCollector final : public Collector {
   std::optional<Card> Probe(const std::string& card_dir) {
     Card c;
     c.device_dir = card_dir + "/device";
-    auto vendor = ReadTrimmed(c.device_dir + "/vendor");
+    auto vendor = ReadTrimmedFile(c.device_dir + "/vendor");
     if (!vendor || ParseHexId(*vendor) != 0x8086u) return std::nullopt;
     uint32_t device_id = 0;
-    if (auto d = ReadTrimmed(c.device_dir + "/device")) device_id = ParseHexId(*d).value_or(0);
+    if (auto d = ReadTrimmedFile(c.device_dir + "/device")) device_id = ParseHexId(*d).value_or(0);
 
     // uevent: "DRIVER=xe", "PCI_SLOT_NAME=0000:3a:00.0".
     std::string driver;
-    if (auto uevent = ReadTrimmed(c.device_dir + "/uevent")) {
+    if (auto uevent = ReadTrimmedFile(c.device_dir + "/uevent")) {
       for (std::string_view line : SplitString(*uevent, '\n')) {
         line = TrimWhitespace(line);
         if (StartsWith(line, "DRIVER=")) driver = std::string(line.substr(7));
@@ -225,7 +219,7 @@ class IntelSysfsCollector final : public Collector {
       for (const std::string& f : SortedEntries(dir, "temp")) {
         if (!EndsWith(f, "_input")) continue;
         std::string stem = f.substr(0, f.size() - 6);
-        std::string label = ToLower(ReadTrimmed(dir + "/" + stem + "_label").value_or(""));
+        std::string label = ToLower(ReadTrimmedFile(dir + "/" + stem + "_label").value_or(""));
         bool memory = label == "vram" || label == "mctrl" || label == "memory";
         c.temps.push_back(
             {dir + "/" + f, memory ? "temp_memory_millicelsius" : "temp_gpu_millicelsius"});
@@ -252,11 +246,11 @@ class IntelSysfsCollector final : public Collector {
     }
     if (!c.lmem_total_path.empty()) {
       c.info.memory_total_bytes = static_cast<uint64_t>(
-          ParseDouble(ReadTrimmed(c.lmem_total_path).value_or("0")).value_or(0));
+          ParseDouble(ReadTrimmedFile(c.lmem_total_path).value_or("0")).value_or(0));
     } else {
       for (const std::string& p : c.vram_paths) {
         c.info.memory_total_bytes +=
-            static_cast<uint64_t>(ParseDouble(ReadTrimmed(p).value_or("0")).value_or(0));
+            static_cast<uint64_t>(ParseDouble(ReadTrimmedFile(p).value_or("0")).value_or(0));
       }
     }
     return c;

@@ -22,15 +22,6 @@ namespace {
 
 constexpr char kSep = '\x1f';
 
-// Labels that identify a device (DeviceLabels() plus the index fallback);
-// everything else on a series is reading-specific.
-bool IsDeviceLabel(std::string_view name) {
-  static constexpr std::string_view kNames[] = {
-      "cloud",          "gpu_index",         "gpu_uuid",   "model",  "node",  "partition_id",
-      "partition_kind", "partition_profile", "pci_bus_id", "region", "vendor"};
-  return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
-}
-
 // Label lists as views, built without allocating per label: SetLabel and
 // MergeLabels follow Labels::Set / Merge (an empty value removes the label);
 // SortLabels puts a finished list in name order.

@@ -8,6 +8,7 @@
 
 #include "core/file_util.h"
 #include "core/strings.h"
+#include "schema/hardware_catalog.h"
 
 namespace gpufleet {
 
@@ -15,19 +16,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Marketing names for the PCI device ids a fleet is likely to hold; sysfs
-// itself has none unless the board exposes product_name.
+// sysfs has no marketing name unless the board exposes product_name: the
+// hardware catalog knows the parts a fleet is likely to hold by PCI device id.
 std::string ModelFromDeviceId(std::string_view id) {
-  static constexpr std::pair<std::string_view, std::string_view> kModels[] = {
-      {"0x74a1", "AMD Instinct MI300X"},         {"0x74a5", "AMD Instinct MI325X"},
-      {"0x74a0", "AMD Instinct MI300A"},         {"0x75a0", "AMD Instinct MI350X"},
-      {"0x740c", "AMD Instinct MI250X / MI250"}, {"0x740f", "AMD Instinct MI210"},
-      {"0x738c", "AMD Instinct MI100"},
-  };
-  for (const auto& [dev, name] : kModels) {
-    if (dev == id) return std::string(name);
-  }
-  return "AMD GPU " + std::string(id);
+  const HardwareCatalog& catalog = HardwareCatalog::Default();
+  std::optional<uint32_t> n = ParsePciId(id);
+  const PciDeviceSpec* p = n ? catalog.FindPciDevice(Vendor::kAmd, *n) : nullptr;
+  return p != nullptr ? p->name : "AMD GPU " + std::string(id);
 }
 
 // "card3" -> 3; nullopt for connectors ("card0-DP-1") and render nodes.

@@ -124,7 +124,8 @@ TEST(HardwareCatalogTest, FindsPartsByVendorAndPciDeviceId) {
   EXPECT_EQ(flex->name, "Intel(R) Data Center GPU Flex 170");
   EXPECT_EQ(flex->arch, "xe-hpg");
   // Two ids of one part; a part the catalog has no figures for.
-  EXPECT_EQ(c.FindPciDevice(Vendor::kIntel, 0x0bd5)->name, c.FindPciDevice(Vendor::kIntel, 0x0bd6)->name);
+  EXPECT_EQ(c.FindPciDevice(Vendor::kIntel, 0x0bd5)->name,
+            c.FindPciDevice(Vendor::kIntel, 0x0bd6)->name);
   ASSERT_NE(c.FindPciDevice(Vendor::kAmd, 0x738c), nullptr);
   EXPECT_EQ(c.FindPciDevice(Vendor::kAmd, 0x738c)->gpu, "");
   // The id alone is not enough: it is the vendor's.
@@ -151,17 +152,22 @@ tdp_watts = 100
   auto parse = [&](std::string_view pci) {
     return HardwareCatalog::Parse(std::string(kGpu) + std::string(pci), "hw.toml");
   };
-  ASSERT_TRUE(parse("[[pci_device]]\nvendor = \"amd\"\nid = \"0x74a1\"\nname = \"A\"\ngpu = \"x\"\n").ok());
-  for (std::string_view bad : {
-           "[[pci_device]]\nvendor = \"amd\"\nid = \"74a1\"\nname = \"A\"\n",
-           "[[pci_device]]\nvendor = \"amd\"\nid = \"0x74a1\"\nname = \"A\"\ngpu = \"y\"\n",
-           "[[pci_device]]\nvendor = \"acme\"\nid = \"0x74a1\"\nname = \"A\"\n",
-           "[[pci_device]]\nvendor = \"amd\"\nid = \"0x74a1\"\nname = \"A\"\n"
-           "[[pci_device]]\nvendor = \"amd\"\nid = \"0x74A1\"\nname = \"B\"\n",
-       }) {
+  ASSERT_TRUE(
+      parse("[[pci_device]]\nvendor = \"amd\"\nid = \"0x74a1\"\nname = \"A\"\ngpu = \"x\"\n").ok());
+  // (entries, where the error must point: the offending [[pci_device]])
+  const std::pair<std::string_view, std::string_view> kBad[] = {
+      {"[[pci_device]]\nvendor = \"amd\"\nid = \"74a1\"\nname = \"A\"\n", "hw.toml:9: "},
+      {"[[pci_device]]\nvendor = \"amd\"\nid = \"0x74a1\"\nname = \"A\"\ngpu = \"y\"\n",
+       "hw.toml:9: "},
+      {"[[pci_device]]\nvendor = \"acme\"\nid = \"0x74a1\"\nname = \"A\"\n", "hw.toml:9: "},
+      {"[[pci_device]]\nvendor = \"amd\"\nid = \"0x74a1\"\nname = \"A\"\n"
+       "[[pci_device]]\nvendor = \"amd\"\nid = \"0x74A1\"\nname = \"B\"\n",
+       "hw.toml:13: "},
+  };
+  for (const auto& [bad, where] : kBad) {
     auto r = parse(bad);
     ASSERT_FALSE(r.ok()) << bad;
-    EXPECT_NE(r.status().message().find("hw.toml:1"), std::string::npos) << r.status().message();
+    EXPECT_TRUE(r.status().message().starts_with(where)) << r.status().message();
   }
 }
 

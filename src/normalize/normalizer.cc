@@ -1,8 +1,6 @@
 #include "normalize/normalizer.h"
 
-#include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <limits>
 
 namespace gpufleet {
@@ -40,11 +38,6 @@ Labels DeviceLabels(const DeviceInfo& device, const NodeIdentity& node) {
     l.Set("partition_profile", device.partition.profile);
   }
   return l;
-}
-
-bool IsDeviceLabel(std::string_view name) {
-  if (name == "gpu_index") return true;
-  return std::ranges::find(kDeviceLabelNames, name) != std::end(kDeviceLabelNames);
 }
 
 Normalizer::Normalizer(MappingTable table) : table_(std::move(table)) {}

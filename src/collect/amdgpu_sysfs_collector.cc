@@ -8,6 +8,7 @@
 
 #include "core/file_util.h"
 #include "core/strings.h"
+#include "schema/hardware_catalog.h"
 
 namespace gpufleet {
 
@@ -15,19 +16,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Marketing names for the PCI device ids a fleet is likely to hold; sysfs
-// itself has none unless the board exposes product_name.
+// sysfs has no marketing name unless the board exposes product_name: the
+// hardware catalog knows the parts a fleet is likely to hold by PCI device id.
 std::string ModelFromDeviceId(std::string_view id) {
-  static constexpr std::pair<std::string_view, std::string_view> kModels[] = {
-      {"0x74a1", "AMD Instinct MI300X"},         {"0x74a5", "AMD Instinct MI325X"},
-      {"0x74a0", "AMD Instinct MI300A"},         {"0x75a0", "AMD Instinct MI350X"},
-      {"0x740c", "AMD Instinct MI250X / MI250"}, {"0x740f", "AMD Instinct MI210"},
-      {"0x738c", "AMD Instinct MI100"},
-  };
-  for (const auto& [dev, name] : kModels) {
-    if (dev == id) return std::string(name);
-  }
-  return "AMD GPU " + std::string(id);
+  const HardwareCatalog& catalog = HardwareCatalog::Default();
+  std::optional<uint32_t> n = ParsePciId(id);
+  const PciDeviceSpec* p = n ? catalog.FindPciDevice(Vendor::kAmd, *n) : nullptr;
+  return p != nullptr ? p->name : "AMD GPU " + std::string(id);
 }
 
 // "card3" -> 3; nullopt for connectors ("card0-DP-1") and render nodes.
@@ -37,12 +32,6 @@ std::optional<int> CardNumber(const std::string& name) {
     if (!std::isdigit(static_cast<unsigned char>(name[i]))) return std::nullopt;
   }
   return std::stoi(name.substr(4));
-}
-
-std::optional<std::string> ReadTrimmed(const fs::path& p) {
-  auto s = ReadFileToString(p.string());
-  if (!s.ok()) return std::nullopt;
-  return std::string(TrimWhitespace(*s));
 }
 
 struct SysfsDevice {
@@ -125,14 +114,14 @@ class DeviceReader {
 
     for (const std::string& idx : Indices(h, "temp", "_input")) {
       std::string sensor = "temp" + idx;
-      if (auto label = ReadTrimmed(h / ("temp" + idx + "_label"))) {
+      if (auto label = ReadTrimmedFile(h / ("temp" + idx + "_label"))) {
         sensor = *label == "mem" ? "memory" : ToLower(*label);
       }
       Add("temperature_millicelsius", h / ("temp" + idx + "_input"), {{"sensor", sensor}});
     }
     for (const std::string& idx : Indices(h, "freq", "_input")) {
       std::string label = idx == "1" ? "sclk" : idx == "2" ? "mclk" : "freq" + idx;
-      if (auto l = ReadTrimmed(h / ("freq" + idx + "_label"))) label = ToLower(*l);
+      if (auto l = ReadTrimmedFile(h / ("freq" + idx + "_label"))) label = ToLower(*l);
       Add("clock_hz", h / ("freq" + idx + "_input"), {{"domain", ClockDomain(label)}});
     }
   }
@@ -202,11 +191,11 @@ class AmdgpuSysfsCollector final : public Collector {
       if (auto n = CardNumber(e.path().filename().string())) cards.emplace_back(*n, e.path());
     }
     std::sort(cards.begin(), cards.end());
-    std::string driver =
-        ReadTrimmed(fs::path(options_.sysfs_root) / "module" / "amdgpu" / "version").value_or("");
+    fs::path version = fs::path(options_.sysfs_root) / "module" / "amdgpu" / "version";
+    std::string driver = ReadTrimmedFile(version).value_or("");
     for (const auto& [n, card] : cards) {
       fs::path dev = card / "device";
-      if (ReadTrimmed(dev / "vendor").value_or("") != "0x1002") continue;
+      if (ReadTrimmedFile(dev / "vendor").value_or("") != "0x1002") continue;
       SysfsDevice d;
       d.device_dir = dev;
       d.info = Describe(dev);
@@ -253,11 +242,11 @@ class AmdgpuSysfsCollector final : public Collector {
       fs::path target = fs::canonical(dev, ec);
       if (!ec) info.pci_bus_id = CanonicalPciBusId(target.filename().string());
     }
-    info.uuid = ReadTrimmed(dev / "unique_id").value_or("");
-    info.model = ReadTrimmed(dev / "product_name").value_or("");
+    info.uuid = ReadTrimmedFile(dev / "unique_id").value_or("");
+    info.model = ReadTrimmedFile(dev / "product_name").value_or("");
     if (info.model.empty())
-      info.model = ModelFromDeviceId(ReadTrimmed(dev / "device").value_or("?"));
-    if (auto total = ReadTrimmed(dev / "mem_info_vram_total")) {
+      info.model = ModelFromDeviceId(ReadTrimmedFile(dev / "device").value_or("?"));
+    if (auto total = ReadTrimmedFile(dev / "mem_info_vram_total")) {
       info.memory_total_bytes = ParseUint64(*total).value_or(0);
     }
     return info;

@@ -1,7 +1,6 @@
 #include "collect/intel_sysfs_collector.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -9,49 +8,16 @@
 
 #include "core/file_util.h"
 #include "core/strings.h"
+#include "schema/hardware_catalog.h"
 
 namespace gpufleet {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Names of the Intel data-center parts gpufleet knows, by PCI device id; sysfs
-// has no marketing name.
-struct KnownPart {
-  uint32_t id;
-  const char* name;
-  const char* arch;
-};
-constexpr KnownPart kParts[] = {
-    {0x0bd5, "Intel(R) Data Center GPU Max 1550", "xe-hpc"},
-    {0x0bd6, "Intel(R) Data Center GPU Max 1550", "xe-hpc"},
-    {0x0bda, "Intel(R) Data Center GPU Max 1100", "xe-hpc"},
-    {0x56c0, "Intel(R) Data Center GPU Flex 170", "xe-hpg"},
-    {0x56c1, "Intel(R) Data Center GPU Flex 140", "xe-hpg"},
-};
-
-std::optional<std::string> ReadTrimmed(const std::string& path) {
-  auto text = ReadFileToString(path);
-  if (!text.ok()) return std::nullopt;
-  return std::string(TrimWhitespace(*text));
-}
-
 bool IsCardName(const std::string& name) {
   if (name.size() <= 4 || name.compare(0, 4, "card") != 0) return false;
   return std::all_of(name.begin() + 4, name.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-// "0x56c0" -> 0x56c0.
-std::optional<uint32_t> ParseHexId(const std::string& s) {
-  if (s.size() < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) return std::nullopt;
-  uint32_t v = 0;
-  for (size_t i = 2; i < s.size(); ++i) {
-    char c = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
-    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-    if (d < 0 || i > 10) return std::nullopt;
-    v = v * 16 + static_cast<uint32_t>(d);
-  }
-  return v;
 }
 
 std::vector<std::string> SortedEntries(const std::string& dir, std::string_view prefix) {
@@ -187,14 +153,14 @@ class IntelSysfsCollector final : public Collector {
   std::optional<Card> Probe(const std::string& card_dir) {
     Card c;
     c.device_dir = card_dir + "/device";
-    auto vendor = ReadTrimmed(c.device_dir + "/vendor");
-    if (!vendor || ParseHexId(*vendor) != 0x8086u) return std::nullopt;
+    auto vendor = ReadTrimmedFile(c.device_dir + "/vendor");
+    if (!vendor || ParsePciId(*vendor) != 0x8086u) return std::nullopt;
     uint32_t device_id = 0;
-    if (auto d = ReadTrimmed(c.device_dir + "/device")) device_id = ParseHexId(*d).value_or(0);
+    if (auto d = ReadTrimmedFile(c.device_dir + "/device")) device_id = ParsePciId(*d).value_or(0);
 
     // uevent: "DRIVER=xe", "PCI_SLOT_NAME=0000:3a:00.0".
     std::string driver;
-    if (auto uevent = ReadTrimmed(c.device_dir + "/uevent")) {
+    if (auto uevent = ReadTrimmedFile(c.device_dir + "/uevent")) {
       for (std::string_view line : SplitString(*uevent, '\n')) {
         line = TrimWhitespace(line);
         if (StartsWith(line, "DRIVER=")) driver = std::string(line.substr(7));
@@ -204,14 +170,15 @@ class IntelSysfsCollector final : public Collector {
       }
     }
     c.info.vendor = Vendor::kIntel;
-    char fallback[48];
-    std::snprintf(fallback, sizeof(fallback), "Intel GPU [8086:%04x]", device_id);
-    c.info.model = fallback;
-    for (const KnownPart& p : kParts) {
-      if (p.id == device_id) {
-        c.info.model = p.name;
-        c.info.arch = p.arch;
-      }
+    // sysfs has no marketing name: the hardware catalog knows the parts by id.
+    if (const PciDeviceSpec* p =
+            HardwareCatalog::Default().FindPciDevice(Vendor::kIntel, device_id)) {
+      c.info.model = p->name;
+      c.info.arch = p->arch;
+    } else {
+      char fallback[48];
+      std::snprintf(fallback, sizeof(fallback), "Intel GPU [8086:%04x]", device_id);
+      c.info.model = fallback;
     }
     // sysfs has no UUID; derive a stable one from the PCI address.
     c.info.uuid = "intel-pci-" + (c.info.pci_bus_id.empty() ? card_dir : c.info.pci_bus_id);
@@ -225,7 +192,7 @@ class IntelSysfsCollector final : public Collector {
       for (const std::string& f : SortedEntries(dir, "temp")) {
         if (!EndsWith(f, "_input")) continue;
         std::string stem = f.substr(0, f.size() - 6);
-        std::string label = ToLower(ReadTrimmed(dir + "/" + stem + "_label").value_or(""));
+        std::string label = ToLower(ReadTrimmedFile(dir + "/" + stem + "_label").value_or(""));
         bool memory = label == "vram" || label == "mctrl" || label == "memory";
         c.temps.push_back(
             {dir + "/" + f, memory ? "temp_memory_millicelsius" : "temp_gpu_millicelsius"});
@@ -252,11 +219,11 @@ class IntelSysfsCollector final : public Collector {
     }
     if (!c.lmem_total_path.empty()) {
       c.info.memory_total_bytes = static_cast<uint64_t>(
-          ParseDouble(ReadTrimmed(c.lmem_total_path).value_or("0")).value_or(0));
+          ParseDouble(ReadTrimmedFile(c.lmem_total_path).value_or("0")).value_or(0));
     } else {
       for (const std::string& p : c.vram_paths) {
         c.info.memory_total_bytes +=
-            static_cast<uint64_t>(ParseDouble(ReadTrimmed(p).value_or("0")).value_or(0));
+            static_cast<uint64_t>(ParseDouble(ReadTrimmedFile(p).value_or("0")).value_or(0));
       }
     }
     return c;

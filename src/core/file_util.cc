@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/strings.h"
+
 namespace gpufleet {
 
 namespace {
@@ -46,6 +48,12 @@ StatusOr<std::string> ReadFileToString(const std::string& path) {
   ::close(fd);
   out.resize(used);
   return out;
+}
+
+std::optional<std::string> ReadTrimmedFile(const std::string& path) {
+  StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) return std::nullopt;
+  return std::string(TrimWhitespace(*text));
 }
 
 StatusOr<FileContents> FileContents::Open(const std::string& path) {

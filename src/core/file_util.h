@@ -1,6 +1,7 @@
 // File helpers with errors that name the path.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -10,6 +11,9 @@ namespace gpufleet {
 
 // Reads a whole file. NotFound / PermissionDenied / DataLoss name the path.
 StatusOr<std::string> ReadFileToString(const std::string& path);
+// A whole file with surrounding whitespace trimmed (a sysfs attribute such
+// as "0x74a1\n"); nullopt when it cannot be read, whatever the reason.
+std::optional<std::string> ReadTrimmedFile(const std::string& path);
 // A whole file's bytes, read-only. Regular files are memory-mapped (the page
 // cache serves them without a copy); pipes, /proc files and anything mmap
 // refuses are read into memory instead. Move-only; the view lives as long as

@@ -1,5 +1,6 @@
 #include "core/file_util.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -47,6 +48,14 @@ TEST(FileContentsTest, MissingFileIsNotFoundNamingThePath) {
   ASSERT_FALSE(f.ok());
   EXPECT_EQ(f.status().code(), StatusCode::kNotFound);
   EXPECT_NE(f.status().message().find("/nonexistent/gpufleet/file"), std::string::npos);
+}
+
+TEST(FileUtilTest, ReadTrimmedFileTrimsAndAnswersNulloptWhenUnreadable) {
+  std::string path = TempPath("trimmed");
+  ASSERT_TRUE(WriteStringToFile(path, " 0x74a1\n").ok());
+  EXPECT_EQ(ReadTrimmedFile(path), "0x74a1");
+  std::remove(path.c_str());
+  EXPECT_EQ(ReadTrimmedFile(path), std::nullopt);
 }
 
 }  // namespace

@@ -76,18 +76,8 @@ size_t LabelValueCleanPrefix(std::string_view value) {
 }
 
 std::string Labels::ToString() const {
-  if (pairs_.empty()) return "";
-  std::string out = "{";
-  bool first = true;
-  for (const auto& [k, v] : pairs_) {
-    if (!first) out += ',';
-    first = false;
-    out += k;
-    out += "=\"";
-    AppendEscapedLabelValue(v, out);
-    out += '"';
-  }
-  out += '}';
+  std::string out;
+  AppendLabelList(pairs_, out);
   return out;
 }
 

@@ -4,6 +4,7 @@
 // a map for both memory and speed. Not thread-safe; copy freely.
 #pragma once
 
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -61,6 +62,34 @@ void AppendEscapedLabelValue(std::string_view value, String& out) {
       default: out += c;
     }
   }
+}
+
+// Appends `name="value"` with the value escaped: one label as exposition
+// and Labels::ToString render it.
+template <typename String>
+inline void AppendLabelPair(std::string_view name, std::string_view value, String& out) {
+  out.append(name.data(), name.size());
+  out.append("=\"", 2);
+  AppendEscapedLabelValue(value, out);
+  out.push_back('"');
+}
+
+// Appends `{a="1",b="x"}`, nothing for an empty list: the rendering of a
+// label list everywhere (Labels::ToString, the exposition writer, the
+// exporter translator). `pairs` is any range of (name, value) pairs, in the
+// order to write them (Labels keep theirs sorted by name). `inline` is a
+// hint that matters: the exposition writer calls this once per sample.
+template <typename Range, typename String>
+inline void AppendLabelList(const Range& pairs, String& out) {
+  if (std::empty(pairs)) return;
+  out.push_back('{');
+  bool first = true;
+  for (const auto& [name, value] : pairs) {
+    if (!first) out.push_back(',');
+    first = false;
+    AppendLabelPair(name, value, out);
+  }
+  out.push_back('}');
 }
 
 // True for a valid Prometheus label name: [a-zA-Z_][a-zA-Z0-9_]*.

@@ -13,7 +13,9 @@ std::string_view TrimWhitespace(std::string_view s);
 std::vector<std::string_view> SplitString(std::string_view s, char sep);
 bool StartsWith(std::string_view s, std::string_view prefix);
 bool EndsWith(std::string_view s, std::string_view suffix);
+// ASCII only: other bytes are kept / compared as they are.
 std::string ToLower(std::string_view s);
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 
 // Parses a whole string as a double (also "NaN", "+Inf", "-Inf"). nullopt on
 // any trailing garbage.

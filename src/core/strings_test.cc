@@ -108,6 +108,14 @@ TEST(StringsTest, SplitAndTrim) {
   EXPECT_FALSE(ParseUint64("-1").has_value());
 }
 
+TEST(StringsTest, EqualsIgnoreCaseFoldsAsciiOnly) {
+  EXPECT_TRUE(EqualsIgnoreCase("Text/Plain", "text/plain"));
+  EXPECT_TRUE(EqualsIgnoreCase("", ""));
+  EXPECT_FALSE(EqualsIgnoreCase("text/plain", "text/plai"));
+  EXPECT_FALSE(EqualsIgnoreCase("text-plain", "text_plain"));
+  EXPECT_FALSE(EqualsIgnoreCase("\xc3\x89", "\xc3\xa9"));  // É vs é: not ASCII
+}
+
 TEST(StringsTest, SuggestClosestOffersOnlyLikelyTypos) {
   EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
   EXPECT_EQ(EditDistance("", "abc"), 3u);

@@ -11,16 +11,7 @@
 namespace gpufleet::detect {
 
 void CrossCloudDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& out) {
-  constexpr int64_t kEveryNs = 60'000'000'000;
-  if (last_eval_ns_ != 0 && ctx.now_ns - last_eval_ns_ < kEveryNs) {
-    for (Finding f : last_) {
-      f.window_end_ns = ctx.now_ns;
-      out.push_back(std::move(f));
-    }
-    return;
-  }
-  last_eval_ns_ = ctx.now_ns;
-  last_.clear();
+  if (!throttle_.Due(ctx.now_ns, out)) return;
   struct Cloud {
     std::vector<double> values;
     std::vector<std::string> devices;
@@ -86,7 +77,7 @@ void CrossCloudDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& 
     f.summary = workload + " on " + model + " runs " +
                 std::to_string(static_cast<int>(std::lround(gap * 100))) + "% slower on " + slow +
                 " than on " + fast + " (median step " + r3(slow_s) + " s vs " + r3(fast_s) + " s)";
-    last_.push_back(f);
+    throttle_.Keep(f);
     out.push_back(std::move(f));
   }
 }

@@ -9,6 +9,7 @@
 
 #include "detect/detect_config.h"
 #include "detect/detector.h"
+#include "detect/eval_throttle.h"
 
 namespace gpufleet::detect {
 
@@ -19,8 +20,7 @@ class CrossCloudDetector final : public Detector {
 
  private:
   const CrossCloudConfig config_;
-  int64_t last_eval_ns_ = 0;
-  std::vector<Finding> last_;
+  EvalThrottle throttle_{60'000'000'000};  // once a minute
 };
 
 }  // namespace gpufleet::detect

@@ -68,16 +68,7 @@ std::string ClassifyRepetition(const VarianceConfig& config, const RepetitionSta
 }
 
 void VarianceDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& out) {
-  constexpr int64_t kEveryNs = 60'000'000'000;
-  if (last_eval_ns_ != 0 && ctx.now_ns - last_eval_ns_ < kEveryNs) {
-    for (Finding f : last_) {
-      f.window_end_ns = ctx.now_ns;
-      out.push_back(std::move(f));
-    }
-    return;
-  }
-  last_eval_ns_ = ctx.now_ns;
-  last_.clear();
+  if (!throttle_.Due(ctx.now_ns, out)) return;
   struct Group {
     Labels labels;
     std::vector<double> values;
@@ -130,7 +121,7 @@ void VarianceDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& ou
     f.summary = "step durations of " + id + " are " + shape + ": cv " + r2(s.cv_mssd) +
                 " (step-to-step), p50 " + r2(s.p50) + " s, p99 " + r2(s.p99) + " s, bimodality " +
                 r2(s.bimodality) + " over " + std::to_string(s.n) + " steps";
-    last_.push_back(f);
+    throttle_.Keep(f);
     out.push_back(std::move(f));
   }
 }

@@ -18,17 +18,6 @@ constexpr std::string_view kOpenMetricsContentType =
 
 std::string_view Trim(std::string_view s) { return TrimWhitespace(s); }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
 // HELP text: text 0.0.4 escapes \\ and \n; OpenMetrics also \".
 void AppendEscapedHelp(std::string_view help, bool openmetrics, std::string& out) {
   for (char c : help) {
@@ -163,19 +152,7 @@ void ExpositionWriter::WriteSample(std::string_view name, const Labels& labels, 
                                    std::optional<int64_t> timestamp_ms) {
   std::string& out = *out_;
   out += name;
-  if (!labels.empty()) {
-    out += '{';
-    bool first = true;
-    for (const auto& [k, v] : labels.pairs()) {
-      if (!first) out += ',';
-      first = false;
-      out += k;
-      out += "=\"";
-      AppendEscapedLabelValue(v, out);
-      out += '"';
-    }
-    out += '}';
-  }
+  AppendLabelList(labels.pairs(), out);
   out += ' ';
   AppendDouble(value, out);
   if (timestamp_ms) {

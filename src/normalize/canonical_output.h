@@ -26,13 +26,11 @@
 #include "core/labels.h"
 #include "core/sample.h"
 #include "expo/exposition_writer.h"
+#include "normalize/label_view.h"
 #include "normalize/mapping_table.h"
 #include "schema/metric_catalog.h"
 
 namespace gpufleet {
-
-// A label as (name, value) views; lists of them are sorted by name, names unique.
-using LabelView = std::pair<std::string_view, std::string_view>;
 
 class CanonicalOutput {
  public:
@@ -139,7 +137,10 @@ class CanonicalOutput {
   uint32_t FamilyFor(std::string_view name);
   // LabelList::names for lists with these label names.
   uint32_t NamesId(std::span<const LabelView> labels);
-  std::string_view Rendered(const LabelList& list) const;
+  std::string_view Rendered(const LabelList& list) const {
+    if (list.count == 0) return {};
+    return std::string_view(arena_).substr(fragments_[list.first].offset, list.size);
+  }
   // The plan for base list `a` (any list with a's label names) and extra list
   // `b` (id `extra`), computed once per pair.
   const MergePlan& PlanFor(const LabelList& a, uint32_t extra, const LabelList& b) const;

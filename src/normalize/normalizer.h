@@ -7,10 +7,13 @@
 // one thread at a time.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
+#include <iterator>
 #include <unordered_map>
 #include <vector>
 
@@ -33,6 +36,16 @@ struct NodeIdentity {
 // partition_profile (empty values are omitted). DeviceInfo's node/cloud/region
 // win over `node` when set (the simulator models many nodes).
 Labels DeviceLabels(const DeviceInfo& device, const NodeIdentity& node);
+// The names DeviceLabels() sets for a device with every field filled, sorted.
+inline constexpr std::string_view kDeviceLabelNames[] = {
+    "cloud",          "gpu_uuid",          "model",      "node",   "partition_id",
+    "partition_kind", "partition_profile", "pci_bus_id", "region", "vendor"};
+// True for a label that identifies a device: kDeviceLabelNames, and the
+// gpu_index an exporter's series falls back to without UUID or bus id.
+inline bool IsDeviceLabel(std::string_view name) {
+  if (name == "gpu_index") return true;
+  return std::ranges::find(kDeviceLabelNames, name) != std::end(kDeviceLabelNames);
+}
 
 // Why readings were dropped, for gpufleet_agent_collector_errors_total.
 struct NormalizeStats {

@@ -89,6 +89,22 @@ TEST_F(NormalizerTest, DeviceLabelsCarryIdentity) {
   EXPECT_EQ(l.Get("node"), "sim-7");
 }
 
+// IsDeviceLabel (which the exporter translator uses to build info series)
+// and DeviceLabels must agree on what identifies a device.
+TEST_F(NormalizerTest, DeviceLabelNamesAreWhatDeviceLabelsSets) {
+  DeviceInfo full = device_;
+  full.partition = PartitionInfo{"mig", "13", "1g.5gb"};
+  Labels l = DeviceLabels(full, NodeIdentity{"node-a", "aws", "us-east-1"});
+  std::vector<std::string_view> names;
+  for (const auto& [name, value] : l.pairs()) names.push_back(name);
+  EXPECT_EQ(names, std::vector<std::string_view>(std::begin(kDeviceLabelNames),
+                                                 std::end(kDeviceLabelNames)));
+  for (std::string_view n : names) EXPECT_TRUE(IsDeviceLabel(n)) << n;
+  EXPECT_TRUE(IsDeviceLabel("gpu_index"));
+  EXPECT_FALSE(IsDeviceLabel("sensor"));
+  EXPECT_FALSE(IsDeviceLabel("method"));
+}
+
 TEST_F(NormalizerTest, ScalesAndLabels) {
   DeviceReadings in;
   in.Add("power_mw", 409692);

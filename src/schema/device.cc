@@ -1,5 +1,6 @@
 #include "schema/device.h"
 
+#include <cctype>
 #include <cstdio>
 
 #include "core/strings.h"
@@ -21,6 +22,18 @@ std::string CanonicalPciBusId(std::string_view id) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%04x:%02x:%02x.%x", domain, bus, dev, fn);
   return buf;
+}
+
+std::optional<uint32_t> ParsePciId(std::string_view s) {
+  if (s.size() < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) return std::nullopt;
+  uint32_t v = 0;
+  for (size_t i = 2; i < s.size(); ++i) {
+    char c = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (d < 0 || i > 10) return std::nullopt;
+    v = v * 16 + static_cast<uint32_t>(d);
+  }
+  return v;
 }
 
 }  // namespace gpufleet

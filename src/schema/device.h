@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,9 @@ struct DeviceInfo {
 // Normalizes a PCI bus id to "dddd:bb:dd.f" lower-case ("00000000:29:00.0" ->
 // "0000:29:00.0"). Returns the input unchanged when it does not parse.
 std::string CanonicalPciBusId(std::string_view id);
+// Parses a PCI vendor or device id as sysfs shows it ("0x74a1", any case of
+// the hex digits or the x); nullopt for anything else.
+std::optional<uint32_t> ParsePciId(std::string_view text);
 
 // One value in the source's vocabulary. `labels` carries reading-specific
 // dimensions (sensor="edge", link="3", pid="1234"), never device identity.

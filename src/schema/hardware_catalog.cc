@@ -1,6 +1,9 @@
 #include "schema/hardware_catalog.h"
 
+#include <optional>
+
 #include "core/embedded.h"
+#include "schema/device.h"
 #include "schema/toml_util.h"
 
 namespace gpufleet {
@@ -67,6 +70,35 @@ StatusOr<GpuModelSpec> ParseModel(const toml::table& t, std::string_view origin)
   return m;
 }
 
+// [[pci_device]]: vendor, id ("0x74a1"), name, optional arch and gpu (a key
+// of a [[gpu]] entry, which must exist).
+StatusOr<PciDeviceSpec> ParsePciDevice(const toml::table& t, const HardwareCatalog& cat,
+                                       std::string_view origin) {
+  PciDeviceSpec d;
+  std::string where = TomlWhere(origin, t);
+  ASSIGN_OR_RETURN(std::string vendor, RequiredString(t, "vendor", origin));
+  d.vendor = ParseVendor(vendor);
+  if (d.vendor == Vendor::kUnknown) {
+    return InvalidArgumentError(where + "unknown vendor '" + vendor + "'");
+  }
+  ASSIGN_OR_RETURN(std::string id, RequiredString(t, "id", origin));
+  std::optional<uint32_t> device_id = ParsePciId(id);
+  if (!device_id) {
+    return InvalidArgumentError(where + "field 'id': '" + id + "' is not a PCI id like \"0x74a1\"");
+  }
+  d.device_id = *device_id;
+  ASSIGN_OR_RETURN(d.name, RequiredString(t, "name", origin));
+  ASSIGN_OR_RETURN(d.arch, OptionalString(t, "arch", origin));
+  ASSIGN_OR_RETURN(d.gpu, OptionalString(t, "gpu", origin));
+  if (!d.gpu.empty() && cat.Find(d.gpu) == nullptr) {
+    return InvalidArgumentError(where + "field 'gpu': no [[gpu]] entry with key '" + d.gpu + "'");
+  }
+  if (cat.FindPciDevice(d.vendor, d.device_id) != nullptr) {
+    return InvalidArgumentError(where + "duplicate PCI id " + vendor + " " + id);
+  }
+  return d;
+}
+
 }  // namespace
 
 StatusOr<HardwareCatalog> HardwareCatalog::Parse(std::string_view text, std::string_view origin) {
@@ -82,6 +114,16 @@ StatusOr<HardwareCatalog> HardwareCatalog::Parse(std::string_view text, std::str
       return InvalidArgumentError(TomlWhere(origin, node) + "duplicate gpu key '" + m.key + "'");
     }
     cat.models_.push_back(std::move(m));
+  }
+  if (const toml::array* pci = root["pci_device"].as_array()) {
+    for (const toml::node& node : *pci) {
+      const toml::table* t = node.as_table();
+      if (t == nullptr) {
+        return InvalidArgumentError(TomlWhere(origin, node) + "[[pci_device]] must be a table");
+      }
+      ASSIGN_OR_RETURN(PciDeviceSpec d, ParsePciDevice(*t, cat, origin));
+      cat.pci_devices_.push_back(std::move(d));
+    }
   }
   return cat;
 }
@@ -100,6 +142,13 @@ const HardwareCatalog& HardwareCatalog::Default() {
 const GpuModelSpec* HardwareCatalog::Find(std::string_view key_or_name) const {
   for (const GpuModelSpec& m : models_) {
     if (m.key == key_or_name || m.name == key_or_name) return &m;
+  }
+  return nullptr;
+}
+
+const PciDeviceSpec* HardwareCatalog::FindPciDevice(Vendor vendor, uint32_t device_id) const {
+  for (const PciDeviceSpec& d : pci_devices_) {
+    if (d.vendor == vendor && d.device_id == device_id) return &d;
   }
   return nullptr;
 }

@@ -1,6 +1,7 @@
 // The hardware catalog (data/hardware.toml): per GPU model, the published
 // capabilities used by the simulator, placement and cost: memory, bandwidth,
-// peak FLOP/s, power, interconnect, clocks.
+// peak FLOP/s, power, interconnect, clocks; and the names of PCI device ids,
+// for collectors that find only the id (sysfs).
 //
 // Thread safety: immutable after construction.
 #pragma once
@@ -39,6 +40,16 @@ struct GpuModelSpec {
   std::string source;         // where the figures come from
 };
 
+// A PCI device id a collector may find without a marketing name (sysfs
+// shows one only when the board exposes product_name).
+struct PciDeviceSpec {
+  Vendor vendor = Vendor::kUnknown;
+  uint32_t device_id = 0;  // e.g. 0x74a1
+  std::string name;        // as the sysfs collectors report it, e.g. "AMD Instinct MI300X"
+  std::string arch;        // "" when the entry names none
+  std::string gpu;         // key of the part's GpuModelSpec; "" when the catalog has none
+};
+
 class HardwareCatalog {
  public:
   static StatusOr<HardwareCatalog> Parse(std::string_view toml, std::string_view origin);
@@ -47,9 +58,13 @@ class HardwareCatalog {
   // By key ("h100-sxm") or by exact vendor name; nullptr when unknown.
   const GpuModelSpec* Find(std::string_view key_or_name) const;
   const std::vector<GpuModelSpec>& models() const { return models_; }
+  // By (vendor, PCI device id); nullptr when unknown.
+  const PciDeviceSpec* FindPciDevice(Vendor vendor, uint32_t device_id) const;
+  const std::vector<PciDeviceSpec>& pci_devices() const { return pci_devices_; }
 
  private:
   std::vector<GpuModelSpec> models_;
+  std::vector<PciDeviceSpec> pci_devices_;
 };
 
 }  // namespace gpufleet

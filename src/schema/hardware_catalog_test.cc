@@ -112,5 +112,64 @@ idle_watts = 200
   EXPECT_NE(r.status().message().find("hw.toml:2"), std::string::npos) << r.status().message();
 }
 
+TEST(HardwareCatalogTest, FindsPartsByVendorAndPciDeviceId) {
+  const HardwareCatalog& c = HardwareCatalog::Default();
+  const PciDeviceSpec* mi300x = c.FindPciDevice(Vendor::kAmd, 0x74a1);
+  ASSERT_NE(mi300x, nullptr);
+  EXPECT_EQ(mi300x->name, "AMD Instinct MI300X");
+  EXPECT_EQ(mi300x->arch, "");
+  EXPECT_EQ(c.Find(mi300x->gpu), c.Find("mi300x"));
+  const PciDeviceSpec* flex = c.FindPciDevice(Vendor::kIntel, 0x56c0);
+  ASSERT_NE(flex, nullptr);
+  EXPECT_EQ(flex->name, "Intel(R) Data Center GPU Flex 170");
+  EXPECT_EQ(flex->arch, "xe-hpg");
+  // Two ids of one part; a part the catalog has no figures for.
+  EXPECT_EQ(c.FindPciDevice(Vendor::kIntel, 0x0bd5)->name,
+            c.FindPciDevice(Vendor::kIntel, 0x0bd6)->name);
+  ASSERT_NE(c.FindPciDevice(Vendor::kAmd, 0x738c), nullptr);
+  EXPECT_EQ(c.FindPciDevice(Vendor::kAmd, 0x738c)->gpu, "");
+  // The id alone is not enough: it is the vendor's.
+  EXPECT_EQ(c.FindPciDevice(Vendor::kIntel, 0x74a1), nullptr);
+  EXPECT_EQ(c.FindPciDevice(Vendor::kAmd, 0x1234), nullptr);
+  for (const PciDeviceSpec& d : c.pci_devices()) {
+    if (d.gpu.empty()) continue;
+    const GpuModelSpec* m = c.Find(d.gpu);
+    ASSERT_NE(m, nullptr) << d.name;
+    EXPECT_EQ(m->vendor, d.vendor) << d.name;
+  }
+}
+
+TEST(HardwareCatalogTest, RejectsBadPciDeviceEntries) {
+  constexpr std::string_view kGpu = R"(
+[[gpu]]
+key = "x"
+vendor = "amd"
+name = "X"
+memory_gib = 1
+memory_bandwidth_gb_s = 1
+tdp_watts = 100
+)";
+  auto parse = [&](std::string_view pci) {
+    return HardwareCatalog::Parse(std::string(kGpu) + std::string(pci), "hw.toml");
+  };
+  ASSERT_TRUE(
+      parse("[[pci_device]]\nvendor = \"amd\"\nid = \"0x74a1\"\nname = \"A\"\ngpu = \"x\"\n").ok());
+  // (entries, where the error must point: the offending [[pci_device]])
+  const std::pair<std::string_view, std::string_view> kBad[] = {
+      {"[[pci_device]]\nvendor = \"amd\"\nid = \"74a1\"\nname = \"A\"\n", "hw.toml:9: "},
+      {"[[pci_device]]\nvendor = \"amd\"\nid = \"0x74a1\"\nname = \"A\"\ngpu = \"y\"\n",
+       "hw.toml:9: "},
+      {"[[pci_device]]\nvendor = \"acme\"\nid = \"0x74a1\"\nname = \"A\"\n", "hw.toml:9: "},
+      {"[[pci_device]]\nvendor = \"amd\"\nid = \"0x74a1\"\nname = \"A\"\n"
+       "[[pci_device]]\nvendor = \"amd\"\nid = \"0x74A1\"\nname = \"B\"\n",
+       "hw.toml:13: "},
+  };
+  for (const auto& [bad, where] : kBad) {
+    auto r = parse(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_TRUE(r.status().message().starts_with(where)) << r.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace gpufleet

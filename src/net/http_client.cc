@@ -11,7 +11,7 @@ namespace gpufleet {
 
 std::string HttpResponse::Header(std::string_view name) const {
   for (const auto& [key, value] : headers) {
-    if (ToLower(key) == ToLower(name)) return value;
+    if (EqualsIgnoreCase(key, name)) return value;
   }
   return "";
 }

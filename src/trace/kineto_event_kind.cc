@@ -8,17 +8,6 @@
 namespace gpufleet::trace::kineto {
 namespace {
 
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
 // HTA's kernel type regexes (hta/common/types.py): MEMORY
 // `^(hip)?Memcpy|^(hip)?Memset|^dma`, COMMUNICATION
 // `^nccl|^hip|^hccl|ncclKernel`, else COMPUTATION. Memory is tested first so
@@ -44,7 +33,7 @@ bool IsDeviceCategory(std::string_view cat) {
 
 EventKind Classify(char ph, std::string_view cat, std::string_view name) {
   if (ph == 'i' || ph == 'I' || ph == 'R') return EventKind::kInstant;
-  if (EqualsNoCase(cat, "kernel")) return KernelKind(name);
+  if (EqualsIgnoreCase(cat, "kernel")) return KernelKind(name);
   if (cat == "gpu_memcpy" || cat == "Memcpy") return EventKind::kMemcpy;
   if (cat == "gpu_memset" || cat == "Memset") return EventKind::kMemset;
   if (cat == "cuda_runtime" || cat == "cuda_driver" || cat == "Runtime" || cat == "xpu_runtime" ||

@@ -137,7 +137,7 @@ class AgentCommand : public Command {
       std::fprintf(stderr, "gpufleet agent: pushing to %s (queue %s)\n",
                    remote_write_.url.c_str(), remote_write_.queue_dir.c_str());
     }
-    std::string shown_host = host == "0.0.0.0" ? HostName() : host;
+    std::string shown_host = listen.host == "0.0.0.0" ? HostName() : listen.host;
     std::fprintf(stderr, "gpufleet agent: serving http://%s:%d/metrics (health: /healthz); Ctrl-C stops\n",
                  shown_host.c_str(), server.port());
     std::fflush(stderr);

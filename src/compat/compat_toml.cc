@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/strings.h"
-#include "schema/toml_util.h"
+#include "core/toml_reader.h"
 
 namespace gpufleet {
 

@@ -11,7 +11,7 @@
 
 #include "core/file_util.h"
 #include "core/strings.h"
-#include "schema/toml_util.h"
+#include "core/toml_reader.h"
 
 namespace gpufleet::place {
 namespace {

@@ -1,7 +1,7 @@
 #include "schema/hardware_catalog.h"
 
 #include "core/embedded.h"
-#include "schema/toml_util.h"
+#include "core/toml_reader.h"
 
 namespace gpufleet {
 

@@ -3,7 +3,7 @@
 #include "core/embedded.h"
 #include "core/file_util.h"
 #include "detect/detect_config.h"
-#include "schema/toml_util.h"
+#include "core/toml_reader.h"
 
 namespace gpufleet {
 namespace {

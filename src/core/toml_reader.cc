@@ -212,7 +212,8 @@ Status TomlReader::ReadDuration(std::string_view key, int64_t& out_ns, int64_t m
   StatusOr<int64_t> d = ParseDurationNs(n->as_string()->get());
   if (!d.ok()) return FieldError(*n, key, d.status().message());
   if (*d < min_ns) {
-    return FieldError(*n, key, "must be at least " + FormatDuration(min_ns) + ", got \"" +
+    const std::string want = min_ns == 1 ? "a positive duration" : "at least " + FormatDuration(min_ns);
+    return FieldError(*n, key, "must be " + want + ", got \"" +
                                    std::string(n->as_string()->get()) + "\"");
   }
   out_ns = *d;

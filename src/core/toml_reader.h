@@ -105,7 +105,7 @@ class TomlReader {
   // An array whose every element is a string.
   Status Read(std::string_view key, std::vector<std::string>& out) const;
   // A duration string ("30s", "2m", "1h30m", "250ms"; see ParseDurationNs)
-  // of at least `min_ns`, in ns.
+  // of at least `min_ns` (1: positive), in ns.
   Status ReadDuration(std::string_view key, int64_t& out_ns, int64_t min_ns = 0) const;
 
   // Required forms: absent -> Missing(key).

@@ -141,6 +141,8 @@ TEST(TomlReaderTest, DurationErrors) {
   EXPECT_TRUE(r.ReadDuration("c", ns).ok());
   EXPECT_EQ(Message(r.ReadDuration("c", ns, 1'000'000'000)),
             "site.toml:3: field 'c': must be at least 1s, got \"0s\"");
+  EXPECT_EQ(Message(r.ReadDuration("c", ns, 1)),
+            "site.toml:3: field 'c': must be a positive duration, got \"0s\"");
 }
 
 TEST(TomlReaderTest, MissingRequiredFieldNamesTheTable) {

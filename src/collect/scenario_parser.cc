@@ -80,12 +80,14 @@ Status ScenarioParser::ParsePartitions(const TomlReader& r, ScenarioGpu& gpu) co
                 : gpu.partition_kind == "intel_tile" ? Vendor::kIntel
                                                      : Vendor::kUnknown;
   if (want == Vendor::kUnknown) {
-    return r.FieldError(*t.get("kind"), "kind", "unknown partition kind '" + gpu.partition_kind +
-                                                    "' (mig, amd_xcp, intel_tile)");
+    return r.FieldError(
+        *t.get("kind"), "kind",
+        "unknown partition kind '" + gpu.partition_kind + "' (mig, amd_xcp, intel_tile)");
   }
   if (want != gpu.spec->vendor) {
-    return r.FieldError(*t.get("kind"), "kind", "'" + gpu.partition_kind +
-                                                    "' partitions do not exist on " + gpu.spec->name);
+    return r.FieldError(
+        *t.get("kind"), "kind",
+        "'" + gpu.partition_kind + "' partitions do not exist on " + gpu.spec->name);
   }
   if (t["profiles"].as_array() != nullptr) {
     RETURN_IF_ERROR(r.Read("profiles", gpu.partition_profiles));
@@ -137,9 +139,9 @@ Status ScenarioParser::ParseGpus(const TomlReader& node_reader, ScenarioNode& no
 }
 
 StatusOr<ScenarioNode> ScenarioParser::ParseNode(const TomlReader& r) const {
-  RETURN_IF_ERROR(r.CheckKeys({"name", "cloud", "region", "zone", "price_usd_per_gpu_hour",
-                               "driver_version", "runtime_version", "cpu_cores", "memory_gib",
-                               "gpus"}));
+  RETURN_IF_ERROR(
+      r.CheckKeys({"name", "cloud", "region", "zone", "price_usd_per_gpu_hour", "driver_version",
+                   "runtime_version", "cpu_cores", "memory_gib", "gpus"}));
   ScenarioNode node;
   RETURN_IF_ERROR(r.Require("name", node.name));
   RETURN_IF_ERROR(r.Read("cloud", node.cloud));
@@ -179,7 +181,8 @@ StatusOr<LoadProfile> ScenarioParser::ParseLoad(const TomlReader& r, const Scena
   ASSIGN_OR_RETURN(double gib, Number(*lr, "memory_gib", 0, 0, 1e6));
   ASSIGN_OR_RETURN(double bytes, Number(*lr, "memory_bytes", gib * kGiB, 0, 1e18));
   if (bytes > device_bytes) {
-    const toml::node* at = lr->Has("memory_bytes") ? lr->Get("memory_bytes") : lr->Get("memory_gib");
+    const toml::node* at =
+        lr->Has("memory_bytes") ? lr->Get("memory_bytes") : lr->Get("memory_gib");
     return lr->Error(*at, "load footprint " + std::to_string(bytes / kGiB) +
                               " GiB exceeds the device's " + std::to_string(device_bytes / kGiB) +
                               " GiB");
@@ -272,7 +275,8 @@ StatusOr<ScenarioEpisode> ScenarioParser::ParseEpisode(const TomlReader& r,
     std::string names;
     for (EpisodeKind k : kAll)
       names += (names.empty() ? "" : ", ") + std::string(EpisodeKindName(k));
-    return r.FieldError(*t.get("kind"), "kind", "unknown episode kind '" + kind + "' (" + names + ")");
+    return r.FieldError(*t.get("kind"), "kind",
+                        "unknown episode kind '" + kind + "' (" + names + ")");
   }
   ASSIGN_OR_RETURN(e.node, NodeRef(r, s));
   ASSIGN_OR_RETURN(e.gpus, IntList(r, "gpus"));
@@ -317,8 +321,8 @@ int64_t PidFor(std::string_view id) {
 StatusOr<Scenario> ScenarioParser::Parse(std::string_view text) {
   ASSIGN_OR_RETURN(toml::table root, ParseToml(text, origin_));
   TomlReader r = Reader(root);
-  RETURN_IF_ERROR(r.CheckKeys(
-      {"name", "description", "seed", "interval_s", "node", "workload", "episode"}));
+  RETURN_IF_ERROR(
+      r.CheckKeys({"name", "description", "seed", "interval_s", "node", "workload", "episode"}));
   Scenario s;
   s.origin = origin_;
   RETURN_IF_ERROR(r.Read("name", s.name));

@@ -14,10 +14,9 @@ StatusOr<toml::table> ParseToml(std::string_view text, std::string_view origin) 
   try {
     return toml::parse(text, origin);
   } catch (const toml::parse_error& err) {
-    return InvalidArgumentError(std::string(origin) + ":" +
-                                std::to_string(err.source().begin.line) + ":" +
-                                std::to_string(err.source().begin.column) + ": " +
-                                std::string(err.description()));
+    return InvalidArgumentError(
+        std::string(origin) + ":" + std::to_string(err.source().begin.line) + ":" +
+        std::to_string(err.source().begin.column) + ": " + std::string(err.description()));
   }
 }
 
@@ -130,7 +129,8 @@ Status TomlReader::CheckKeys(std::initializer_list<std::string_view> known) cons
 Status TomlReader::Read(std::string_view key, std::string& out) const {
   const toml::node* n = Get(key);
   if (n == nullptr) return OkStatus();
-  if (!n->is_string()) return FieldError(*n, key, "must be a string, got " + std::string(TomlTypeName(*n)));
+  if (!n->is_string())
+    return FieldError(*n, key, "must be a string, got " + std::string(TomlTypeName(*n)));
   out = n->as_string()->get();
   return OkStatus();
 }
@@ -148,8 +148,8 @@ Status TomlReader::Read(std::string_view key, bool& out) const {
 Status TomlReader::Read(std::string_view key, int64_t& out, int64_t lo, int64_t hi) const {
   const toml::node* n = Get(key);
   if (n == nullptr) return OkStatus();
-  const bool ranged = lo != std::numeric_limits<int64_t>::min() ||
-                      hi != std::numeric_limits<int64_t>::max();
+  const bool ranged =
+      lo != std::numeric_limits<int64_t>::min() || hi != std::numeric_limits<int64_t>::max();
   if (n->is_integer() && n->as_integer()->get() >= lo && n->as_integer()->get() <= hi) {
     out = n->as_integer()->get();
     return OkStatus();
@@ -176,8 +176,8 @@ Status TomlReader::Read(std::string_view key, double& out, double lo, double hi)
   if (std::isinf(lo) && std::isinf(hi)) {
     return FieldError(*n, key, "must be a number, got " + std::string(TomlTypeName(*n)));
   }
-  std::string range = std::isinf(hi) ? ">= " + FormatDouble(lo)
-                                     : FormatDouble(lo) + ".." + FormatDouble(hi);
+  std::string range =
+      std::isinf(hi) ? ">= " + FormatDouble(lo) : FormatDouble(lo) + ".." + FormatDouble(hi);
   std::string got = v ? FormatDouble(*v) : std::string(TomlTypeName(*n));
   return FieldError(*n, key, "must be a number " + range + ", got " + got);
 }
@@ -206,15 +206,16 @@ Status TomlReader::ReadDuration(std::string_view key, int64_t& out_ns, int64_t m
   const toml::node* n = Get(key);
   if (n == nullptr) return OkStatus();
   if (!n->is_string()) {
-    return FieldError(*n, key, "must be a duration such as \"30s\", got " +
-                                   std::string(TomlTypeName(*n)));
+    return FieldError(*n, key,
+                      "must be a duration such as \"30s\", got " + std::string(TomlTypeName(*n)));
   }
   StatusOr<int64_t> d = ParseDurationNs(n->as_string()->get());
   if (!d.ok()) return FieldError(*n, key, d.status().message());
   if (*d < min_ns) {
-    const std::string want = min_ns == 1 ? "a positive duration" : "at least " + FormatDuration(min_ns);
-    return FieldError(*n, key, "must be " + want + ", got \"" +
-                                   std::string(n->as_string()->get()) + "\"");
+    const std::string want =
+        min_ns == 1 ? "a positive duration" : "at least " + FormatDuration(min_ns);
+    return FieldError(*n, key,
+                      "must be " + want + ", got \"" + std::string(n->as_string()->get()) + "\"");
   }
   out_ns = *d;
   return OkStatus();
@@ -226,7 +227,8 @@ StatusOr<std::optional<TomlReader>> TomlReader::Table(std::string_view key) cons
   if (!n->is_table()) {
     return FieldError(*n, key, "must be a table, got " + std::string(TomlTypeName(*n)));
   }
-  return std::optional<TomlReader>(TomlReader(*n->as_table(), origin_, Path(key), context_, naming_));
+  return std::optional<TomlReader>(
+      TomlReader(*n->as_table(), origin_, Path(key), context_, naming_));
 }
 
 Status TomlReader::ForEachTable(std::string_view key,

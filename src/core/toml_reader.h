@@ -21,6 +21,8 @@
 // not outlive them. Thread safety: const methods only; safe to share.
 #pragma once
 
+#include <toml++/toml.h>
+
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -29,8 +31,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <toml++/toml.h>
 
 #include "core/status.h"
 
@@ -95,8 +95,7 @@ class TomlReader {
   Status Read(std::string_view key, std::string& out) const;
   Status Read(std::string_view key, bool& out) const;
   // An integer in [lo, hi].
-  Status Read(std::string_view key, int64_t& out,
-              int64_t lo = std::numeric_limits<int64_t>::min(),
+  Status Read(std::string_view key, int64_t& out, int64_t lo = std::numeric_limits<int64_t>::min(),
               int64_t hi = std::numeric_limits<int64_t>::max()) const;
   // An integer or float in [lo, hi] (NaN is outside every range).
   Status Read(std::string_view key, double& out,

@@ -104,11 +104,16 @@ TEST(TomlReaderTest, TypeErrorsNameFileLineAndField) {
   double d = 0;
   bool b = false;
   std::vector<std::string> v;
-  EXPECT_EQ(Message(r.Read("port", s)), "site.toml:2: field 'port': must be a string, got an integer");
-  EXPECT_EQ(Message(r.Read("name", i)), "site.toml:1: field 'name': must be an integer, got a string");
-  EXPECT_EQ(Message(r.Read("ratio", i)), "site.toml:3: field 'ratio': must be an integer, got a number");
-  EXPECT_EQ(Message(r.Read("debug", d)), "site.toml:5: field 'debug': must be a number, got a boolean");
-  EXPECT_EQ(Message(r.Read("name", b)), "site.toml:1: field 'name': must be true or false, got a string");
+  EXPECT_EQ(Message(r.Read("port", s)),
+            "site.toml:2: field 'port': must be a string, got an integer");
+  EXPECT_EQ(Message(r.Read("name", i)),
+            "site.toml:1: field 'name': must be an integer, got a string");
+  EXPECT_EQ(Message(r.Read("ratio", i)),
+            "site.toml:3: field 'ratio': must be an integer, got a number");
+  EXPECT_EQ(Message(r.Read("debug", d)),
+            "site.toml:5: field 'debug': must be a number, got a boolean");
+  EXPECT_EQ(Message(r.Read("name", b)),
+            "site.toml:1: field 'name': must be true or false, got a string");
   EXPECT_EQ(Message(r.Read("name", v)),
             "site.toml:1: field 'name': must be an array of strings, got a string");
   toml::table mixed = Parse("\n\ntags = [\"a\", 2]\n");
@@ -121,8 +126,10 @@ TEST(TomlReaderTest, RangeErrors) {
   TomlReader r(t, "site.toml");
   int64_t i = 0;
   double d = 0;
-  EXPECT_EQ(Message(r.Read("port", i, 0, 1024)), "site.toml:2: field 'port': must be an integer 0..1024");
-  EXPECT_EQ(Message(r.Read("port", i, 10000)), "site.toml:2: field 'port': must be an integer >= 10000");
+  EXPECT_EQ(Message(r.Read("port", i, 0, 1024)),
+            "site.toml:2: field 'port': must be an integer 0..1024");
+  EXPECT_EQ(Message(r.Read("port", i, 10000)),
+            "site.toml:2: field 'port': must be an integer >= 10000");
   EXPECT_EQ(Message(r.Read("ratio", d, 0.75, 1.0)),
             "site.toml:3: field 'ratio': must be a number 0.75..1, got 0.5");
   EXPECT_EQ(Message(r.Read("name", d, 0.0, 1.0)),
@@ -163,7 +170,8 @@ TEST(TomlReaderTest, SubTablesAndArraysOfTablesCarryTheDottedPath) {
   StatusOr<std::optional<TomlReader>> absent = r.Table("nothing");
   ASSERT_TRUE(absent.ok());
   EXPECT_FALSE(absent->has_value());
-  EXPECT_EQ(Message(r.Table("name").status()), "site.toml:1: field 'name': must be a table, got a string");
+  EXPECT_EQ(Message(r.Table("name").status()),
+            "site.toml:1: field 'name': must be a table, got a string");
 
   std::vector<std::string> names;
   Status s = r.ForEachTable("node", [&](const TomlReader& node) -> Status {
@@ -196,7 +204,8 @@ TEST(TomlReaderTest, UnknownKeysSuggestTheClosest) {
   EXPECT_EQ(Message(bare.CheckKeys({"burst"})),
             "site.toml:3: node \"n1\": unknown key 'brust' (did you mean 'burst'?)");
   int64_t i = 0;
-  EXPECT_EQ(Message(bare.Read("brust", i, 0, 1)), "site.toml:3: node \"n1\": limits.brust: must be an integer 0..1");
+  EXPECT_EQ(Message(bare.Read("brust", i, 0, 1)),
+            "site.toml:3: node \"n1\": limits.brust: must be an integer 0..1");
 }
 
 TEST(TomlReaderTest, NodesBuiltInMemoryNameOnlyTheOrigin) {
@@ -209,7 +218,8 @@ TEST(TomlReaderTest, NodesBuiltInMemoryNameOnlyTheOrigin) {
 
 TEST(TomlReaderTest, ShortFormsKeepTheirMessages) {
   toml::table t = Parse("a = 1\nb = \"x\"\n");
-  EXPECT_EQ(RequiredString(t, "a", "d.toml").status().message(), "d.toml:1: field 'a' must be a string");
+  EXPECT_EQ(RequiredString(t, "a", "d.toml").status().message(),
+            "d.toml:1: field 'a' must be a string");
   EXPECT_EQ(*OptionalString(t, "z", "d.toml"), "");
   EXPECT_EQ(*OptionalString(t, "b", "d.toml"), "x");
   EXPECT_DOUBLE_EQ(*OptionalNumber(t, "a", 5, "d.toml"), 1);

@@ -19,10 +19,19 @@ std::optional<std::pair<double, double>> SplitQuantity(std::string_view q) {
     std::string_view s;
     double mult;
   };
-  static constexpr Suffix kSuffixes[] = {
-      {"Ki", 1024.0},  {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
-      {"Pi", 1125899906842624.0}, {"Ei", 1152921504606846976.0}, {"m", 1e-3}, {"k", 1e3},
-      {"M", 1e6},      {"G", 1e9},        {"T", 1e12},          {"P", 1e15},  {"E", 1e18}};
+  static constexpr Suffix kSuffixes[] = {{"Ki", 1024.0},
+                                         {"Mi", 1048576.0},
+                                         {"Gi", 1073741824.0},
+                                         {"Ti", 1099511627776.0},
+                                         {"Pi", 1125899906842624.0},
+                                         {"Ei", 1152921504606846976.0},
+                                         {"m", 1e-3},
+                                         {"k", 1e3},
+                                         {"M", 1e6},
+                                         {"G", 1e9},
+                                         {"T", 1e12},
+                                         {"P", 1e15},
+                                         {"E", 1e18}};
   q = TrimWhitespace(q);
   double mult = 1;
   for (const Suffix& s : kSuffixes) {
@@ -33,7 +42,8 @@ std::optional<std::pair<double, double>> SplitQuantity(std::string_view q) {
     }
   }
   // ParseDouble accepts "nan"/"inf"; a quantity is a plain decimal number.
-  if (q.empty() || !(std::isdigit(static_cast<unsigned char>(q[0])) || q[0] == '.' || q[0] == '+')) {
+  if (q.empty() ||
+      !(std::isdigit(static_cast<unsigned char>(q[0])) || q[0] == '.' || q[0] == '+')) {
     return std::nullopt;
   }
   std::optional<double> v = ParseDouble(q);

@@ -102,8 +102,10 @@ Status Cpu(const TomlReader& r, std::string_view key, int64_t& milli) {
   const toml::node* v = r.Get(key);
   if (v == nullptr) return OkStatus();
   StatusOr<int64_t> m = InvalidArgumentError("want a number of cores or a string like \"500m\"");
-  if (v->is_integer() || v->is_floating_point()) {
-    m = ParseCpuMilli(FormatDouble(*v->value<double>()));
+  if (v->is_integer()) {
+    m = ParseCpuMilli(FormatDouble(static_cast<double>(v->as_integer()->get())));
+  } else if (v->is_floating_point()) {
+    m = ParseCpuMilli(FormatDouble(v->as_floating_point()->get()));
   } else if (v->is_string()) {
     m = ParseCpuMilli(v->as_string()->get());
   }

@@ -129,7 +129,7 @@ Status ScenarioParser::ParseGpus(const TomlReader& node_reader, ScenarioNode& no
     RETURN_IF_ERROR(r.Read("power_limit_watts", gpu.power_limit_watts, gpu.spec->idle_watts + 1,
                            gpu.spec->tdp_watts));
     ASSIGN_OR_RETURN(std::optional<TomlReader> partitions, r.Table("partitions"));
-    if (partitions) RETURN_IF_ERROR(ParsePartitions(*partitions, gpu));
+    if (partitions) RETURN_IF_ERROR(ParsePartitions(Reader(partitions->table()), gpu));
     for (int i = 0; i < static_cast<int>(count); ++i) node.gpus.push_back(gpu);
   }
   if (node.gpus.empty() || node.gpus.size() > 64) {
@@ -155,6 +155,7 @@ StatusOr<ScenarioNode> ScenarioParser::ParseNode(const TomlReader& r) const {
   node.host_memory_bytes = static_cast<uint64_t>(mem_gib * kGiB);
   ASSIGN_OR_RETURN(std::optional<TomlReader> price, r.Table("price_usd_per_gpu_hour"));
   if (price) {
+    price = Reader(price->table());
     RETURN_IF_ERROR(price->CheckKeys({"on_demand", "spot", "committed"}));
     RETURN_IF_ERROR(price->Read("on_demand", node.on_demand_usd_per_gpu_hour, 0.0, 1000.0));
     RETURN_IF_ERROR(price->Read("spot", node.spot_usd_per_gpu_hour, 0.0, 1000.0));
@@ -168,6 +169,7 @@ StatusOr<LoadProfile> ScenarioParser::ParseLoad(const TomlReader& r, const Scena
   LoadProfile load;
   ASSIGN_OR_RETURN(std::optional<TomlReader> lr, r.Table("load"));
   if (!lr) return load;
+  lr = Reader(lr->table());  // fields named as written: 'sm_activity'
   RETURN_IF_ERROR(lr->CheckKeys({"sm_activity", "memory_bandwidth", "tensor_share", "memory_gib",
                                  "memory_bytes", "step_period_s", "pcie", "interconnect"}));
   RETURN_IF_ERROR(lr->Read("sm_activity", load.sm_activity, 0.0, 1.0));

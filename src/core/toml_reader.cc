@@ -167,7 +167,9 @@ Status TomlReader::Read(std::string_view key, double& out, double lo, double hi)
   const toml::node* n = Get(key);
   if (n == nullptr) return OkStatus();
   std::optional<double> v;
-  if (n->is_integer()) v = static_cast<double>(n->as_integer()->get());
+  // toml++ converts an integer only when a double holds it exactly
+  // (9007199254740993 is refused rather than silently rounded).
+  if (n->is_integer()) v = n->value<double>();
   if (n->is_floating_point()) v = n->as_floating_point()->get();
   if (v && *v >= lo && *v <= hi) {  // also rejects NaN
     out = *v;

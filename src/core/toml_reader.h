@@ -97,7 +97,8 @@ class TomlReader {
   // An integer in [lo, hi].
   Status Read(std::string_view key, int64_t& out, int64_t lo = std::numeric_limits<int64_t>::min(),
               int64_t hi = std::numeric_limits<int64_t>::max()) const;
-  // An integer or float in [lo, hi] (NaN is outside every range).
+  // An integer or float in [lo, hi] (NaN is outside every range). An integer
+  // a double cannot hold exactly (beyond 2^53) is refused.
   Status Read(std::string_view key, double& out,
               double lo = -std::numeric_limits<double>::infinity(),
               double hi = std::numeric_limits<double>::infinity()) const;

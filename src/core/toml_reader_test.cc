@@ -135,6 +135,9 @@ TEST(TomlReaderTest, RangeErrors) {
   EXPECT_EQ(Message(r.Read("name", d, 0.0, 1.0)),
             "site.toml:1: field 'name': must be a number 0..1, got a string");
   EXPECT_EQ(i, 0);  // untouched on error
+  toml::table big = Parse("n = 9007199254740993\n");
+  EXPECT_EQ(Message(TomlReader(big, "site.toml").Read("n", d)),
+            "site.toml:1: field 'n': must be a number, got an integer");
 }
 
 TEST(TomlReaderTest, DurationErrors) {

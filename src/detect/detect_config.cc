@@ -13,6 +13,17 @@ namespace {
 
 // [table] as a reader; nullopt when absent. A table written as a plain value
 // (`baseline = 5`) has always been ignored, and still is.
+// `enabled = 1` has always been read as true: toml++ converts integers to
+// booleans, and the reader this replaced relied on that.
+Status ReadFlag(const TomlReader& r, std::string_view key, bool& out) {
+  const toml::node* n = r.Get(key);
+  if (n != nullptr && n->is_integer()) {
+    out = n->as_integer()->get() != 0;
+    return OkStatus();
+  }
+  return r.Read(key, out);
+}
+
 std::optional<TomlReader> Section(const TomlReader& root, std::string_view name) {
   const toml::table* t = root.table()[name].as_table();
   if (t == nullptr) return std::nullopt;
@@ -78,7 +89,7 @@ StatusOr<RuleConfig> ParseRule(const TomlReader& r) {
 Status ParseBaseline(const TomlReader& r, BaselineConfig& b) {
   RETURN_IF_ERROR(r.CheckKeys(
       {"enabled", "metrics", "max_sigma", "for", "min_samples", "min_stddev_fraction"}));
-  RETURN_IF_ERROR(r.Read("enabled", b.enabled));
+  RETURN_IF_ERROR(ReadFlag(r, "enabled", b.enabled));
   RETURN_IF_ERROR(r.Read("metrics", b.metrics));
   RETURN_IF_ERROR(r.Read("max_sigma", b.max_sigma));
   RETURN_IF_ERROR(r.ReadDuration("for", b.for_ns));
@@ -95,7 +106,7 @@ Status ParseBaseline(const TomlReader& r, BaselineConfig& b) {
 Status ParseVariance(const TomlReader& r, VarianceConfig& v) {
   RETURN_IF_ERROR(r.CheckKeys({"enabled", "metric", "window", "min_points", "max_cv",
                                "bimodality_min", "tail_ratio_max"}));
-  RETURN_IF_ERROR(r.Read("enabled", v.enabled));
+  RETURN_IF_ERROR(ReadFlag(r, "enabled", v.enabled));
   std::string metric;
   RETURN_IF_ERROR(r.Read("metric", metric));
   if (!metric.empty()) v.metric = metric;
@@ -112,7 +123,7 @@ Status ParseVariance(const TomlReader& r, VarianceConfig& v) {
 
 Status ParseCrossCloud(const TomlReader& r, CrossCloudConfig& c) {
   RETURN_IF_ERROR(r.CheckKeys({"enabled", "metric", "window", "max_gap", "min_points"}));
-  RETURN_IF_ERROR(r.Read("enabled", c.enabled));
+  RETURN_IF_ERROR(ReadFlag(r, "enabled", c.enabled));
   std::string metric;
   RETURN_IF_ERROR(r.Read("metric", metric));
   if (!metric.empty()) c.metric = metric;

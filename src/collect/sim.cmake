@@ -3,6 +3,7 @@
 target_sources(gpufleet_collect PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/process_attribution.cc
   ${CMAKE_CURRENT_LIST_DIR}/scenario.cc
+  ${CMAKE_CURRENT_LIST_DIR}/scenario_parser.cc
   ${CMAKE_CURRENT_LIST_DIR}/sim_collector.cc
   ${CMAKE_CURRENT_LIST_DIR}/sim_model.cc
 )

@@ -5,7 +5,7 @@
 
 #include "compat/compat_toml.h"
 #include "core/embedded.h"
-#include "schema/toml_util.h"
+#include "core/toml_reader.h"
 
 namespace gpufleet {
 

@@ -1,7 +1,7 @@
 #include "compat/compat_stack.h"
 
 #include "compat/compat_toml.h"
-#include "schema/toml_util.h"
+#include "core/toml_reader.h"
 
 namespace gpufleet {
 

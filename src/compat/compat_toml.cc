@@ -1,9 +1,8 @@
 #include "compat/compat_toml.h"
 
-#include <algorithm>
+#include <optional>
 
-#include "core/strings.h"
-#include "schema/toml_util.h"
+#include "core/toml_reader.h"
 
 namespace gpufleet {
 
@@ -55,74 +54,38 @@ StatusOr<PackageVersion> OptionalPackageVersionField(const toml::table& t, std::
 StatusOr<std::vector<std::string>> StringArrayField(const toml::table& t, std::string_view key,
                                                     std::string_view origin) {
   std::vector<std::string> out;
-  const toml::node* n = t.get(key);
-  if (n == nullptr) return out;
-  const toml::array* arr = n->as_array();
-  if (arr == nullptr) {
-    return InvalidArgumentError(FieldWhere(origin, *n, key) + "must be an array of strings");
-  }
-  for (const toml::node& e : *arr) {
-    if (!e.is_string()) {
-      return InvalidArgumentError(FieldWhere(origin, e, key) + "must be an array of strings");
-    }
-    out.emplace_back(*e.value<std::string_view>());
-  }
+  RETURN_IF_ERROR(TomlReader(t, origin).Read(key, out));
   return out;
 }
 
 StatusOr<bool> OptionalBoolField(const toml::table& t, std::string_view key, bool fallback,
                                  std::string_view origin) {
-  const toml::node* n = t.get(key);
-  if (n == nullptr) return fallback;
-  if (!n->is_boolean()) {
-    return InvalidArgumentError(FieldWhere(origin, *n, key) + "must be true or false");
-  }
-  return *n->value<bool>();
+  RETURN_IF_ERROR(TomlReader(t, origin).Read(key, fallback));
+  return fallback;
 }
 
 StatusOr<uint32_t> OptionalUintField(const toml::table& t, std::string_view key, uint32_t fallback,
                                      std::string_view origin) {
-  const toml::node* n = t.get(key);
-  if (n == nullptr) return fallback;
-  auto i = n->value<int64_t>();
-  if (!n->is_integer() || !i || *i < 0 || *i > 0xffffffffLL) {
-    return InvalidArgumentError(FieldWhere(origin, *n, key) + "must be a non-negative integer");
-  }
-  return static_cast<uint32_t>(*i);
+  int64_t v = fallback;
+  RETURN_IF_ERROR(TomlReader(t, origin).Read(key, v, 0, 0xffffffffLL));
+  return static_cast<uint32_t>(v);
 }
 
 StatusOr<std::map<std::string, std::string>> StringMapField(const toml::table& t,
                                                             std::string_view key,
                                                             std::string_view origin) {
   std::map<std::string, std::string> out;
-  const toml::node* n = t.get(key);
-  if (n == nullptr) return out;
-  const toml::table* tab = n->as_table();
-  if (tab == nullptr) {
-    return InvalidArgumentError(FieldWhere(origin, *n, key) + "must be a table of strings");
-  }
-  for (const auto& [k, v] : *tab) {
-    if (!v.is_string()) {
-      return InvalidArgumentError(
-          FieldWhere(origin, v, std::string(key) + "." + std::string(k.str())) +
-          "must be a string");
-    }
-    out.emplace(std::string(k.str()), std::string(*v.value<std::string_view>()));
+  ASSIGN_OR_RETURN(std::optional<TomlReader> tab, TomlReader(t, origin).Table(key));
+  if (!tab) return out;
+  for (const auto& [k, v] : tab->table()) {
+    RETURN_IF_ERROR(tab->Require(k.str(), out[std::string(k.str())]));
   }
   return out;
 }
 
 Status CheckKnownKeys(const toml::table& t, std::initializer_list<std::string_view> known,
                       std::string_view origin) {
-  for (const auto& [k, v] : t) {
-    std::string_view key = k.str();
-    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-    std::string_view best = SuggestClosest(key, known);
-    std::string msg = TomlWhere(origin, v) + "unknown field '" + std::string(key) + "'";
-    if (!best.empty()) msg += " (did you mean '" + std::string(best) + "'?)";
-    return InvalidArgumentError(msg);
-  }
-  return OkStatus();
+  return TomlReader(t, origin).CheckKeys(known);
 }
 
 }  // namespace gpufleet

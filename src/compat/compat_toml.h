@@ -1,5 +1,7 @@
 // TOML field readers for the compatibility tables and the `compat check`
-// input files. Private to schema/. Every error names origin:line and field.
+// input files. Private to compat/. Every error names origin:line and field;
+// the generic ones are core/toml_reader.h's TomlReader getters, kept here as
+// StatusOr-returning short forms for the tables' many call sites.
 #pragma once
 
 #include <toml++/toml.h>

@@ -1,79 +1,43 @@
 #include "detect/detect_config.h"
 
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "core/embedded.h"
 #include "core/labels.h"
-#include "core/strings.h"
-#include "schema/toml_util.h"
+#include "core/toml_reader.h"
 
 namespace gpufleet::detect {
 namespace {
 
-Status Bad(std::string_view origin, const toml::node& node, std::string_view msg) {
-  return InvalidArgumentError(TomlWhere(origin, node) + std::string(msg));
-}
-
-StatusOr<int64_t> Duration(const toml::table& t, std::string_view key, int64_t fallback,
-                           std::string_view origin) {
-  const toml::node* n = t.get(key);
-  if (n == nullptr) return fallback;
-  auto s = n->value<std::string>();
-  if (!s) return Bad(origin, *n, "field '" + std::string(key) + "' must be a duration string");
-  auto d = ParseDurationNs(*s);
-  if (!d.ok()) return Bad(origin, *n, "field '" + std::string(key) + "': " + d.status().message());
-  return *d;
-}
-
-StatusOr<bool> Bool(const toml::table& t, std::string_view key, bool fallback,
-                    std::string_view origin) {
-  const toml::node* n = t.get(key);
-  if (n == nullptr) return fallback;
-  auto b = n->value<bool>();
-  if (!b) return Bad(origin, *n, "field '" + std::string(key) + "' must be true or false");
-  return *b;
-}
-
-StatusOr<std::vector<std::string>> Strings(const toml::table& t, std::string_view key,
-                                           std::string_view origin) {
-  std::vector<std::string> out;
-  const toml::node* n = t.get(key);
-  if (n == nullptr) return out;
-  const toml::array* a = n->as_array();
-  if (a == nullptr) return Bad(origin, *n, "field '" + std::string(key) + "' must be an array");
-  for (const toml::node& e : *a) {
-    auto s = e.value<std::string>();
-    if (!s) return Bad(origin, e, "field '" + std::string(key) + "' must hold strings");
-    out.push_back(*s);
+// [table] as a reader; nullopt when absent. A table written as a plain value
+// (`baseline = 5`) has always been ignored, and still is.
+// `enabled = 1` has always been read as true: toml++ converts integers to
+// booleans, and the reader this replaced relied on that.
+Status ReadFlag(const TomlReader& r, std::string_view key, bool& out) {
+  const toml::node* n = r.Get(key);
+  if (n != nullptr && n->is_integer()) {
+    out = n->as_integer()->get() != 0;
+    return OkStatus();
   }
-  return out;
+  return r.Read(key, out);
 }
 
-Status CheckKeys(const toml::table& t, std::initializer_list<std::string_view> allowed,
-                 std::string_view origin) {
-  for (const auto& [k, v] : t) {
-    bool ok = false;
-    for (auto a : allowed) ok = ok || k.str() == a;
-    if (!ok) {
-      std::string msg = "unknown field '" + std::string(k.str()) + "'";
-      auto hint = SuggestClosest(k.str(), allowed);
-      if (!hint.empty()) msg += " (did you mean '" + std::string(hint) + "'?)";
-      return Bad(origin, v, msg);
-    }
-  }
-  return OkStatus();
+std::optional<TomlReader> Section(const TomlReader& root, std::string_view name) {
+  const toml::table* t = root.table()[name].as_table();
+  if (t == nullptr) return std::nullopt;
+  return TomlReader(*t, root.origin(), std::string(name));
 }
 
-StatusOr<Condition> ParseCondition(const toml::node& node, std::string_view origin) {
-  const toml::table* t = node.as_table();
-  if (t == nullptr) return Bad(origin, node, "a condition must be a table");
-  RETURN_IF_ERROR(CheckKeys(*t, {"metric", "op", "value", "reference"}, origin));
+StatusOr<Condition> ParseCondition(const TomlReader& r) {
+  const toml::table& t = r.table();
+  RETURN_IF_ERROR(r.CheckKeys({"metric", "op", "value", "reference"}));
   Condition c;
-  ASSIGN_OR_RETURN(c.metric, RequiredString(*t, "metric", origin));
-  if (!IsValidMetricName(c.metric))
-    return Bad(origin, node, "invalid metric name '" + c.metric + "'");
-  ASSIGN_OR_RETURN(std::string op, RequiredString(*t, "op", origin));
+  RETURN_IF_ERROR(r.Require("metric", c.metric));
+  if (!IsValidMetricName(c.metric)) return r.Error(t, "invalid metric name '" + c.metric + "'");
+  std::string op;
+  RETURN_IF_ERROR(r.Require("op", op));
   if (op == ">") {
     c.op = Condition::Op::kGreater;
   } else if (op == "<") {
@@ -81,129 +45,127 @@ StatusOr<Condition> ParseCondition(const toml::node& node, std::string_view orig
   } else if (op == "drop") {
     c.op = Condition::Op::kDrop;
   } else {
-    return Bad(origin, node, "op must be \">\", \"<\" or \"drop\", not '" + op + "'");
+    return r.Error(t, "op must be \">\", \"<\" or \"drop\", not '" + op + "'");
   }
-  if (t->get("value") == nullptr) return Bad(origin, node, "missing field 'value'");
-  ASSIGN_OR_RETURN(c.value, OptionalNumber(*t, "value", 0, origin));
-  if (!std::isfinite(c.value)) return Bad(origin, node, "value must be finite");
-  ASSIGN_OR_RETURN(c.reference_ns, Duration(*t, "reference", 0, origin));
+  RETURN_IF_ERROR(r.Require("value", c.value));
+  if (!std::isfinite(c.value)) return r.Error(t, "value must be finite");
+  RETURN_IF_ERROR(r.ReadDuration("reference", c.reference_ns));
   if (c.op == Condition::Op::kDrop) {
-    if (c.reference_ns <= 0) return Bad(origin, node, "op \"drop\" needs a 'reference' window");
-    if (c.value <= 0 || c.value >= 1) return Bad(origin, node, "a drop must be in (0, 1)");
+    if (c.reference_ns <= 0) return r.Error(t, "op \"drop\" needs a 'reference' window");
+    if (c.value <= 0 || c.value >= 1) return r.Error(t, "a drop must be in (0, 1)");
   }
   return c;
 }
 
-StatusOr<RuleConfig> ParseRule(const toml::table& t, std::string_view origin) {
-  RETURN_IF_ERROR(
-      CheckKeys(t, {"name", "for", "severity", "team", "summary", "conditions"}, origin));
-  RuleConfig r;
-  ASSIGN_OR_RETURN(r.name, RequiredString(t, "name", origin));
-  if (!IsValidLabelName(r.name)) return Bad(origin, t, "rule name must be a label-like name");
-  ASSIGN_OR_RETURN(r.for_ns, Duration(t, "for", 0, origin));
-  ASSIGN_OR_RETURN(std::string severity, OptionalString(t, "severity", origin));
-  if (!severity.empty()) r.severity = severity;
-  if (r.severity != "warning" && r.severity != "critical") {
-    return Bad(origin, t, "severity must be warning or critical");
+StatusOr<RuleConfig> ParseRule(const TomlReader& r) {
+  const toml::table& t = r.table();
+  RETURN_IF_ERROR(r.CheckKeys({"name", "for", "severity", "team", "summary", "conditions"}));
+  RuleConfig rule;
+  RETURN_IF_ERROR(r.Require("name", rule.name));
+  if (!IsValidLabelName(rule.name)) return r.Error(t, "rule name must be a label-like name");
+  RETURN_IF_ERROR(r.ReadDuration("for", rule.for_ns));
+  std::string severity;
+  RETURN_IF_ERROR(r.Read("severity", severity));
+  if (!severity.empty()) rule.severity = severity;
+  if (rule.severity != "warning" && rule.severity != "critical") {
+    return r.Error(t, "severity must be warning or critical");
   }
-  ASSIGN_OR_RETURN(std::string team, OptionalString(t, "team", origin));
-  if (!team.empty()) r.team = team;
-  ASSIGN_OR_RETURN(r.summary, OptionalString(t, "summary", origin));
+  std::string team;
+  RETURN_IF_ERROR(r.Read("team", team));
+  if (!team.empty()) rule.team = team;
+  RETURN_IF_ERROR(r.Read("summary", rule.summary));
   const toml::array* conds = t["conditions"].as_array();
   if (conds == nullptr || conds->empty()) {
-    return Bad(origin, t, "rule '" + r.name + "' needs a non-empty 'conditions' array");
+    return r.Error(t, "rule '" + rule.name + "' needs a non-empty 'conditions' array");
   }
-  for (const toml::node& c : *conds) {
-    ASSIGN_OR_RETURN(Condition cond, ParseCondition(c, origin));
-    r.conditions.push_back(std::move(cond));
-  }
-  return r;
+  RETURN_IF_ERROR(r.ForEachTable("conditions", [&](const TomlReader& c) -> Status {
+    ASSIGN_OR_RETURN(Condition cond, ParseCondition(c));
+    rule.conditions.push_back(std::move(cond));
+    return OkStatus();
+  }));
+  return rule;
 }
 
-Status ParseBaseline(const toml::table& t, std::string_view origin, BaselineConfig& b) {
-  RETURN_IF_ERROR(CheckKeys(
-      t, {"enabled", "metrics", "max_sigma", "for", "min_samples", "min_stddev_fraction"}, origin));
-  ASSIGN_OR_RETURN(b.enabled, Bool(t, "enabled", b.enabled, origin));
-  if (t.get("metrics") != nullptr) {
-    ASSIGN_OR_RETURN(b.metrics, Strings(t, "metrics", origin));
-  }
-  ASSIGN_OR_RETURN(b.max_sigma, OptionalNumber(t, "max_sigma", b.max_sigma, origin));
-  ASSIGN_OR_RETURN(b.for_ns, Duration(t, "for", b.for_ns, origin));
-  ASSIGN_OR_RETURN(double n,
-                   OptionalNumber(t, "min_samples", static_cast<double>(b.min_samples), origin));
+Status ParseBaseline(const TomlReader& r, BaselineConfig& b) {
+  RETURN_IF_ERROR(r.CheckKeys(
+      {"enabled", "metrics", "max_sigma", "for", "min_samples", "min_stddev_fraction"}));
+  RETURN_IF_ERROR(ReadFlag(r, "enabled", b.enabled));
+  RETURN_IF_ERROR(r.Read("metrics", b.metrics));
+  RETURN_IF_ERROR(r.Read("max_sigma", b.max_sigma));
+  RETURN_IF_ERROR(r.ReadDuration("for", b.for_ns));
+  double n = static_cast<double>(b.min_samples);  // counts may be written 360.0; truncated
+  RETURN_IF_ERROR(r.Read("min_samples", n));
   b.min_samples = static_cast<int64_t>(n);
-  ASSIGN_OR_RETURN(b.min_stddev_fraction,
-                   OptionalNumber(t, "min_stddev_fraction", b.min_stddev_fraction, origin));
+  RETURN_IF_ERROR(r.Read("min_stddev_fraction", b.min_stddev_fraction));
   if (b.max_sigma <= 0 || b.min_samples < 2) {
-    return Bad(origin, t, "baseline needs max_sigma > 0 and min_samples >= 2");
+    return r.Error(r.table(), "baseline needs max_sigma > 0 and min_samples >= 2");
   }
   return OkStatus();
 }
 
-Status ParseVariance(const toml::table& t, std::string_view origin, VarianceConfig& v) {
-  RETURN_IF_ERROR(CheckKeys(
-      t,
-      {"enabled", "metric", "window", "min_points", "max_cv", "bimodality_min", "tail_ratio_max"},
-      origin));
-  ASSIGN_OR_RETURN(v.enabled, Bool(t, "enabled", v.enabled, origin));
-  ASSIGN_OR_RETURN(std::string metric, OptionalString(t, "metric", origin));
+Status ParseVariance(const TomlReader& r, VarianceConfig& v) {
+  RETURN_IF_ERROR(r.CheckKeys({"enabled", "metric", "window", "min_points", "max_cv",
+                               "bimodality_min", "tail_ratio_max"}));
+  RETURN_IF_ERROR(ReadFlag(r, "enabled", v.enabled));
+  std::string metric;
+  RETURN_IF_ERROR(r.Read("metric", metric));
   if (!metric.empty()) v.metric = metric;
-  ASSIGN_OR_RETURN(v.window_ns, Duration(t, "window", v.window_ns, origin));
-  ASSIGN_OR_RETURN(double n,
-                   OptionalNumber(t, "min_points", static_cast<double>(v.min_points), origin));
-  if (n < 4) return Bad(origin, t, "variance min_points must be >= 4");
+  RETURN_IF_ERROR(r.ReadDuration("window", v.window_ns));
+  double n = static_cast<double>(v.min_points);
+  RETURN_IF_ERROR(r.Read("min_points", n));
+  if (n < 4) return r.Error(r.table(), "variance min_points must be >= 4");
   v.min_points = static_cast<size_t>(n);
-  ASSIGN_OR_RETURN(v.max_cv, OptionalNumber(t, "max_cv", v.max_cv, origin));
-  ASSIGN_OR_RETURN(v.bimodality_min, OptionalNumber(t, "bimodality_min", v.bimodality_min, origin));
-  ASSIGN_OR_RETURN(v.tail_ratio_max, OptionalNumber(t, "tail_ratio_max", v.tail_ratio_max, origin));
+  RETURN_IF_ERROR(r.Read("max_cv", v.max_cv));
+  RETURN_IF_ERROR(r.Read("bimodality_min", v.bimodality_min));
+  RETURN_IF_ERROR(r.Read("tail_ratio_max", v.tail_ratio_max));
   return OkStatus();
 }
 
-Status ParseCrossCloud(const toml::table& t, std::string_view origin, CrossCloudConfig& c) {
-  RETURN_IF_ERROR(CheckKeys(t, {"enabled", "metric", "window", "max_gap", "min_points"}, origin));
-  ASSIGN_OR_RETURN(c.enabled, Bool(t, "enabled", c.enabled, origin));
-  ASSIGN_OR_RETURN(std::string metric, OptionalString(t, "metric", origin));
+Status ParseCrossCloud(const TomlReader& r, CrossCloudConfig& c) {
+  RETURN_IF_ERROR(r.CheckKeys({"enabled", "metric", "window", "max_gap", "min_points"}));
+  RETURN_IF_ERROR(ReadFlag(r, "enabled", c.enabled));
+  std::string metric;
+  RETURN_IF_ERROR(r.Read("metric", metric));
   if (!metric.empty()) c.metric = metric;
-  ASSIGN_OR_RETURN(c.window_ns, Duration(t, "window", c.window_ns, origin));
-  ASSIGN_OR_RETURN(c.max_gap, OptionalNumber(t, "max_gap", c.max_gap, origin));
-  ASSIGN_OR_RETURN(double n,
-                   OptionalNumber(t, "min_points", static_cast<double>(c.min_points), origin));
-  if (n < 1 || c.max_gap <= 0)
-    return Bad(origin, t, "cross_cloud needs min_points >= 1, max_gap > 0");
+  RETURN_IF_ERROR(r.ReadDuration("window", c.window_ns));
+  RETURN_IF_ERROR(r.Read("max_gap", c.max_gap));
+  double n = static_cast<double>(c.min_points);
+  RETURN_IF_ERROR(r.Read("min_points", n));
+  if (n < 1 || c.max_gap <= 0) {
+    return r.Error(r.table(), "cross_cloud needs min_points >= 1, max_gap > 0");
+  }
   c.min_points = static_cast<size_t>(n);
   return OkStatus();
 }
 
-Status ParseRootCause(const toml::table& t, std::string_view origin, RootCauseConfig& r) {
-  RETURN_IF_ERROR(CheckKeys(t,
-                            {"miss_metric", "miss_high", "bandwidth_saturated", "interconnect_busy",
-                             "stall_metric", "window", "reference"},
-                            origin));
-  ASSIGN_OR_RETURN(std::string miss, OptionalString(t, "miss_metric", origin));
-  if (!miss.empty()) r.miss_metric = miss;
-  ASSIGN_OR_RETURN(std::string stall, OptionalString(t, "stall_metric", origin));
-  if (!stall.empty()) r.stall_metric = stall;
-  ASSIGN_OR_RETURN(r.miss_high, OptionalNumber(t, "miss_high", r.miss_high, origin));
-  ASSIGN_OR_RETURN(r.bandwidth_saturated,
-                   OptionalNumber(t, "bandwidth_saturated", r.bandwidth_saturated, origin));
-  ASSIGN_OR_RETURN(r.interconnect_busy,
-                   OptionalNumber(t, "interconnect_busy", r.interconnect_busy, origin));
-  ASSIGN_OR_RETURN(r.window_ns, Duration(t, "window", r.window_ns, origin));
-  ASSIGN_OR_RETURN(r.reference_ns, Duration(t, "reference", r.reference_ns, origin));
+Status ParseRootCause(const TomlReader& r, RootCauseConfig& rc) {
+  RETURN_IF_ERROR(r.CheckKeys({"miss_metric", "miss_high", "bandwidth_saturated",
+                               "interconnect_busy", "stall_metric", "window", "reference"}));
+  std::string miss;
+  RETURN_IF_ERROR(r.Read("miss_metric", miss));
+  if (!miss.empty()) rc.miss_metric = miss;
+  std::string stall;
+  RETURN_IF_ERROR(r.Read("stall_metric", stall));
+  if (!stall.empty()) rc.stall_metric = stall;
+  RETURN_IF_ERROR(r.Read("miss_high", rc.miss_high));
+  RETURN_IF_ERROR(r.Read("bandwidth_saturated", rc.bandwidth_saturated));
+  RETURN_IF_ERROR(r.Read("interconnect_busy", rc.interconnect_busy));
+  RETURN_IF_ERROR(r.ReadDuration("window", rc.window_ns));
+  RETURN_IF_ERROR(r.ReadDuration("reference", rc.reference_ns));
   return OkStatus();
 }
 
-StatusOr<CaptureTriggerConfig> ParseCapture(const toml::table& t, std::string_view origin) {
-  RETURN_IF_ERROR(CheckKeys(t, {"name", "for", "condition", "command", "cooldown"}, origin));
+StatusOr<CaptureTriggerConfig> ParseCapture(const TomlReader& r) {
+  RETURN_IF_ERROR(r.CheckKeys({"name", "for", "condition", "command", "cooldown"}));
   CaptureTriggerConfig c;
-  ASSIGN_OR_RETURN(c.name, RequiredString(t, "name", origin));
-  ASSIGN_OR_RETURN(c.for_ns, Duration(t, "for", 0, origin));
-  const toml::node* cond = t.get("condition");
-  if (cond == nullptr) return Bad(origin, t, "capture '" + c.name + "' needs a 'condition'");
-  ASSIGN_OR_RETURN(c.condition, ParseCondition(*cond, origin));
-  ASSIGN_OR_RETURN(c.command, Strings(t, "command", origin));
-  if (c.command.empty()) return Bad(origin, t, "capture '" + c.name + "' needs a 'command'");
-  ASSIGN_OR_RETURN(c.cooldown_ns, Duration(t, "cooldown", c.cooldown_ns, origin));
+  RETURN_IF_ERROR(r.Require("name", c.name));
+  RETURN_IF_ERROR(r.ReadDuration("for", c.for_ns));
+  ASSIGN_OR_RETURN(std::optional<TomlReader> cond, r.Table("condition"));
+  if (!cond) return r.Error(r.table(), "capture '" + c.name + "' needs a 'condition'");
+  ASSIGN_OR_RETURN(c.condition, ParseCondition(*cond));
+  RETURN_IF_ERROR(r.Read("command", c.command));
+  if (c.command.empty()) return r.Error(r.table(), "capture '" + c.name + "' needs a 'command'");
+  RETURN_IF_ERROR(r.ReadDuration("cooldown", c.cooldown_ns));
   return c;
 }
 
@@ -221,100 +183,34 @@ std::string_view OpName(Condition::Op op) {
   return "?";
 }
 
-StatusOr<int64_t> ParseDurationNs(std::string_view text) {
-  if (text.empty()) return InvalidArgumentError("empty duration");
-  int64_t total = 0;
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t j = i;
-    while (j < text.size() && text[j] >= '0' && text[j] <= '9') ++j;
-    if (j == i || j == text.size() || j - i > 12) {
-      return InvalidArgumentError("bad duration '" + std::string(text) +
-                                  "' (expected e.g. 30s, 2m, 1h30m)");
-    }
-    const int64_t n = *ParseInt64(text.substr(i, j - i));
-    int64_t unit = 0;
-    size_t k = j + 1;
-    if (text.substr(j, 2) == "ms") {
-      unit = 1'000'000;
-      k = j + 2;
-    } else if (text[j] == 's') {
-      unit = 1'000'000'000;
-    } else if (text[j] == 'm') {
-      unit = 60'000'000'000;
-    } else if (text[j] == 'h') {
-      unit = 3'600'000'000'000;
-    } else if (text[j] == 'd') {
-      unit = 86'400'000'000'000;
-    } else {
-      return InvalidArgumentError("bad duration unit in '" + std::string(text) + "'");
-    }
-    // Durations beyond ~100 years are typos, and would overflow int64 ns.
-    constexpr int64_t kMaxNs = 100LL * 365 * 86'400'000'000'000;
-    if (n > kMaxNs / unit || total > kMaxNs - n * unit) {
-      return InvalidArgumentError("duration '" + std::string(text) + "' is too long");
-    }
-    total += n * unit;
-    i = k;
-  }
-  return total;
-}
-
-std::string FormatDuration(int64_t ns) {
-  if (ns <= 0) return "0s";
-  constexpr int64_t kS = 1'000'000'000;
-  if (ns % (3600 * kS) == 0) return std::to_string(ns / (3600 * kS)) + "h";
-  if (ns % (60 * kS) == 0) return std::to_string(ns / (60 * kS)) + "m";
-  if (ns % kS == 0) return std::to_string(ns / kS) + "s";
-  return std::to_string(ns / 1'000'000) + "ms";
-}
-
 StatusOr<DetectConfig> ParseDetectConfig(std::string_view toml, std::string_view source_name) {
   ASSIGN_OR_RETURN(toml::table root, ParseToml(toml, source_name));
-  RETURN_IF_ERROR(CheckKeys(root,
-                            {"interval_s", "lookback", "rule", "baseline", "variance",
-                             "cross_cloud", "root_cause", "capture"},
-                            source_name));
+  TomlReader r(root, source_name);
+  RETURN_IF_ERROR(r.CheckKeys({"interval_s", "lookback", "rule", "baseline", "variance",
+                               "cross_cloud", "root_cause", "capture"}));
   DetectConfig c;
-  ASSIGN_OR_RETURN(double interval_s, OptionalNumber(root, "interval_s", 10, source_name));
-  if (!(interval_s > 0)) return Bad(source_name, root, "interval_s must be > 0");
+  double interval_s = 10;
+  RETURN_IF_ERROR(r.Read("interval_s", interval_s));
+  if (!(interval_s > 0)) return r.Error(root, "interval_s must be > 0");
   c.interval_ns = static_cast<int64_t>(interval_s * 1e9);
-  ASSIGN_OR_RETURN(c.lookback_ns, Duration(root, "lookback", c.lookback_ns, source_name));
-  if (const toml::node* rules = root.get("rule")) {
-    const toml::array* a = rules->as_array();
-    if (a == nullptr) return Bad(source_name, *rules, "'rule' must be [[rule]] tables");
-    for (const toml::node& n : *a) {
-      const toml::table* t = n.as_table();
-      if (t == nullptr) return Bad(source_name, n, "'rule' must be [[rule]] tables");
-      ASSIGN_OR_RETURN(RuleConfig r, ParseRule(*t, source_name));
-      for (const RuleConfig& other : c.rules) {
-        if (other.name == r.name) return Bad(source_name, n, "duplicate rule '" + r.name + "'");
-      }
-      c.rules.push_back(std::move(r));
+  RETURN_IF_ERROR(r.ReadDuration("lookback", c.lookback_ns));
+  RETURN_IF_ERROR(r.ForEachTable("rule", [&](const TomlReader& t) -> Status {
+    ASSIGN_OR_RETURN(RuleConfig rule, ParseRule(t));
+    for (const RuleConfig& other : c.rules) {
+      if (other.name == rule.name) return t.Error(t.table(), "duplicate rule '" + rule.name + "'");
     }
-  }
-  if (const toml::table* t = root["baseline"].as_table()) {
-    RETURN_IF_ERROR(ParseBaseline(*t, source_name, c.baseline));
-  }
-  if (const toml::table* t = root["variance"].as_table()) {
-    RETURN_IF_ERROR(ParseVariance(*t, source_name, c.variance));
-  }
-  if (const toml::table* t = root["cross_cloud"].as_table()) {
-    RETURN_IF_ERROR(ParseCrossCloud(*t, source_name, c.cross_cloud));
-  }
-  if (const toml::table* t = root["root_cause"].as_table()) {
-    RETURN_IF_ERROR(ParseRootCause(*t, source_name, c.root_cause));
-  }
-  if (const toml::node* caps = root.get("capture")) {
-    const toml::array* a = caps->as_array();
-    if (a == nullptr) return Bad(source_name, *caps, "'capture' must be [[capture]] tables");
-    for (const toml::node& n : *a) {
-      const toml::table* t = n.as_table();
-      if (t == nullptr) return Bad(source_name, n, "'capture' must be [[capture]] tables");
-      ASSIGN_OR_RETURN(CaptureTriggerConfig cap, ParseCapture(*t, source_name));
-      c.captures.push_back(std::move(cap));
-    }
-  }
+    c.rules.push_back(std::move(rule));
+    return OkStatus();
+  }));
+  if (auto t = Section(r, "baseline")) RETURN_IF_ERROR(ParseBaseline(*t, c.baseline));
+  if (auto t = Section(r, "variance")) RETURN_IF_ERROR(ParseVariance(*t, c.variance));
+  if (auto t = Section(r, "cross_cloud")) RETURN_IF_ERROR(ParseCrossCloud(*t, c.cross_cloud));
+  if (auto t = Section(r, "root_cause")) RETURN_IF_ERROR(ParseRootCause(*t, c.root_cause));
+  RETURN_IF_ERROR(r.ForEachTable("capture", [&](const TomlReader& t) -> Status {
+    ASSIGN_OR_RETURN(CaptureTriggerConfig cap, ParseCapture(t));
+    c.captures.push_back(std::move(cap));
+    return OkStatus();
+  }));
   return c;
 }
 

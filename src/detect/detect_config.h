@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/duration.h"
 #include "core/status.h"
 
 namespace gpufleet::detect {
@@ -113,9 +114,8 @@ StatusOr<DetectConfig> ParseDetectConfig(std::string_view toml, std::string_view
 // embedded file is broken (a test covers it).
 const DetectConfig& DefaultDetectConfig();
 
-// "90s", "2m", "1h30m" -> ns. InvalidArgument on anything else.
-StatusOr<int64_t> ParseDurationNs(std::string_view text);
-// ns -> the shortest of "2m", "90s", "1h" (Prometheus duration syntax).
-std::string FormatDuration(int64_t ns);
+// Durations live in core (core/duration.h); detect code names them unqualified.
+using ::gpufleet::FormatDuration;
+using ::gpufleet::ParseDurationNs;
 
 }  // namespace gpufleet::detect

@@ -88,5 +88,14 @@ TEST(DetectConfigTest, OmittedSectionsKeepDefaults) {
   EXPECT_TRUE(c->rules.empty());
 }
 
+TEST(DetectConfigTest, IntegerEnabledIsReadAsABoolean) {
+  // toml++ reads `enabled = 1` as true; the configs written so far may rely on it.
+  auto c = ParseDetectConfig("[variance]\nenabled = 0\n[baseline]\nenabled = 1\n", "site.toml");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_FALSE(c->variance.enabled);
+  EXPECT_TRUE(c->baseline.enabled);
+  EXPECT_FALSE(ParseDetectConfig("[variance]\nenabled = \"yes\"\n", "site.toml").ok());
+}
+
 }  // namespace
 }  // namespace gpufleet::detect

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "core/embedded.h"
-#include "schema/toml_util.h"
+#include "core/toml_reader.h"
 
 namespace gpufleet {
 

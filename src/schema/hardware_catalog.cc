@@ -3,8 +3,8 @@
 #include <optional>
 
 #include "core/embedded.h"
+#include "core/toml_reader.h"
 #include "schema/device.h"
-#include "schema/toml_util.h"
 
 namespace gpufleet {
 

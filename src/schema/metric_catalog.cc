@@ -6,7 +6,7 @@
 #include "core/embedded.h"
 #include "core/labels.h"
 #include "core/strings.h"
-#include "schema/toml_util.h"
+#include "core/toml_reader.h"
 
 namespace gpufleet {
 

@@ -1,0 +1,55 @@
+#include "core/duration.h"
+
+#include "core/strings.h"
+
+namespace gpufleet {
+
+StatusOr<int64_t> ParseDurationNs(std::string_view text) {
+  if (text.empty()) return InvalidArgumentError("empty duration");
+  int64_t total = 0;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t j = i;
+    while (j < text.size() && text[j] >= '0' && text[j] <= '9') ++j;
+    if (j == i || j == text.size() || j - i > 12) {
+      return InvalidArgumentError("bad duration '" + std::string(text) +
+                                  "' (expected e.g. 30s, 2m, 1h30m)");
+    }
+    const int64_t n = *ParseInt64(text.substr(i, j - i));
+    int64_t unit = 0;
+    size_t k = j + 1;
+    if (text.substr(j, 2) == "ms") {
+      unit = 1'000'000;
+      k = j + 2;
+    } else if (text[j] == 's') {
+      unit = 1'000'000'000;
+    } else if (text[j] == 'm') {
+      unit = 60'000'000'000;
+    } else if (text[j] == 'h') {
+      unit = 3'600'000'000'000;
+    } else if (text[j] == 'd') {
+      unit = 86'400'000'000'000;
+    } else {
+      return InvalidArgumentError("bad duration unit in '" + std::string(text) + "'");
+    }
+    // Durations beyond ~100 years are typos, and would overflow int64 ns.
+    constexpr int64_t kMaxNs = 100LL * 365 * 86'400'000'000'000;
+    if (n > kMaxNs / unit || total > kMaxNs - n * unit) {
+      return InvalidArgumentError("duration '" + std::string(text) + "' is too long");
+    }
+    total += n * unit;
+    i = k;
+  }
+  return total;
+}
+
+std::string FormatDuration(int64_t ns) {
+  if (ns <= 0) return "0s";
+  constexpr int64_t kS = 1'000'000'000;
+  if (ns % (3600 * kS) == 0) return std::to_string(ns / (3600 * kS)) + "h";
+  if (ns % (60 * kS) == 0) return std::to_string(ns / (60 * kS)) + "m";
+  if (ns % kS == 0) return std::to_string(ns / kS) + "s";
+  return std::to_string(ns / 1'000'000) + "ms";
+}
+
+}  // namespace gpufleet

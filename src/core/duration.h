@@ -1,0 +1,20 @@
+// Prometheus-style durations: "90s", "2m", "1h30m", "250ms", "7d".
+//
+// Errors: InvalidArgument naming the text. Stateless; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace gpufleet {
+
+// "90s", "2m", "1h30m" -> ns. InvalidArgument on anything else, and on
+// durations beyond ~100 years (typos, and they would overflow int64 ns).
+StatusOr<int64_t> ParseDurationNs(std::string_view text);
+// ns -> the shortest of "2m", "90s", "1h" (Prometheus duration syntax).
+std::string FormatDuration(int64_t ns);
+
+}  // namespace gpufleet

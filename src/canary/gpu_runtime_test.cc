@@ -77,6 +77,8 @@ TEST(GpuRuntimeTest, HipBlas3UsesPlainGemmEx) {
   StatusOr<void*> s = (*rt)->CreateStream();
   ASSERT_TRUE(s.ok());
   EXPECT_TRUE((*rt)->Gemm(GemmPrecision::kBf16, 64, *a, *a, *a, *s).ok());
+  EXPECT_TRUE((*rt)->DestroyStream(*s).ok());
+  EXPECT_TRUE((*rt)->DeviceFree(*a).ok());
 }
 
 // Before hipBLAS 3 the plain name takes hipblasDatatype_t: never bound.

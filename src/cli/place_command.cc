@@ -101,7 +101,9 @@ class PlaceCommand : public Command {
         "extender", "Kubernetes scheduler extender: POST <prefix>/filter and <prefix>/prioritize");
     extender_->add_option("--inventory", ext_inventory_, "Inventory TOML (reloaded when it changes)")
         ->required();
-    extender_->add_option("--listen", ext_listen_, "HOST:PORT, :PORT (all interfaces) or PORT (loopback); PORT 0 = any free")
+    extender_
+        ->add_option("--listen", ext_listen_,
+                     "HOST:PORT, :PORT (all interfaces) or PORT (loopback); PORT 0 = any free")
         ->capture_default_str();
     extender_->add_option("--policy", ext_policy_, "Policy scoring the prioritize verb")
         ->capture_default_str();

@@ -28,7 +28,7 @@ StatusOr<std::string> PushVerdicts(HttpClient& client, const std::string& server
   request.url = url->base + endpoint;
   request.body = body;
   request.content_type = "application/json";
-  request.timeout_ns = static_cast<int64_t>(timeout_ms) * 1'000'000;
+  request.timeout_ns = static_cast<int64_t>(timeout_ms) * kNsPerMs;
   if (!token.empty()) request.headers.emplace_back("Authorization", "Bearer " + token);
   StatusOr<HttpResponse> res = client.Send(request);
   if (!res.ok()) return UnavailableError("canary push to " + std::string(res.status().message()));

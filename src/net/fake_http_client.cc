@@ -1,16 +1,8 @@
 #include "net/fake_http_client.h"
 
-#include "core/strings.h"
 #include "net/url.h"
 
 namespace gpufleet {
-
-std::string RecordedHttpRequest::Header(std::string_view name) const {
-  for (const auto& [key, value] : headers) {
-    if (EqualsIgnoreCase(key, name)) return value;
-  }
-  return "";
-}
 
 void FakeHttpClient::SetHandler(Handler handler) {
   std::lock_guard<std::mutex> lock(mu_);

@@ -24,7 +24,7 @@ struct RecordedHttpRequest {
   std::string content_type;
   int64_t timeout_ns = 0;
 
-  std::string Header(std::string_view name) const;
+  std::string Header(std::string_view name) const { return FindHeader(headers, name); }
 };
 
 class FakeHttpClient final : public HttpClient {

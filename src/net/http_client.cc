@@ -9,7 +9,7 @@
 
 namespace gpufleet {
 
-std::string HttpResponse::Header(std::string_view name) const {
+std::string FindHeader(const HttpHeaders& headers, std::string_view name) {
   for (const auto& [key, value] : headers) {
     if (EqualsIgnoreCase(key, name)) return value;
   }

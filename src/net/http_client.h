@@ -22,6 +22,9 @@ namespace gpufleet {
 
 using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 
+// The first header of that name (case-insensitive); "" when absent.
+std::string FindHeader(const HttpHeaders& headers, std::string_view name);
+
 struct HttpRequest {
   std::string method = "GET";  // "GET" or "POST"
   std::string url;             // http://host[:port]/path[?query]
@@ -36,8 +39,7 @@ struct HttpResponse {
   std::string body;
   HttpHeaders headers;
 
-  // The first header of that name (case-insensitive); "" when absent.
-  std::string Header(std::string_view name) const;
+  std::string Header(std::string_view name) const { return FindHeader(headers, name); }
   bool ok() const { return status >= 200 && status < 300; }
 };
 

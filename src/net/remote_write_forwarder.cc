@@ -95,7 +95,7 @@ void RemoteWriteForwarder::Run() {
   request.method = "POST";
   request.url = options_.url;
   request.content_type = "application/x-protobuf";
-  request.timeout_ns = options_.timeout_ms * 1'000'000;
+  request.timeout_ns = options_.timeout_ms * kNsPerMs;
   request.headers = {
       {"Content-Encoding", "snappy"},
       {"User-Agent", "gpufleet/0.1.0"},

@@ -227,7 +227,7 @@ void AlertSender::Deliver(const std::vector<Alert>& batch) {
       request.url = t.url;
       request.body = body;
       request.content_type = "application/json";
-      request.timeout_ns = options_.timeout_ms * 1'000'000;
+      request.timeout_ns = options_.timeout_ms * kNsPerMs;
       if (!t.alertmanager && !options_.webhook_bearer_token.empty()) {
         request.headers.emplace_back("Authorization", "Bearer " + options_.webhook_bearer_token);
       }

@@ -61,6 +61,10 @@ class ServerCommand : public Command {
       clock = std::make_unique<ScaledClock>(speedup_);
       options.clock = clock.get();
       options.time_scale = speedup_;
+      // The default fleet's nodes have site prices (teams, owners, rates).
+      if (simulate_ == "default" && options.config.cost_prices.empty()) {
+        options.config.cost_prices = "embedded:prices/demo.toml";
+      }
     }
     ASSIGN_OR_RETURN(std::unique_ptr<Server> server, Server::Create(options));
     std::unique_ptr<FleetSimulator> sim;

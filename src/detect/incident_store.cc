@@ -59,30 +59,6 @@ Status DecodeRow(const std::string& where, const std::string& subject, const std
   return OkStatus();
 }
 
-// Rolls back unless Commit() was called; keeps every early return safe.
-class Transaction {
- public:
-  explicit Transaction(StateDb* db) : db_(db) {}
-  ~Transaction() {
-    if (begun_ && !done_) db_->Exec("ROLLBACK").IgnoreError();
-  }
-  Status Begin() {
-    RETURN_IF_ERROR(db_->Exec("BEGIN IMMEDIATE"));
-    begun_ = true;
-    return OkStatus();
-  }
-  Status Commit() {
-    RETURN_IF_ERROR(db_->Exec("COMMIT"));
-    done_ = true;
-    return OkStatus();
-  }
-
- private:
-  StateDb* db_;
-  bool begun_ = false;
-  bool done_ = false;
-};
-
 }  // namespace
 
 const std::vector<Migration>& IncidentMigrations() {

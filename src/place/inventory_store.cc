@@ -55,7 +55,8 @@ Status InventoryStore::ObserveInfo(const Labels& labels, int64_t now_ns) {
   d.arch = std::string(labels.Get("arch"));
 
   std::lock_guard<std::mutex> lock(mu_);
-  RETURN_IF_ERROR(db_->Exec("BEGIN IMMEDIATE"));
+  Transaction tx(db_);
+  RETURN_IF_ERROR(tx.Begin());
   Status st = [&]() -> Status {
     ASSIGN_OR_RETURN(
         Statement dev,
@@ -92,11 +93,8 @@ Status InventoryStore::ObserveInfo(const Labels& labels, int64_t now_ns) {
         .Bind(5, now_ns)
         .Run();
   }();
-  if (!st.ok()) {
-    db_->Exec("ROLLBACK").IgnoreError();
-    return st;
-  }
-  return db_->Exec("COMMIT");
+  RETURN_IF_ERROR(st);
+  return tx.Commit();
 }
 
 StatusOr<std::vector<InventoryNode>> InventoryStore::Nodes() {

@@ -93,7 +93,7 @@ void HttpApi::Routes() {
       res.set_status(204);
       return;
     }
-    Error(res, 400, r.status.message());
+    Error(res, r.status.code() == StatusCode::kUnavailable ? 503 : 400, r.status.message());
   });
 
   s.Get("/api/v1/incidents", [this](const HttpServerRequest& req, HttpServerResponse& res) {
@@ -128,6 +128,17 @@ void HttpApi::Routes() {
     if (!r->has_value()) return Error(res, 404, "no incident " + std::to_string(*id));
     res.set_content("{\"status\":\"success\",\"data\":" + IncidentJson(**r, true) + "}\n",
                     "application/json");
+  });
+
+  s.Get("/api/v1/cost", [this](const HttpServerRequest& req, HttpServerResponse& res) {
+    if (!backend_.cost) return Error(res, 404, "the cost ledger is off ([cost] enabled = false)");
+    std::map<std::string, std::string> params;
+    for (const char* k : {"from", "to", "by", "basis", "idle", "contention", "format"}) {
+      if (req.has_param(k)) params[k] = req.param(k);
+    }
+    auto [status, type, body] = backend_.cost(params);
+    if (status != 200) return Error(res, status, body);
+    res.set_content(body, type);
   });
 
   s.Get("/api/v1/inventory", [this](const HttpServerRequest&, HttpServerResponse& res) {

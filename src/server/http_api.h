@@ -5,6 +5,11 @@
 //   GET  /api/v1/incidents      JSON list; ?status=open|resolved|all, ?limit=N
 //   GET  /api/v1/incidents/{id} one incident with its evidence (404 unknown)
 //   GET  /api/v1/inventory      nodes and devices
+//   GET  /api/v1/cost           the cost ledger: ?from=-30d&to=now&by=team,model
+//                               &basis=allocation|usage|usage-mean
+//                               &idle=none|proportional|owner
+//                               &contention=transfer|surcharge|off
+//                               &format=json|csv|text (cost/cost_report.h)
 //   POST /api/v1/admin/detect   run the detectors now               [token]
 //   POST /api/v1/canary         failing canary verdicts -> incidents of kind
 //                               canary_regression, alerted when opened; a
@@ -23,6 +28,8 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <tuple>
 #include <memory>
 #include <string>
 #include <utility>
@@ -54,6 +61,11 @@ struct HttpApiBackend {
   std::function<std::string()> render_metrics;
   std::function<Status()> run_detectors;  // may be empty
   std::function<bool()> ready;            // may be empty = always ready
+  // GET /api/v1/cost: query parameters -> (HTTP status, content type, body);
+  // an error status carries the message as body. Empty = ledger off (404).
+  std::function<std::tuple<int, std::string, std::string>(
+      const std::map<std::string, std::string>&)>
+      cost;
   // POST /api/v1/place: body -> (HTTP status, JSON). Empty = not configured (404).
   std::function<std::pair<int, std::string>(const std::string&)> place;
   // Alerts for canary incidents opened / resolved over POST /api/v1/canary;

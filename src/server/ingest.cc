@@ -11,10 +11,11 @@ constexpr size_t kMaxInventoryKeys = 100'000;
 }  // namespace
 
 Ingester::Ingester(WindowStore& window, InventoryStore* inventory, RemoteWriteForwarder* forwarder,
-                   const Clock& clock, RemoteWriteLimits limits)
+                   const Clock& clock, RemoteWriteLimits limits, cost::Meter* meter)
     : window_(window),
       inventory_(inventory),
       forwarder_(forwarder),
+      meter_(meter),
       clock_(clock),
       limits_(limits) {}
 
@@ -30,6 +31,10 @@ IngestResult Ingester::IngestRemoteWrite(std::string_view body) {
   }
   uint64_t out_of_order = 0;
   result.samples_accepted = Store(*request, &out_of_order);
+  if (Status st = Meter(request->series); !st.ok()) {
+    result.status = st;
+    return result;
+  }
   result.samples_rejected = stats.samples_rejected + out_of_order;
   samples_accepted_ += result.samples_accepted;
   samples_rejected_ += result.samples_rejected;
@@ -56,6 +61,7 @@ IngestResult Ingester::IngestSamples(const std::vector<Sample>& samples) {
   uint64_t rejected = 0;
   result.samples_accepted = Store(request, &rejected);
   result.samples_rejected = rejected;
+  result.status = Meter(request.series);
   samples_accepted_ += result.samples_accepted;
   samples_rejected_ += rejected;
   if (forwarder_ != nullptr && !request.series.empty()) {
@@ -64,6 +70,14 @@ IngestResult Ingester::IngestSamples(const std::vector<Sample>& samples) {
     }
   }
   return result;
+}
+
+Status Ingester::Meter(const std::vector<RemoteWriteSeries>& series) {
+  if (meter_ == nullptr) return OkStatus();
+  Status st = meter_->Record(series);
+  if (st.ok()) return st;
+  meter_errors_++;
+  return UnavailableError("cost meter: " + st.message() + " (send the write again)");
 }
 
 uint64_t Ingester::Store(const RemoteWriteRequest& request, uint64_t* rejected) {
@@ -102,7 +116,8 @@ void Ingester::MaybeRecordInventory(const Labels& labels, int64_t ts_ns) {
 
 IngestCounters Ingester::counters() const {
   return {requests_.load(),         requests_rejected_.load(), samples_accepted_.load(),
-          samples_rejected_.load(), inventory_errors_.load(),  forward_errors_.load()};
+          samples_rejected_.load(), inventory_errors_.load(),  forward_errors_.load(),
+          meter_errors_.load()};
 }
 
 }  // namespace gpufleet

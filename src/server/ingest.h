@@ -20,6 +20,7 @@
 #include "core/clock.h"
 #include "core/sample.h"
 #include "core/status.h"
+#include "cost/meter.h"
 #include "expo/remote_write.h"
 #include "net/remote_write_forwarder.h"
 #include "place/inventory_store.h"
@@ -42,13 +43,17 @@ struct IngestCounters {
   uint64_t samples_rejected = 0;  // invalid series, out of order or over the series limit
   uint64_t inventory_errors = 0;
   uint64_t forward_enqueue_errors = 0;
+  uint64_t meter_errors = 0;  // writes answered 503 because the cost meter could not commit
 };
 
 class Ingester {
  public:
-  // `inventory` and `forwarder` may be null. All must outlive the ingester.
+  // `inventory`, `forwarder` and `meter` may be null. All must outlive the
+  // ingester. With a meter, a write is metered (committed) before it is
+  // acknowledged; when metering fails the result is Unavailable, so the
+  // sender retries (the meter ignores what it already counted).
   Ingester(WindowStore& window, InventoryStore* inventory, RemoteWriteForwarder* forwarder,
-           const Clock& clock, RemoteWriteLimits limits = {});
+           const Clock& clock, RemoteWriteLimits limits = {}, cost::Meter* meter = nullptr);
 
   IngestResult IngestRemoteWrite(std::string_view body);
   // Samples with timestamp_ns 0 get the clock's time.
@@ -58,16 +63,18 @@ class Ingester {
 
  private:
   uint64_t Store(const RemoteWriteRequest& request, uint64_t* rejected);
+  Status Meter(const std::vector<RemoteWriteSeries>& series);
   void MaybeRecordInventory(const Labels& labels, int64_t ts_ns);
 
   WindowStore& window_;
   InventoryStore* const inventory_;
   RemoteWriteForwarder* const forwarder_;
+  cost::Meter* const meter_;
   const Clock& clock_;
   const RemoteWriteLimits limits_;
 
   std::atomic<uint64_t> requests_{0}, requests_rejected_{0}, samples_accepted_{0},
-      samples_rejected_{0}, inventory_errors_{0}, forward_errors_{0};
+      samples_rejected_{0}, inventory_errors_{0}, forward_errors_{0}, meter_errors_{0};
   std::mutex inventory_mu_;
   // Series key -> wall time of its last inventory write; guarded by inventory_mu_.
   std::unordered_map<std::string, int64_t> inventory_written_;

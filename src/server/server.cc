@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/embedded.h"
 #include "core/file_util.h"
 #include "core/strings.h"
+#include "cost/cost_query.h"
+#include "cost/cost_report.h"
 #include "net/url.h"
 #include "place/place_service.h"
 
@@ -26,6 +29,18 @@ void Metric(std::string& out, std::string_view name, std::string_view type, std:
   out += " ";
   AppendDouble(value, out);
   out += "\n";
+}
+
+// The site prices: a file, "embedded:NAME" (data/NAME), or "" (catalog only).
+StatusOr<cost::PriceBook> LoadPrices(const std::string& spec) {
+  if (spec.empty()) return cost::PriceBook();
+  if (spec.rfind("embedded:", 0) == 0) {
+    std::string name = spec.substr(9);
+    std::optional<std::string_view> text = FindEmbeddedFile(name);
+    if (!text.has_value()) return NotFoundError("[cost] prices: no embedded file data/" + name);
+    return cost::PriceBook::Parse(*text, name);
+  }
+  return cost::PriceBook::Load(spec);
 }
 
 }  // namespace
@@ -84,8 +99,15 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
     s->captures_ = std::make_unique<CaptureRunner>(cr);
   }
 
-  s->ingester_ =
-      std::make_unique<Ingester>(*s->window_, s->inventory_.get(), s->forwarder_.get(), s->clock_);
+  std::shared_ptr<const cost::PriceBook> prices;
+  if (c.cost_enabled) {
+    ASSIGN_OR_RETURN(s->cost_db_, StateDb::Open(c.db_path, cost::CostMigrations()));
+    s->meter_ = std::make_unique<cost::Meter>(s->cost_db_.get());
+    ASSIGN_OR_RETURN(cost::PriceBook book, LoadPrices(c.cost_prices));
+    prices = std::make_shared<const cost::PriceBook>(std::move(book));
+  }
+  s->ingester_ = std::make_unique<Ingester>(*s->window_, s->inventory_.get(), s->forwarder_.get(),
+                                            s->clock_, RemoteWriteLimits(), s->meter_.get());
   DetectorLoopOptions d;
   d.period_real_ns = real(c.detect_interval_ns);
   d.resolve_after_ns = c.resolve_after_ns;
@@ -119,11 +141,61 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
       return std::make_pair(r.http_status, std::move(r.body));
     };
   }
+  if (s->meter_ != nullptr) {
+    b.cost = [self, prices](const std::map<std::string, std::string>& params) {
+      return self->CostReport(*prices, params);
+    };
+  }
   s->http_ = std::make_unique<HttpApi>(h, std::move(b), RealClock::Get());
   return s;
 }
 
 Server::~Server() { Stop(); }
+
+std::tuple<int, std::string, std::string> Server::CostReport(
+    const cost::PriceBook& prices, const std::map<std::string, std::string>& params) {
+  auto get = [&](const char* k, const char* dflt) {
+    auto it = params.find(k);
+    return it == params.end() || it->second.empty() ? std::string(dflt) : it->second;
+  };
+  auto fail = [](const Status& st) {
+    int code = st.code() == StatusCode::kInvalidArgument ? 400 : 500;
+    return std::make_tuple(code, std::string("text/plain"), std::string(st.message()));
+  };
+  int64_t now_s = clock_.NowNs() / kNsPerSecond;
+  StatusOr<int64_t> from = cost::ParseTimeArg(get("from", "-30d"), now_s);
+  if (!from.ok()) return fail(from.status().WithContext("from"));
+  StatusOr<int64_t> to = cost::ParseTimeArg(get("to", "now"), now_s);
+  if (!to.ok()) return fail(to.status().WithContext("to"));
+  if (*to <= *from) return fail(InvalidArgumentError("to must be after from"));
+  if (*to - *from > 400LL * 86400) return fail(InvalidArgumentError("period over 400 days"));
+  cost::LedgerPolicy policy;
+  StatusOr<cost::Basis> basis = cost::ParseBasis(get("basis", "allocation"));
+  if (!basis.ok()) return fail(basis.status());
+  StatusOr<cost::IdleRule> idle = cost::ParseIdleRule(get("idle", "none"));
+  if (!idle.ok()) return fail(idle.status());
+  StatusOr<cost::ContentionRule> cr = cost::ParseContentionRule(get("contention", "transfer"));
+  if (!cr.ok()) return fail(cr.status());
+  policy.basis = *basis;
+  policy.idle = *idle;
+  policy.contention = *cr;
+  std::string format = get("format", "json");
+  if (format != "json" && format != "csv" && format != "text") {
+    return fail(InvalidArgumentError("format must be json, csv or text"));
+  }
+  std::vector<std::string> by;
+  for (std::string_view part : SplitString(get("by", "team"), ',')) {
+    if (!TrimWhitespace(part).empty()) by.emplace_back(TrimWhitespace(part));
+  }
+  StatusOr<cost::Ledger> ledger =
+      cost::LedgerFromStores(*meter_, *incidents_, prices, policy, *from, *to);
+  if (!ledger.ok()) return fail(ledger.status());
+  StatusOr<cost::CostReport> report = cost::BuildReport(*ledger, by, prices.teams());
+  if (!report.ok()) return fail(report.status());
+  if (format == "csv") return {200, "text/csv", cost::RenderCsv(*report)};
+  if (format == "text") return {200, "text/plain", cost::RenderText(*report)};
+  return {200, "application/json", cost::RenderJson(*report)};
+}
 
 Status Server::Start() {
   ASSIGN_OR_RETURN(ListenAddress listen, ParseListenAddress(options_.config.listen, "listen"));
@@ -164,6 +236,18 @@ std::string Server::RenderMetrics() {
   Metric(out, "gpufleet_server_inventory_errors_total", "counter",
          "gpu_info series that could not be recorded in the inventory.",
          static_cast<double>(in.inventory_errors));
+  if (meter_ != nullptr) {
+    cost::MeterCounters m = meter_->counters();
+    Metric(out, "gpufleet_cost_samples_metered_total", "counter",
+           "Samples counted into the cost ledger's per-minute rollup.",
+           static_cast<double>(m.samples_metered));
+    Metric(out, "gpufleet_cost_samples_duplicate_total", "counter",
+           "Samples the meter had already counted (retried or replayed writes).",
+           static_cast<double>(m.samples_duplicate));
+    Metric(out, "gpufleet_cost_meter_errors_total", "counter",
+           "Writes answered 503 because the meter could not commit them.",
+           static_cast<double>(in.meter_errors));
+  }
   WindowStore::Stats w = window_->stats();
   Metric(out, "gpufleet_server_window_series", "gauge", "Series held in the window store.",
          static_cast<double>(w.series));

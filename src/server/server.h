@@ -14,10 +14,14 @@
 
 #include <atomic>
 #include <memory>
+#include <map>
 #include <string>
+#include <tuple>
 
 #include "core/clock.h"
 #include "core/status.h"
+#include "cost/meter.h"
+#include "cost/price_book.h"
 #include "detect/baseline_store.h"
 #include "detect/detection_engine.h"
 #include "detect/incident_store.h"
@@ -64,6 +68,9 @@ class Server {
   Status RunDetectorsOnce();
   // Self-metrics in Prometheus text format.
   std::string RenderMetrics();
+  // GET /api/v1/cost: (HTTP status, content type, body or error message).
+  std::tuple<int, std::string, std::string> CostReport(
+      const cost::PriceBook& prices, const std::map<std::string, std::string>& params);
 
  private:
   explicit Server(const ServerOptions& options);
@@ -74,6 +81,8 @@ class Server {
   // stop before the stores they write to go away.
   std::unique_ptr<StateDb> incident_db_;
   std::unique_ptr<StateDb> inventory_db_;
+  std::unique_ptr<StateDb> cost_db_;
+  std::unique_ptr<cost::Meter> meter_;
   std::unique_ptr<detect::IncidentStore> incidents_;
   std::unique_ptr<InventoryStore> inventory_;
   std::unique_ptr<detect::BaselineStore> baselines_;

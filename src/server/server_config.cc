@@ -26,7 +26,8 @@ StatusOr<ServerConfig> ParseServerConfig(std::string_view text, std::string_view
   ServerConfig c = base;
   TomlReader top(t, origin);
   RETURN_IF_ERROR(top.CheckKeys({"listen", "db", "external_url", "token", "window", "limits",
-                                 "forward", "scrape", "detect", "alerts", "capture", "place"}));
+                                 "forward", "scrape", "detect", "alerts", "capture", "place",
+                                 "cost"}));
   RETURN_IF_ERROR(top.Read("listen", c.listen));
   RETURN_IF_ERROR(top.Read("db", c.db_path));
   RETURN_IF_ERROR(top.Read("external_url", c.external_url));
@@ -70,6 +71,10 @@ StatusOr<ServerConfig> ParseServerConfig(std::string_view text, std::string_view
   if (auto r = Section(t, origin, "place")) {
     RETURN_IF_ERROR(r->Read("inventory", c.place_inventory));
     RETURN_IF_ERROR(r->Read("policy", c.place_policy));
+  }
+  if (auto r = Section(t, origin, "cost")) {
+    RETURN_IF_ERROR(r->Read("enabled", c.cost_enabled));
+    RETURN_IF_ERROR(r->Read("prices", c.cost_prices));
   }
   return c;
 }

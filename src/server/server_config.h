@@ -50,6 +50,11 @@ struct ServerConfig {
   // [place]: POST /api/v1/place answers against this inventory file ("" = off).
   std::string place_inventory;
   std::string place_policy = "gpufleet";
+  // [cost]: meter every write into the cost ledger (GET /api/v1/cost);
+  // prices: site prices file (docs/cost.md), "" = the public catalog only;
+  // "embedded:NAME" reads data/NAME (the demo's prices).
+  bool cost_enabled = true;
+  std::string cost_prices;
 };
 
 // Reads `toml` on top of `base`: keys present replace base values.

@@ -126,7 +126,8 @@ Status StateDb::Migrate(const std::vector<Migration>& migrations) {
       return InternalError("migration " + m.component + " v" + std::to_string(m.version) +
                            " follows v" + std::to_string(have) + ": versions must be consecutive");
     }
-    RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
+    Transaction tx(this);
+    RETURN_IF_ERROR(tx.Begin());
     Status st = Exec(m.sql);
     if (st.ok()) {
       StatusOr<Statement> ins =
@@ -134,10 +135,9 @@ Status StateDb::Migrate(const std::vector<Migration>& migrations) {
       st = ins.ok() ? ins->Bind(1, m.component).Bind(2, int64_t{m.version}).Run() : ins.status();
     }
     if (!st.ok()) {
-      Exec("ROLLBACK").IgnoreError();
       return st.WithContext("migration " + m.component + " v" + std::to_string(m.version));
     }
-    RETURN_IF_ERROR(Exec("COMMIT"));
+    RETURN_IF_ERROR(tx.Commit());
   }
   return OkStatus();
 }
@@ -212,6 +212,22 @@ std::string Statement::ColumnText(int i) const {
   int n = sqlite3_column_bytes(stmt_, i);
   return t != nullptr ? std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(n))
                       : std::string();
+}
+
+Transaction::~Transaction() {
+  if (begun_ && !done_) db_->Exec("ROLLBACK").IgnoreError();
+}
+
+Status Transaction::Begin() {
+  RETURN_IF_ERROR(db_->Exec("BEGIN IMMEDIATE"));
+  begun_ = true;
+  return OkStatus();
+}
+
+Status Transaction::Commit() {
+  RETURN_IF_ERROR(db_->Exec("COMMIT"));
+  done_ = true;
+  return OkStatus();
 }
 
 }  // namespace gpufleet

@@ -105,4 +105,21 @@ class Statement {
   Status bind_error_;
 };
 
+// BEGIN IMMEDIATE ... COMMIT, rolled back unless Commit() was called, so
+// every early return of a multi-statement write is safe.
+class Transaction {
+ public:
+  explicit Transaction(StateDb* db) : db_(db) {}
+  ~Transaction();
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  Status Begin();
+  Status Commit();
+
+ private:
+  StateDb* db_;
+  bool begun_ = false;
+  bool done_ = false;
+};
+
 }  // namespace gpufleet

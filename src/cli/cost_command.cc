@@ -1,0 +1,162 @@
+// gpufleet cost report|prices: the cost ledger of a server's state database
+// (or of a running server's API), and the price catalog.
+#include <cstdio>
+#include <ctime>
+
+#include "cli/command.h"
+#include "core/clock.h"
+#include "core/file_util.h"
+#include "core/strings.h"
+#include "cost/cost_query.h"
+#include "cost/cost_report.h"
+#include "detect/incident_store.h"
+#include "net/http_client.h"
+
+namespace gpufleet {
+namespace {
+
+class CostCommand : public Command {
+ public:
+  std::string_view name() const override { return "cost"; }
+  std::string_view help() const override {
+    return "GPU cost per team, workload, model or cloud from the server's ledger; the price "
+           "catalog.";
+  }
+  void Configure(CLI::App& app) override {
+    app.require_subcommand(1);
+    report_ = app.add_subcommand("report", "Charges for a period, grouped (docs/cost.md)");
+    report_->add_option("--db", db_, "The server's state database (its [server] db)");
+    report_->add_option("--server", server_,
+                        "Ask a running server instead (GET /api/v1/cost), e.g. "
+                        "http://127.0.0.1:9840");
+    report_->add_option("--from", from_, "Start: -30d, -6h, 2026-12-01, RFC 3339 or unix s")
+        ->capture_default_str();
+    report_->add_option("--to", to_, "End (exclusive), same forms")->capture_default_str();
+    report_->add_option("--by", by_, "Group by, comma-separated: " + Joined())
+        ->capture_default_str();
+    report_->add_option("--basis", basis_, "allocation, usage or usage-mean")
+        ->check(CLI::IsMember({"allocation", "usage", "usage-mean"}))
+        ->capture_default_str();
+    report_->add_option("--idle", idle_, "Idle cost: none, proportional or owner")
+        ->check(CLI::IsMember({"none", "proportional", "owner"}))
+        ->capture_default_str();
+    report_->add_option("--contention", contention_, "transfer, surcharge or off")
+        ->check(CLI::IsMember({"transfer", "surcharge", "off"}))
+        ->capture_default_str();
+    report_->add_option("--surcharge", surcharge_,
+                        "Surcharge in USD per 10% slowdown per GPU-hour")
+        ->capture_default_str();
+    report_->add_option("--prices", prices_, "Site prices file (TOML; docs/cost.md)");
+    report_->add_option("--format", format_, "text, csv or json")
+        ->check(CLI::IsMember({"text", "csv", "json"}))
+        ->capture_default_str();
+    report_->add_option("-o,--output", output_, "Write here instead of stdout");
+
+    prices_cmd_ = app.add_subcommand("prices", "Per-GPU-hour prices of the embedded catalog");
+    prices_cmd_->add_option("--cloud", cloud_, "Only this cloud");
+    prices_cmd_->add_option("--region", region_, "Only this region");
+    prices_cmd_->add_option("--gpu", gpu_, "Only this GPU model key (data/hardware.toml)");
+    prices_cmd_->add_flag("--spot", spot_, "Spot prices instead of on-demand");
+  }
+
+  Status Run() override {
+    if (prices_cmd_->parsed()) return ListPrices();
+    std::string text;
+    if (!server_.empty()) {
+      ASSIGN_OR_RETURN(text, FromServer());
+    } else {
+      ASSIGN_OR_RETURN(text, FromDb());
+    }
+    if (output_.empty()) {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      return OkStatus();
+    }
+    return WriteStringToFile(output_, text);
+  }
+
+ private:
+  static std::string Joined() {
+    std::string s;
+    for (const std::string& n : cost::GroupingNames()) s += (s.empty() ? "" : ", ") + n;
+    return s;
+  }
+
+  StatusOr<std::string> FromDb() {
+    if (db_.empty()) return InvalidArgumentError("cost report needs --db FILE or --server URL");
+    int64_t now = std::time(nullptr);
+    ASSIGN_OR_RETURN(int64_t from, cost::ParseTimeArg(from_, now));
+    ASSIGN_OR_RETURN(int64_t to, cost::ParseTimeArg(to_, now));
+    if (to <= from) return InvalidArgumentError("--to must be after --from");
+    cost::LedgerPolicy policy;
+    ASSIGN_OR_RETURN(policy.basis, cost::ParseBasis(basis_));
+    ASSIGN_OR_RETURN(policy.idle, cost::ParseIdleRule(idle_));
+    ASSIGN_OR_RETURN(policy.contention, cost::ParseContentionRule(contention_));
+    policy.surcharge_usd_per_10pct_gpu_hour = surcharge_;
+    cost::PriceBook book;
+    if (!prices_.empty()) {
+      ASSIGN_OR_RETURN(book, cost::PriceBook::Load(prices_));
+    }
+    StateDb::Options opts;
+    opts.create = false;
+    ASSIGN_OR_RETURN(std::unique_ptr<StateDb> db,
+                     StateDb::Open(db_, cost::CostReaderMigrations(), opts));
+    cost::Meter meter(db.get());
+    detect::IncidentStore incidents(db.get());
+    ASSIGN_OR_RETURN(cost::Ledger ledger,
+                     cost::LedgerFromStores(meter, incidents, book, policy, from, to));
+    ASSIGN_OR_RETURN(cost::CostReport report,
+                     cost::BuildReport(ledger, SplitList(by_), book.teams()));
+    if (format_ == "csv") return cost::RenderCsv(report);
+    if (format_ == "json") return cost::RenderJson(report);
+    return cost::RenderText(report);
+  }
+
+  StatusOr<std::string> FromServer() {
+    std::string url = server_ + "/api/v1/cost?from=" + from_ + "&to=" + to_ + "&by=" + by_ +
+                      "&basis=" + basis_ + "&idle=" + idle_ + "&contention=" + contention_ +
+                      "&format=" + format_;
+    return HttpGet(url, 30 * kNsPerSecond);
+  }
+
+  static std::vector<std::string> SplitList(const std::string& s) {
+    std::vector<std::string> out;
+    for (std::string_view part : SplitString(s, ',')) {
+      std::string p(TrimWhitespace(part));
+      if (!p.empty()) out.push_back(p);
+    }
+    return out;
+  }
+
+  Status ListPrices() {
+    const cost::PriceCatalog& c = cost::PriceCatalog::Default();
+    std::printf("%-11s %-22s %-28s %-14s %6s %12s  %s\n", "CLOUD", "REGION", "INSTANCE", "GPU",
+                "GPUS", "USD/GPU-H", "BASIS");
+    for (const cost::CloudOffer& o : c.offers()) {
+      if (!cloud_.empty() && o.cloud != cloud_) continue;
+      if (!region_.empty() && o.region != region_) continue;
+      if (!gpu_.empty() && o.gpu != gpu_) continue;
+      StatusOr<cost::GpuHourPrice> p = cost::PriceCatalog::PerGpuHour(o, spot_, {});
+      if (!p.ok()) continue;
+      std::printf("%-11s %-22s %-28s %-14s %6g %12.4f  %s\n", o.cloud.c_str(), o.region.c_str(),
+                  o.instance_type.c_str(), o.gpu.c_str(), o.gpu_count, p->usd_per_gpu_hour,
+                  p->basis.c_str());
+    }
+    std::printf("Source: %s (public list prices; not current quotes).\n", c.snapshot().c_str());
+    return OkStatus();
+  }
+
+  CLI::App* report_ = nullptr;
+  CLI::App* prices_cmd_ = nullptr;
+  std::string db_, server_, prices_, output_;
+  std::string from_ = "-30d", to_ = "now", by_ = "team";
+  std::string basis_ = "allocation", idle_ = "none", contention_ = "transfer", format_ = "text";
+  double surcharge_ = 0.20;
+  std::string cloud_, region_, gpu_;
+  bool spot_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> NewCostCommand() { return std::make_unique<CostCommand>(); }
+
+}  // namespace gpufleet

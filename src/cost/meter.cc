@@ -1,0 +1,395 @@
+#include "cost/meter.h"
+
+#include <cmath>
+#include <map>
+#include <optional>
+#include <tuple>
+#include <utility>
+
+#include "detect/device_series.h"
+
+namespace gpufleet::cost {
+namespace {
+
+enum class Kind { kNone, kUp, kUtil, kBandwidth, kEnergy, kHolder, kHolderUtil };
+
+Kind KindOf(std::string_view name) {
+  if (name == "gpu_up") return Kind::kUp;
+  if (name == "gpu_utilization_ratio") return Kind::kUtil;
+  if (name == "gpu_memory_bandwidth_utilization_ratio") return Kind::kBandwidth;
+  if (name == "gpu_energy_joules_total") return Kind::kEnergy;
+  if (name == "gpu_workload_info") return Kind::kHolder;
+  if (name == "gpu_process_utilization_ratio") return Kind::kHolderUtil;
+  return Kind::kNone;
+}
+
+// FNV-1a over the series' labels: a stable id for its cursor row.
+uint64_t SeriesId(const Labels& labels) {
+  uint64_t h = 1469598103934665603ull;
+  for (char c : labels.ToString()) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string HolderKey(const Labels& l) {
+  std::string_view job = l.Get("workload_slurm_job");
+  if (!job.empty()) return "slurm:" + std::string(job);
+  return std::string(l.Get("workload_namespace")) + "/" + std::string(l.Get("workload_pod")) +
+         "/" + std::string(l.Get("workload_container"));
+}
+
+bool HasHolder(const Labels& l) {
+  return !l.Get("workload_pod").empty() || !l.Get("workload_slurm_job").empty();
+}
+
+struct MinuteDelta {
+  int64_t present = 0;
+  double util_sum = 0;
+  int64_t util_n = 0;
+  double bw_sum = 0;
+  int64_t bw_n = 0;
+  double energy_j = 0;
+};
+
+struct HolderDelta {
+  int64_t present = 0;
+  double util_sum = 0;
+  int64_t util_n = 0;
+};
+
+}  // namespace
+
+const std::vector<Migration>& CostMigrations() {
+  static const std::vector<Migration> kMigrations = {
+      {"cost", 1,
+       "CREATE TABLE cost_devices (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, "
+       "gpu_uuid TEXT, node TEXT, cloud TEXT, region TEXT, model TEXT, vendor TEXT, "
+       "partition_kind TEXT, partition_id TEXT, partition_profile TEXT);"
+       "CREATE TABLE cost_holders (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, "
+       "namespace TEXT, pod TEXT, container TEXT, workload TEXT, team TEXT, slurm_job TEXT, "
+       "slurm_user TEXT, slurm_account TEXT);"
+       "CREATE TABLE cost_minutes (device INTEGER NOT NULL, minute INTEGER NOT NULL, "
+       "present INTEGER NOT NULL DEFAULT 0, util_sum REAL NOT NULL DEFAULT 0, "
+       "util_n INTEGER NOT NULL DEFAULT 0, bw_sum REAL NOT NULL DEFAULT 0, "
+       "bw_n INTEGER NOT NULL DEFAULT 0, energy_j REAL NOT NULL DEFAULT 0, "
+       "PRIMARY KEY (device, minute)) WITHOUT ROWID;"
+       "CREATE TABLE cost_holder_minutes (device INTEGER NOT NULL, minute INTEGER NOT NULL, "
+       "holder INTEGER NOT NULL, present INTEGER NOT NULL DEFAULT 0, "
+       "util_sum REAL NOT NULL DEFAULT 0, util_n INTEGER NOT NULL DEFAULT 0, "
+       "PRIMARY KEY (device, minute, holder)) WITHOUT ROWID;"
+       "CREATE TABLE cost_cursors (series INTEGER PRIMARY KEY, last_ms INTEGER NOT NULL, "
+       "last_value REAL NOT NULL);"},
+  };
+  return kMigrations;
+}
+
+Meter::Meter(StateDb* db) : db_(db) {}
+
+StatusOr<Meter::Cursor> Meter::LoadCursor(uint64_t series) {
+  auto it = cursors_.find(series);
+  if (it != cursors_.end()) return it->second;
+  ASSIGN_OR_RETURN(Statement q,
+                   db_->Prepare("SELECT last_ms, last_value FROM cost_cursors WHERE series = ?"));
+  q.Bind(1, static_cast<int64_t>(series));
+  ASSIGN_OR_RETURN(bool found, q.Step());
+  Cursor c;
+  if (found) c = {q.ColumnInt64(0), q.ColumnDouble(1)};
+  cursors_[series] = c;
+  return c;
+}
+
+StatusOr<int64_t> Meter::DeviceId(const RemoteWriteSeries& s, const std::string& key) {
+  auto it = device_ids_.find(key);
+  if (it != device_ids_.end()) return it->second;
+  const Labels& l = s.labels;
+  ASSIGN_OR_RETURN(Statement ins,
+                   db_->Prepare("INSERT INTO cost_devices (key, gpu_uuid, node, cloud, region, "
+                                "model, vendor, partition_kind, partition_id, partition_profile) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO "
+                                "NOTHING"));
+  int i = 1;
+  ins.Bind(i++, key);
+  for (std::string_view name : {"gpu_uuid", "node", "cloud", "region", "model", "vendor",
+                                "partition_kind", "partition_id", "partition_profile"}) {
+    ins.Bind(i++, std::string(l.Get(name)));
+  }
+  RETURN_IF_ERROR(ins.Run());
+  ASSIGN_OR_RETURN(Statement q, db_->Prepare("SELECT id FROM cost_devices WHERE key = ?"));
+  q.Bind(1, key);
+  ASSIGN_OR_RETURN(bool found, q.Step());
+  if (!found) return InternalError(db_->path() + ": device row '" + key + "' vanished");
+  return q.ColumnInt64(0);
+}
+
+StatusOr<int64_t> Meter::HolderId(const RemoteWriteSeries& s) {
+  std::string key = HolderKey(s.labels);
+  auto it = holder_ids_.find(key);
+  if (it != holder_ids_.end()) return it->second;
+  const Labels& l = s.labels;
+  ASSIGN_OR_RETURN(Statement ins,
+                   db_->Prepare("INSERT INTO cost_holders (key, namespace, pod, container, "
+                                "workload, team, slurm_job, slurm_user, slurm_account) VALUES "
+                                "(?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"));
+  int i = 1;
+  ins.Bind(i++, key);
+  for (std::string_view name :
+       {"workload_namespace", "workload_pod", "workload_container", "workload_name",
+        "workload_team", "workload_slurm_job", "workload_slurm_user", "workload_slurm_account"}) {
+    ins.Bind(i++, std::string(l.Get(name)));
+  }
+  RETURN_IF_ERROR(ins.Run());
+  ASSIGN_OR_RETURN(Statement q, db_->Prepare("SELECT id FROM cost_holders WHERE key = ?"));
+  q.Bind(1, key);
+  ASSIGN_OR_RETURN(bool found, q.Step());
+  if (!found) return InternalError(db_->path() + ": holder row '" + key + "' vanished");
+  return q.ColumnInt64(0);
+}
+
+Status Meter::Record(const std::vector<RemoteWriteSeries>& series) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::unordered_map<uint64_t, Cursor> moved;  // applied to cursors_ after COMMIT
+  MeterCounters delta;
+  Status st = RecordLocked(series, moved, delta);
+  if (!st.ok()) {
+    counters_.write_errors++;
+    // Ids made in a rolled-back transaction are gone with it.
+    device_ids_.clear();
+    holder_ids_.clear();
+    return st;
+  }
+  for (const auto& [sid, c] : moved) cursors_[sid] = c;
+  counters_.samples_metered += delta.samples_metered;
+  counters_.samples_duplicate += delta.samples_duplicate;
+  counters_.counter_resets += delta.counter_resets;
+  return OkStatus();
+}
+
+Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
+                           std::unordered_map<uint64_t, Cursor>& moved, MeterCounters& delta) {
+  std::map<std::pair<int64_t, int64_t>, MinuteDelta> minutes;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, HolderDelta> holder_minutes;
+
+  Transaction tx(db_);
+  bool begun = false;
+  for (const RemoteWriteSeries& s : series) {
+    Kind kind = KindOf(s.labels.Get("__name__"));
+    if (kind == Kind::kNone || s.samples.empty()) continue;
+    if ((kind == Kind::kHolder || kind == Kind::kHolderUtil) && !HasHolder(s.labels)) continue;
+    if (!begun) {
+      RETURN_IF_ERROR(tx.Begin());
+      begun = true;
+    }
+    uint64_t sid = SeriesId(s.labels);
+    Cursor c;
+    if (auto m = moved.find(sid); m != moved.end()) {
+      c = m->second;
+    } else {
+      ASSIGN_OR_RETURN(c, LoadCursor(sid));
+    }
+    std::string device_key = detect::DeviceKey(s.labels);
+    ASSIGN_OR_RETURN(int64_t dev, DeviceId(s, device_key));
+    device_ids_.emplace(std::move(device_key), dev);
+    int64_t holder = 0;
+    if (kind == Kind::kHolder || kind == Kind::kHolderUtil) {
+      ASSIGN_OR_RETURN(holder, HolderId(s));
+      holder_ids_.emplace(HolderKey(s.labels), holder);
+    }
+    for (const RemoteWriteSample& p : s.samples) {
+      if (p.timestamp_ms <= c.last_ms || !std::isfinite(p.value)) {
+        delta.samples_duplicate++;
+        continue;
+      }
+      int64_t minute = (p.timestamp_ms >= 0 ? p.timestamp_ms / 60000 : (p.timestamp_ms - 59999) /
+                                                                            60000) * 60;
+      delta.samples_metered++;
+      switch (kind) {
+        case Kind::kUp: minutes[{dev, minute}].present++; break;
+        case Kind::kUtil: {
+          MinuteDelta& m = minutes[{dev, minute}];
+          m.util_sum += p.value;
+          m.util_n++;
+          break;
+        }
+        case Kind::kBandwidth: {
+          MinuteDelta& m = minutes[{dev, minute}];
+          m.bw_sum += p.value;
+          m.bw_n++;
+          break;
+        }
+        case Kind::kEnergy:
+          if (c.last_ms >= 0) {
+            double d = p.value - c.last_value;
+            if (d < 0) {
+              d = p.value;
+              delta.counter_resets++;
+            }
+            minutes[{dev, minute}].energy_j += d;
+          }
+          break;
+        case Kind::kHolder: holder_minutes[{dev, minute, holder}].present++; break;
+        case Kind::kHolderUtil: {
+          HolderDelta& h = holder_minutes[{dev, minute, holder}];
+          h.util_sum += p.value;
+          h.util_n++;
+          break;
+        }
+        case Kind::kNone: break;
+      }
+      c = {p.timestamp_ms, p.value};
+    }
+    moved[sid] = c;
+  }
+  if (!begun) return OkStatus();
+
+  ASSIGN_OR_RETURN(
+      Statement up_minute,
+      db_->Prepare("INSERT INTO cost_minutes (device, minute, present, util_sum, util_n, bw_sum, "
+                   "bw_n, energy_j) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (device, minute) "
+                   "DO UPDATE SET present = present + excluded.present, util_sum = util_sum + "
+                   "excluded.util_sum, util_n = util_n + excluded.util_n, bw_sum = bw_sum + "
+                   "excluded.bw_sum, bw_n = bw_n + excluded.bw_n, energy_j = energy_j + "
+                   "excluded.energy_j"));
+  for (const auto& [k, m] : minutes) {
+    RETURN_IF_ERROR(up_minute.Bind(1, k.first)
+                        .Bind(2, k.second)
+                        .Bind(3, m.present)
+                        .Bind(4, m.util_sum)
+                        .Bind(5, m.util_n)
+                        .Bind(6, m.bw_sum)
+                        .Bind(7, m.bw_n)
+                        .Bind(8, m.energy_j)
+                        .Run());
+    RETURN_IF_ERROR(up_minute.Reset());
+  }
+  ASSIGN_OR_RETURN(Statement up_holder,
+                   db_->Prepare("INSERT INTO cost_holder_minutes (device, minute, holder, "
+                                "present, util_sum, util_n) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT "
+                                "(device, minute, holder) DO UPDATE SET present = present + "
+                                "excluded.present, util_sum = util_sum + excluded.util_sum, "
+                                "util_n = util_n + excluded.util_n"));
+  for (const auto& [k, h] : holder_minutes) {
+    RETURN_IF_ERROR(up_holder.Bind(1, std::get<0>(k))
+                        .Bind(2, std::get<1>(k))
+                        .Bind(3, std::get<2>(k))
+                        .Bind(4, h.present)
+                        .Bind(5, h.util_sum)
+                        .Bind(6, h.util_n)
+                        .Run());
+    RETURN_IF_ERROR(up_holder.Reset());
+  }
+  ASSIGN_OR_RETURN(Statement up_cursor,
+                   db_->Prepare("INSERT INTO cost_cursors (series, last_ms, last_value) VALUES "
+                                "(?, ?, ?) ON CONFLICT (series) DO UPDATE SET last_ms = "
+                                "excluded.last_ms, last_value = excluded.last_value"));
+  for (const auto& [sid, c] : moved) {
+    RETURN_IF_ERROR(
+        up_cursor.Bind(1, static_cast<int64_t>(sid)).Bind(2, c.last_ms).Bind(3, c.last_value).Run());
+    RETURN_IF_ERROR(up_cursor.Reset());
+  }
+  return tx.Commit();
+}
+
+StatusOr<std::vector<MeteredDevice>> Meter::Devices() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(Statement q,
+                   db_->Prepare("SELECT id, key, gpu_uuid, node, cloud, region, model, vendor, "
+                                "partition_kind, partition_id, partition_profile FROM "
+                                "cost_devices ORDER BY id"));
+  std::vector<MeteredDevice> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    MeteredDevice d;
+    d.id = q.ColumnInt64(0);
+    d.key = q.ColumnText(1);
+    d.gpu_uuid = q.ColumnText(2);
+    d.node = q.ColumnText(3);
+    d.cloud = q.ColumnText(4);
+    d.region = q.ColumnText(5);
+    d.model = q.ColumnText(6);
+    d.vendor = q.ColumnText(7);
+    d.partition_kind = q.ColumnText(8);
+    d.partition_id = q.ColumnText(9);
+    d.partition_profile = q.ColumnText(10);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+StatusOr<std::vector<Holder>> Meter::Holders() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(Statement q,
+                   db_->Prepare("SELECT id, key, namespace, pod, container, workload, team, "
+                                "slurm_job, slurm_user, slurm_account FROM cost_holders ORDER BY "
+                                "id"));
+  std::vector<Holder> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    Holder h;
+    h.id = q.ColumnInt64(0);
+    h.key = q.ColumnText(1);
+    h.namespace_ = q.ColumnText(2);
+    h.pod = q.ColumnText(3);
+    h.container = q.ColumnText(4);
+    h.workload = q.ColumnText(5);
+    h.team = q.ColumnText(6);
+    h.slurm_job = q.ColumnText(7);
+    h.slurm_user = q.ColumnText(8);
+    h.slurm_account = q.ColumnText(9);
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+Status Meter::Scan(int64_t from_s, int64_t to_s,
+                   const std::function<void(const DeviceMinute&)>& fn) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(Statement q,
+                   db_->Prepare("SELECT device, minute, present, util_sum, util_n, bw_sum, bw_n, "
+                                "energy_j FROM cost_minutes WHERE minute >= ? AND minute < ? "
+                                "ORDER BY device, minute"));
+  q.Bind(1, from_s).Bind(2, to_s);
+  ASSIGN_OR_RETURN(Statement h,
+                   db_->Prepare("SELECT device, minute, holder, present, util_sum, util_n FROM "
+                                "cost_holder_minutes WHERE minute >= ? AND minute < ? ORDER BY "
+                                "device, minute, holder"));
+  h.Bind(1, from_s).Bind(2, to_s);
+  ASSIGN_OR_RETURN(bool hrow, h.Step());
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    DeviceMinute m;
+    m.device = q.ColumnInt64(0);
+    m.minute_s = q.ColumnInt64(1);
+    int64_t present = q.ColumnInt64(2);
+    if (q.ColumnInt64(4) > 0) m.util_mean = q.ColumnDouble(3) / q.ColumnInt64(4);
+    if (q.ColumnInt64(6) > 0) m.bw_mean = q.ColumnDouble(5) / q.ColumnInt64(6);
+    m.energy_j = q.ColumnDouble(7);
+    auto key = std::make_pair(m.device, m.minute_s);
+    // Holder rows of minutes without a device row are skipped (no presence).
+    while (hrow && std::make_pair(h.ColumnInt64(0), h.ColumnInt64(1)) < key) {
+      ASSIGN_OR_RETURN(hrow, h.Step());
+    }
+    while (hrow && std::make_pair(h.ColumnInt64(0), h.ColumnInt64(1)) == key) {
+      if (h.ColumnInt64(3) > 0) {
+        HolderMinute hm;
+        hm.holder = h.ColumnInt64(2);
+        if (h.ColumnInt64(5) > 0) hm.util_mean = h.ColumnDouble(4) / h.ColumnInt64(5);
+        m.holders.push_back(hm);
+      }
+      ASSIGN_OR_RETURN(hrow, h.Step());
+    }
+    if (present > 0) fn(m);
+  }
+  return OkStatus();
+}
+
+MeterCounters Meter::counters() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return counters_;
+}
+
+}  // namespace gpufleet::cost

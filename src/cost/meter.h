@@ -1,0 +1,113 @@
+// Meter: the cost ledger's per-minute rollup, per device, in the SQLite
+// state database (component "cost"): whether the device reported in the
+// minute, its mean utilization and memory-bandwidth utilization, its energy,
+// and who held it (gpu_workload_info: namespace / pod / container, team,
+// workload, Slurm job / user / account) with each holder's own utilization
+// (gpu_process_utilization_ratio) when the source reports it.
+//
+// Write-through and idempotent: Record() meters one acknowledged write in
+// one transaction and returns only when it is committed (WAL; survives
+// kill -9 of the process), so the caller acknowledges the write after it.
+// Each series keeps a cursor (its last metered timestamp and value) in the
+// same transaction, so a write sent again (a retry after a lost response, a
+// replay after a restart) is not counted twice, and counters (energy) are
+// turned into per-minute deltas across restarts; a counter that goes down
+// is a reset (the new value is the delta).
+//
+// Metered series: gpu_up (presence), gpu_utilization_ratio,
+// gpu_memory_bandwidth_utilization_ratio, gpu_energy_joules_total,
+// gpu_workload_info, gpu_process_utilization_ratio. Everything else is
+// ignored. Devices are named by detect::DeviceKey (node/gpu[/pN]), as in
+// incidents.
+//
+// Thread safety: Record and Scan are serialized by an internal mutex; the
+// StateDb must not be used by anything else concurrently.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/status.h"
+#include "expo/remote_write.h"
+#include "store/state_db.h"
+
+namespace gpufleet::cost {
+
+const std::vector<Migration>& CostMigrations();
+
+struct MeteredDevice {
+  int64_t id = 0;
+  std::string key;  // detect::DeviceKey
+  std::string gpu_uuid, node, cloud, region, model, vendor;
+  std::string partition_kind, partition_id, partition_profile;
+};
+
+struct Holder {
+  int64_t id = 0;
+  std::string key;  // namespace/pod/container or slurm:<job>
+  std::string namespace_, pod, container, workload, team;
+  std::string slurm_job, slurm_user, slurm_account;
+};
+
+struct HolderMinute {
+  int64_t holder = 0;
+  double util_mean = -1;  // -1: the source reports no per-holder utilization
+};
+
+struct DeviceMinute {
+  int64_t device = 0;
+  int64_t minute_s = 0;    // unix seconds of the minute's start
+  double util_mean = -1;   // -1: not reported in this minute
+  double bw_mean = -1;
+  double energy_j = 0;
+  std::vector<HolderMinute> holders;
+};
+
+struct MeterCounters {
+  uint64_t samples_metered = 0;
+  uint64_t samples_duplicate = 0;  // at or before the series' cursor
+  uint64_t counter_resets = 0;
+  uint64_t write_errors = 0;
+};
+
+class Meter {
+ public:
+  // `db` must outlive the meter and have CostMigrations() applied.
+  explicit Meter(StateDb* db);
+
+  // Meters the metered series of one write (see above); one transaction.
+  Status Record(const std::vector<RemoteWriteSeries>& series);
+
+  // Devices and holders known to the ledger.
+  StatusOr<std::vector<MeteredDevice>> Devices();
+  StatusOr<std::vector<Holder>> Holders();
+  // Calls fn for every metered device-minute in [from_s, to_s), ordered by
+  // device then minute, holders attached. Memory: one minute at a time.
+  Status Scan(int64_t from_s, int64_t to_s, const std::function<void(const DeviceMinute&)>& fn);
+
+  MeterCounters counters();
+
+ private:
+  struct Cursor {
+    int64_t last_ms = -1;
+    double last_value = 0;
+  };
+  Status RecordLocked(const std::vector<RemoteWriteSeries>& series,
+                      std::unordered_map<uint64_t, Cursor>& moved, MeterCounters& delta);
+  StatusOr<Cursor> LoadCursor(uint64_t series);
+  StatusOr<int64_t> DeviceId(const RemoteWriteSeries& s, const std::string& key);
+  StatusOr<int64_t> HolderId(const RemoteWriteSeries& s);
+
+  std::mutex mu_;
+  StateDb* db_;  // guarded by mu_
+  std::unordered_map<uint64_t, Cursor> cursors_;          // guarded by mu_
+  std::unordered_map<std::string, int64_t> device_ids_;  // guarded by mu_
+  std::unordered_map<std::string, int64_t> holder_ids_;  // guarded by mu_
+  MeterCounters counters_;                               // guarded by mu_
+};
+
+}  // namespace gpufleet::cost

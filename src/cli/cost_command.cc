@@ -106,6 +106,11 @@ class CostCommand : public Command {
                      cost::LedgerFromStores(meter, incidents, book, policy, from, to));
     ASSIGN_OR_RETURN(cost::CostReport report,
                      cost::BuildReport(ledger, SplitList(by_), book.teams()));
+    if (format_ != "text") {
+      for (const std::string& w : report.warnings) {
+        std::fprintf(stderr, "gpufleet cost: partial: %s\n", w.c_str());
+      }
+    }
     if (format_ == "csv") return cost::RenderCsv(report);
     if (format_ == "json") return cost::RenderJson(report);
     return cost::RenderText(report);

@@ -262,6 +262,15 @@ void SimCollector::Emit(const SimDevice& d, double t_s, const SimInstant& s, con
       labels.Remove("pid");
       out.Add("gpu_workload_info", 1, labels);
     }
+    // A stepping workload reports its step time like a framework hook would:
+    // the scenario's period, stretched by the throughput the episodes leave.
+    if (p.workload != nullptr && p.workload->load.step_period_s > 0 && s.throughput > 0) {
+      out.Add("gpu_workload_step_duration_seconds",
+              p.workload->load.step_period_s / std::max(0.05, s.throughput),
+              {{"workload_name", p.workload->id},
+               {"workload_team", p.workload->team},
+               {"workload_pod", p.workload->pod}});
+    }
   }
   out.Add("gpu_profiling_available", 1);
 }

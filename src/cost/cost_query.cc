@@ -21,8 +21,9 @@ std::vector<ContentionWindow> ContentionWindows(const std::vector<detect::Incide
     w.devices = r.devices;
     w.workloads = r.workloads;
     w.start_s = std::min(r.window_start_ns, r.first_seen_ns) / kNsPerSecond;
-    int64_t end_ns = r.resolved_at_ns > 0 ? r.resolved_at_ns : r.last_seen_ns;
-    w.end_s = std::max(end_ns, r.window_end_ns) / kNsPerSecond;
+    // Until the condition was last seen, not until the incident resolved
+    // (which waits resolve_after with the condition gone).
+    w.end_s = std::max(r.last_seen_ns, r.window_end_ns) / kNsPerSecond;
     if (w.start_s <= 0) w.start_s = r.first_seen_ns / kNsPerSecond;
     if (w.end_s <= from_s || w.start_s >= to_s) continue;
     w.slowdown = r.estimated_slowdown;

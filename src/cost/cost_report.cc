@@ -82,7 +82,7 @@ void Add(CostRow& row, const ChargeLine& l) {
     case Category::kIdleUnallocated:
     case Category::kIdleShare:
       row.idle_micro += l.micro_usd;
-      if (l.category == Category::kIdleUnallocated) row.gpu_hours += l.gpu_hours;
+      row.idle_gpu_hours += l.gpu_hours;
       break;
     case Category::kContention:
       row.contention_micro += l.micro_usd;
@@ -147,12 +147,14 @@ std::string RenderText(const CostReport& r) {
   for (const std::string& b : r.by) head += b + " / ";
   if (!head.empty()) head.resize(head.size() - 3);
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%-40s %10s %12s %12s %11s %11s %12s %9s\n", head.c_str(),
-                "GPU-h", "ALLOCATION", "BASE", "IDLE", "CONTENTION", "TOTAL", "LOST GPU-h");
+  std::snprintf(buf, sizeof buf, "%-36s %9s %9s %11s %11s %10s %11s %11s %8s\n", head.c_str(),
+                "GPU-h", "IDLE GPU-h", "ALLOCATION", "BASE", "IDLE", "CONTENTION", "TOTAL",
+                "LOST GPU-h");
   out += buf;
   auto line = [&](const std::string& name, const CostRow& row) {
-    std::snprintf(buf, sizeof buf, "%-40s %10.2f %12s %12s %11s %11s %12s %9.2f\n",
-                  name.substr(0, 40).c_str(), row.gpu_hours, Dollars(row.allocation_micro).c_str(),
+    std::snprintf(buf, sizeof buf, "%-36s %9.2f %9.2f %11s %11s %10s %11s %11s %8.2f\n",
+                  name.substr(0, 36).c_str(), row.gpu_hours, row.idle_gpu_hours,
+                  Dollars(row.allocation_micro).c_str(),
                   Dollars(row.base_micro).c_str(), Dollars(row.idle_micro).c_str(),
                   Dollars(row.contention_micro).c_str(), Dollars(row.total_micro).c_str(),
                   row.lost_gpu_hours);
@@ -179,7 +181,8 @@ std::string RenderText(const CostReport& r) {
 std::string RenderCsv(const CostReport& r) {
   std::string out;
   for (const std::string& b : r.by) out += b + ",";
-  out += "gpu_hours,allocation_usd,base_usd,idle_usd,contention_usd,total_usd,lost_gpu_hours\n";
+  out += "gpu_hours,idle_gpu_hours,allocation_usd,base_usd,idle_usd,contention_usd,total_usd,"
+         "lost_gpu_hours\n";
   auto quote = [](const std::string& s) {
     if (s.find_first_of(",\"\n") == std::string::npos) return s;
     std::string q = "\"";
@@ -188,7 +191,8 @@ std::string RenderCsv(const CostReport& r) {
   };
   char buf[256];
   auto row_text = [&](const CostRow& row) {
-    std::snprintf(buf, sizeof buf, "%.6f,%s,%s,%s,%s,%s,%.6f\n", row.gpu_hours,
+    std::snprintf(buf, sizeof buf, "%.6f,%.6f,%s,%s,%s,%s,%s,%.6f\n", row.gpu_hours,
+                  row.idle_gpu_hours,
                   Dollars(row.allocation_micro).c_str(), Dollars(row.base_micro).c_str(),
                   Dollars(row.idle_micro).c_str(), Dollars(row.contention_micro).c_str(),
                   Dollars(row.total_micro).c_str(), row.lost_gpu_hours);
@@ -206,6 +210,7 @@ std::string RenderJson(const CostReport& r) {
   auto row_json = [](const CostRow& row) {
     auto usd = [](int64_t micro) { return static_cast<double>(micro) / 1e6; };
     return json{{"gpu_hours", row.gpu_hours},
+                {"idle_gpu_hours", row.idle_gpu_hours},
                 {"allocation_usd", usd(row.allocation_micro)},
                 {"base_usd", usd(row.base_micro)},
                 {"idle_usd", usd(row.idle_micro)},

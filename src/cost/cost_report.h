@@ -1,7 +1,7 @@
 // CostReport: a ledger grouped by any of team, namespace, workload, pod,
 // slurm_account, slurm_user, slurm_job, model, cloud, region, node, device,
 // pricing; rendered as text, CSV or JSON. Columns per group: GPU-hours
-// held, the allocation basis (held time x price, what OpenCost charges),
+// held, idle GPU-hours (unheld time, or handed to the group by the idle rule), the allocation basis (held time x price, what OpenCost charges),
 // the chosen basis's charge, idle, contention (net: charges to neighbours
 // minus credits to victims), total, and GPU-hours lost to contention.
 // Lines without a holder are grouped as "(unallocated)".
@@ -22,7 +22,8 @@ namespace gpufleet::cost {
 
 struct CostRow {
   std::vector<std::string> key;  // one value per grouping dimension
-  double gpu_hours = 0;
+  double gpu_hours = 0;       // held
+  double idle_gpu_hours = 0;  // unheld GPU time (unallocated, or handed over by the idle rule)
   double lost_gpu_hours = 0;
   int64_t allocation_micro = 0;
   int64_t base_micro = 0;

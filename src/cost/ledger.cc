@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <regex>
 #include <set>
@@ -200,12 +201,14 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
     }
     if (share || owner != 0) {
       int64_t idle = 0;
+      double idle_hours = 0;
       std::vector<int64_t> ids;
       std::vector<double> base;
       for (auto it = lines.begin(); it != lines.end();) {
         Category c = it->second.category;
         if (c == Category::kIdleAllocated || c == Category::kIdleUnallocated) {
           idle += it->second.micro_usd;
+          idle_hours += it->second.gpu_hours;
           it = lines.erase(it);
           continue;
         }
@@ -221,11 +224,17 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
       }
       if (ids.empty()) {
         // Nobody held the device in the period: its idle stays unallocated.
-        acc.At(kNoHolder, Category::kIdleUnallocated).micro_usd += idle;
+        ChargeLine& l = acc.At(kNoHolder, Category::kIdleUnallocated);
+        l.micro_usd += idle;
+        l.gpu_hours += idle_hours;
       } else {
         std::vector<int64_t> parts = SplitExact(idle, base);
+        double base_sum = 0;
+        for (double b : base) base_sum += b;
         for (size_t i = 0; i < ids.size(); ++i) {
-          acc.At(ids[i], Category::kIdleShare).micro_usd += parts[i];
+          ChargeLine& l = acc.At(ids[i], Category::kIdleShare);
+          l.micro_usd += parts[i];
+          l.gpu_hours += idle_hours * base[i] / base_sum;
         }
       }
     }
@@ -315,8 +324,11 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
           // holder that arrived when the contention began.
           victims.clear();
           neighbours.clear();
+          int64_t earliest = std::numeric_limits<int64_t>::max();
+          for (const HolderMinute& h : m.holders) earliest = std::min(earliest, first_seen[h.holder]);
           for (size_t i = 0; i < m.holders.size(); ++i) {
-            bool arrived = first_seen[m.holders[i].holder] >= cw->start_s - kArrivalSlackS;
+            int64_t first = first_seen[m.holders[i].holder];
+            bool arrived = first > earliest && first >= cw->start_s - kArrivalSlackS;
             (arrived ? neighbours : victims).push_back(i);
           }
           if (victims.empty()) {

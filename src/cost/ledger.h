@@ -18,9 +18,9 @@
 //   the neighbours, or to "(unattributed contention)" when there is none.
 //   Victims are the incident's workloads on the device and neighbours the
 //   other holders; when the incident names all holders or none, holders
-//   that first appeared on the device within 3 minutes before the
-//   incident's start (or later) are the neighbours that moved in and the
-//   others the victims (the period's first minute bounds what is seen);
+//   that appeared on the device after the others, within 3 minutes before
+//   the incident's start or later, are the neighbours that moved in and
+//   the others the victims (the period's first minute bounds what is seen);
 //   loss = base x
 //   slowdown ("transfer") or $rate per 10% slowdown per GPU-hour
 //   ("surcharge", default $0.20). Credits and charges cancel.
@@ -77,7 +77,7 @@ struct ChargeLine {
   int64_t holder = kNoHolder;
   Category category = Category::kBase;
   int64_t micro_usd = 0;         // contention lines may be negative (credits)
-  double gpu_hours = 0;          // held (base) or idle GPU time of the line
+  double gpu_hours = 0;          // base: held GPU time; idle lines: unheld GPU time they carry
   int64_t allocation_micro = 0;  // base lines: what the allocation basis would charge
   double lost_gpu_hours = 0;     // contention credits: GPU time lost to slowdown
 };

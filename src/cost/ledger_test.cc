@@ -168,6 +168,34 @@ TEST(LedgerTest, ContentionWithoutNeighbourIsUnattributed) {
   EXPECT_EQ(At(s, kUnattributed, Category::kContention), 50'000);
 }
 
+// The incident names both holders (the detector sees the device, not who
+// slowed whom): a was there first, b moved in a minute before the incident,
+// so b is the neighbour. Minutes 6-9, each $0.10 split equally (no
+// per-holder utilization): a's $0.05 x 0.5 = $0.025 moves to b per minute.
+TEST(LedgerTest, NewcomerIsTheNeighbourWhenAllAreNamed) {
+  std::vector<DeviceMinute> minutes;
+  for (int i = 0; i < 10; ++i) {
+    DeviceMinute m;
+    m.device = 1;
+    m.minute_s = 60 * i;
+    m.holders = {{1, -1}};
+    if (i >= 5) m.holders.push_back({2, -1});
+    minutes.push_back(m);
+  }
+  ContentionWindow w;
+  w.devices = {"n6-a/0"};
+  w.workloads = {"a", "b"};
+  w.start_s = 360;
+  w.end_s = 600;
+  w.slowdown = 0.5;
+  StatusOr<Ledger> l = ComputeLedger({Device(1, "n6-a")}, {MakeHolder(1, "a"), MakeHolder(2, "b")},
+                                     ScanOf(minutes), Book(), {w}, {}, LedgerPolicy(), 0, 1000);
+  ASSERT_TRUE(l.ok());
+  auto s = Sum(*l);
+  EXPECT_EQ(At(s, 1, Category::kContention), -100'000);
+  EXPECT_EQ(At(s, 2, Category::kContention), 100'000);
+}
+
 // On premises: $26,298 over one year (8,766 h) is $3/h = 50,000 micro-$ a
 // minute, plus energy: 100 kJ at $0.36/kWh = $0.01 = 10,000 micro-$.
 TEST(LedgerTest, OnPremEnergyIsPartOfTheCost) {

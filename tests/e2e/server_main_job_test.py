@@ -12,6 +12,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from server_harness import ServerProcess, dump_log, get_json, wait_for  # noqa: E402
 
 
@@ -51,12 +52,42 @@ def main():
                 vendors = {d["vendor"] for d in inv["devices"]}
                 assert {"nvidia", "amd", "intel"} <= vendors, vendors
 
+                # The cost ledger: every device priced (the demo's site prices),
+                # idle GPUs show as unallocated idle, and once the episode has
+                # an estimated slowdown its cost moves from chat-api (product)
+                # to the neighbour that moved in (embed-backfill, search).
+                def cost():
+                    r = get_json(srv.url + "/api/v1/cost?by=team,workload&from=-1d&to=now")
+                    rows = {tuple(x["group"].values()): x for x in r["rows"]}
+                    victim = rows.get(("product", "chat-api-7f9c6d"), {})
+                    return r if victim.get("contention_usd", 0) < 0 else None
+                report = wait_for("a contention charge in the cost ledger", cost, 90)
+                assert not report["partial"], report["warnings"]
+                rows = {tuple(x["group"].values()): x for x in report["rows"]}
+                assert rows[("search", "embed-backfill-9q7")]["contention_usd"] > 0, rows
+                assert rows[("(unallocated)", "(unallocated)")]["idle_usd"] > 0, rows
+                total = report["total"]["total_usd"]
+                assert abs(sum(x["total_usd"] for x in report["rows"]) - total) < 1e-6, report
+                assert abs(report["total"]["contention_usd"]) < 1e-9, report
+                print("cost ledger: total $%.2f over %d device-minutes"
+                      % (total, report["device_minutes"]))
+
             # The database alone answers too, after the server stopped.
             out = subprocess.run([args.gpufleet, "incidents", "list", "--db", db, "--json"],
                                  capture_output=True, text=True, timeout=30)
             assert out.returncode == 0, out.stderr
             kinds = {i["kind"] for i in json.loads(out.stdout)}
             assert "memory_contention" in kinds, kinds
+            # The simulated clock runs ahead of the real one: ask for all time.
+            out = subprocess.run([args.gpufleet, "cost", "report", "--db", db, "--from", "0",
+                                  "--to", "4102444800", "--by", "cloud", "--prices",
+                                  os.path.join(SOURCE_DIR, "data", "prices", "demo.toml")],
+                                 capture_output=True, text=True, timeout=30)
+            assert out.returncode == 0, out.stderr
+            for cloud in ("aws", "azure", "onprem"):
+                assert cloud in out.stdout, out.stdout
+            assert "PARTIAL" not in out.stdout, out.stdout
+            print(out.stdout)
         except Exception:
             dump_log(log)
             raise

@@ -7,6 +7,7 @@
 #include "core/clock.h"
 #include "core/file_util.h"
 #include "core/strings.h"
+#include "cost/cost_export.h"
 #include "cost/cost_query.h"
 #include "cost/cost_report.h"
 #include "detect/incident_store.h"
@@ -47,8 +48,9 @@ class CostCommand : public Command {
                         "Surcharge in USD per 10% slowdown per GPU-hour")
         ->capture_default_str();
     report_->add_option("--prices", prices_, "Site prices file (TOML; docs/cost.md)");
-    report_->add_option("--format", format_, "text, csv or json")
-        ->check(CLI::IsMember({"text", "csv", "json"}))
+    report_->add_option("--format", format_,
+                        "text, csv, json, or focus (FinOps FOCUS 1.2 rows; docs/cost.md)")
+        ->check(CLI::IsMember({"text", "csv", "json", "focus"}))
         ->capture_default_str();
     report_->add_option("-o,--output", output_, "Write here instead of stdout");
 
@@ -104,6 +106,12 @@ class CostCommand : public Command {
     detect::IncidentStore incidents(db.get());
     ASSIGN_OR_RETURN(cost::Ledger ledger,
                      cost::LedgerFromStores(meter, incidents, book, policy, from, to));
+    if (format_ == "focus") {
+      for (const std::string& w : ledger.warnings) {
+        std::fprintf(stderr, "gpufleet cost: partial: %s\n", w.c_str());
+      }
+      return cost::RenderFocusCsv(ledger, book.teams());
+    }
     ASSIGN_OR_RETURN(cost::CostReport report,
                      cost::BuildReport(ledger, SplitList(by_), book.teams()));
     if (format_ != "text") {

@@ -130,16 +130,21 @@ void HttpApi::Routes() {
                     "application/json");
   });
 
-  s.Get("/api/v1/cost", [this](const HttpServerRequest& req, HttpServerResponse& res) {
-    if (!backend_.cost) return Error(res, 404, "the cost ledger is off ([cost] enabled = false)");
-    std::map<std::string, std::string> params;
-    for (const char* k : {"from", "to", "by", "basis", "idle", "contention", "format"}) {
-      if (req.has_param(k)) params[k] = req.param(k);
-    }
-    auto [status, type, body] = backend_.cost(params);
-    if (status != 200) return Error(res, status, body);
-    res.set_content(body, type);
-  });
+  for (const char* path : {"/api/v1/cost", "/allocation"}) {
+    s.Get(path, [this, path](const HttpServerRequest& req, HttpServerResponse& res) {
+      if (!backend_.cost) {
+        return Error(res, 404, "the cost ledger is off ([cost] enabled = false)");
+      }
+      std::map<std::string, std::string> params;
+      for (const char* k : {"from", "to", "by", "basis", "idle", "contention", "format", "window",
+                            "aggregate", "includeIdle", "shareIdle"}) {
+        if (req.has_param(k)) params[k] = req.param(k);
+      }
+      auto [status, type, body] = backend_.cost(path, params);
+      if (status != 200) return Error(res, status, body);
+      res.set_content(body, type);
+    });
+  }
 
   s.Get("/api/v1/inventory", [this](const HttpServerRequest&, HttpServerResponse& res) {
     StatusOr<std::vector<InventoryNode>> nodes = backend_.inventory->Nodes();

@@ -9,7 +9,11 @@
 //                               &basis=allocation|usage|usage-mean
 //                               &idle=none|proportional|owner
 //                               &contention=transfer|surcharge|off
-//                               &format=json|csv|text (cost/cost_report.h)
+//                               &format=json|csv|text|focus (cost/cost_api.h)
+//   GET  /allocation            the ledger in OpenCost's response shape:
+//                               ?window=7d|today|week|month|START,END
+//                               &aggregate=namespace|pod|node|controller|team
+//                               &includeIdle=true&shareIdle=false
 //   POST /api/v1/admin/detect   run the detectors now               [token]
 //   POST /api/v1/canary         failing canary verdicts -> incidents of kind
 //                               canary_regression, alerted when opened; a
@@ -61,10 +65,11 @@ struct HttpApiBackend {
   std::function<std::string()> render_metrics;
   std::function<Status()> run_detectors;  // may be empty
   std::function<bool()> ready;            // may be empty = always ready
-  // GET /api/v1/cost: query parameters -> (HTTP status, content type, body);
-  // an error status carries the message as body. Empty = ledger off (404).
+  // GET /api/v1/cost and /allocation: (path, query parameters) -> (HTTP
+  // status, content type, body); an error status carries the message as
+  // body. Empty = ledger off (404).
   std::function<std::tuple<int, std::string, std::string>(
-      const std::map<std::string, std::string>&)>
+      const std::string&, const std::map<std::string, std::string>&)>
       cost;
   // POST /api/v1/place: body -> (HTTP status, JSON). Empty = not configured (404).
   std::function<std::pair<int, std::string>(const std::string&)> place;

@@ -6,8 +6,7 @@
 #include "core/embedded.h"
 #include "core/file_util.h"
 #include "core/strings.h"
-#include "cost/cost_query.h"
-#include "cost/cost_report.h"
+#include "cost/cost_api.h"
 #include "net/url.h"
 #include "place/place_service.h"
 
@@ -142,8 +141,9 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
     };
   }
   if (s->meter_ != nullptr) {
-    b.cost = [self, prices](const std::map<std::string, std::string>& params) {
-      return self->CostReport(*prices, params);
+    b.cost = [self, prices](const std::string& path,
+                            const std::map<std::string, std::string>& params) {
+      return self->CostReport(*prices, path, params);
     };
   }
   s->http_ = std::make_unique<HttpApi>(h, std::move(b), RealClock::Get());
@@ -153,48 +153,13 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
 Server::~Server() { Stop(); }
 
 std::tuple<int, std::string, std::string> Server::CostReport(
-    const cost::PriceBook& prices, const std::map<std::string, std::string>& params) {
-  auto get = [&](const char* k, const char* dflt) {
-    auto it = params.find(k);
-    return it == params.end() || it->second.empty() ? std::string(dflt) : it->second;
-  };
-  auto fail = [](const Status& st) {
-    int code = st.code() == StatusCode::kInvalidArgument ? 400 : 500;
-    return std::make_tuple(code, std::string("text/plain"), std::string(st.message()));
-  };
+    const cost::PriceBook& prices, const std::string& path,
+    const std::map<std::string, std::string>& params) {
   int64_t now_s = clock_.NowNs() / kNsPerSecond;
-  StatusOr<int64_t> from = cost::ParseTimeArg(get("from", "-30d"), now_s);
-  if (!from.ok()) return fail(from.status().WithContext("from"));
-  StatusOr<int64_t> to = cost::ParseTimeArg(get("to", "now"), now_s);
-  if (!to.ok()) return fail(to.status().WithContext("to"));
-  if (*to <= *from) return fail(InvalidArgumentError("to must be after from"));
-  if (*to - *from > 400LL * 86400) return fail(InvalidArgumentError("period over 400 days"));
-  cost::LedgerPolicy policy;
-  StatusOr<cost::Basis> basis = cost::ParseBasis(get("basis", "allocation"));
-  if (!basis.ok()) return fail(basis.status());
-  StatusOr<cost::IdleRule> idle = cost::ParseIdleRule(get("idle", "none"));
-  if (!idle.ok()) return fail(idle.status());
-  StatusOr<cost::ContentionRule> cr = cost::ParseContentionRule(get("contention", "transfer"));
-  if (!cr.ok()) return fail(cr.status());
-  policy.basis = *basis;
-  policy.idle = *idle;
-  policy.contention = *cr;
-  std::string format = get("format", "json");
-  if (format != "json" && format != "csv" && format != "text") {
-    return fail(InvalidArgumentError("format must be json, csv or text"));
-  }
-  std::vector<std::string> by;
-  for (std::string_view part : SplitString(get("by", "team"), ',')) {
-    if (!TrimWhitespace(part).empty()) by.emplace_back(TrimWhitespace(part));
-  }
-  StatusOr<cost::Ledger> ledger =
-      cost::LedgerFromStores(*meter_, *incidents_, prices, policy, *from, *to);
-  if (!ledger.ok()) return fail(ledger.status());
-  StatusOr<cost::CostReport> report = cost::BuildReport(*ledger, by, prices.teams());
-  if (!report.ok()) return fail(report.status());
-  if (format == "csv") return {200, "text/csv", cost::RenderCsv(*report)};
-  if (format == "text") return {200, "text/plain", cost::RenderText(*report)};
-  return {200, "application/json", cost::RenderJson(*report)};
+  cost::ApiReply r = path == "/allocation"
+                         ? cost::AllocationQuery(params, *meter_, *incidents_, prices, now_s)
+                         : cost::CostQuery(params, *meter_, *incidents_, prices, now_s);
+  return {r.status, std::move(r.content_type), std::move(r.body)};
 }
 
 Status Server::Start() {

@@ -68,9 +68,11 @@ class Server {
   Status RunDetectorsOnce();
   // Self-metrics in Prometheus text format.
   std::string RenderMetrics();
-  // GET /api/v1/cost: (HTTP status, content type, body or error message).
+  // GET /api/v1/cost and /allocation (cost/cost_api.h): (HTTP status,
+  // content type, body or error message).
   std::tuple<int, std::string, std::string> CostReport(
-      const cost::PriceBook& prices, const std::map<std::string, std::string>& params);
+      const cost::PriceBook& prices, const std::string& path,
+      const std::map<std::string, std::string>& params);
 
  private:
   explicit Server(const ServerOptions& options);

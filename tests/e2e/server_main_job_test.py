@@ -5,7 +5,12 @@ episode of the default scenario must show up, and `gpufleet incidents list`
 (through the API and straight from the database) must list a
 memory_contention incident that `incidents show` can display with evidence."""
 import argparse
+import csv
+import io
 import json
+import re
+import urllib.error
+import urllib.request
 import os
 import subprocess
 import sys
@@ -14,6 +19,56 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from server_harness import ServerProcess, dump_log, get_json, wait_for  # noqa: E402
+
+
+FOCUS_MANDATORY = [
+    "BilledCost", "EffectiveCost", "ListCost", "ContractedCost", "BillingAccountId",
+    "BillingAccountName", "BillingCurrency", "BillingPeriodStart", "BillingPeriodEnd",
+    "ChargePeriodStart", "ChargePeriodEnd", "ChargeCategory", "ChargeClass",
+    "ChargeDescription", "InvoiceIssuerName", "PricingQuantity", "PricingUnit", "ProviderName",
+    "PublisherName", "ServiceCategory", "ServiceName"]
+FOCUS_NOT_NULL = ["BilledCost", "EffectiveCost", "ListCost", "ContractedCost",
+                  "BillingAccountId", "BillingCurrency", "BillingPeriodStart",
+                  "BillingPeriodEnd", "ChargePeriodStart", "ChargePeriodEnd", "ChargeCategory",
+                  "InvoiceIssuerName", "ProviderName", "PublisherName", "ServiceCategory",
+                  "ServiceName"]
+
+
+def check_focus(url, total):
+    """FOCUS 1.2 rules a FinOps tool relies on (shared/reference/focus-columns.md)."""
+    with urllib.request.urlopen(url, timeout=30) as r:
+        rows = list(csv.DictReader(io.StringIO(r.read().decode())))
+    assert rows, "no FOCUS rows"
+    for col in FOCUS_MANDATORY:
+        assert col in rows[0], col
+    for col in rows[0]:
+        assert col.startswith("x_") or col[0].isupper(), col
+    stamp = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+    for row in rows:
+        for col in FOCUS_NOT_NULL:
+            assert row[col] != "", (col, row)
+        for col in ("BillingPeriodStart", "BillingPeriodEnd", "ChargePeriodStart",
+                    "ChargePeriodEnd"):
+            assert stamp.match(row[col]), (col, row[col])
+        assert row["ChargeCategory"] in ("Usage", "Credit", "Adjustment"), row
+        if row["ChargeCategory"] == "Usage":
+            assert row["PricingQuantity"] and row["PricingUnit"] == "GPU-Hours", row
+            assert row["SkuId"] and row["PricingCategory"], row
+        else:
+            assert row["PricingQuantity"] == "" and row["PricingUnit"] == "", row
+        json.loads(row["Tags"])
+    billed = sum(float(r["BilledCost"]) for r in rows)
+    # The report's total came a moment earlier; the fleet kept running.
+    assert billed >= total - 1e-6, (billed, total)
+    return len(rows)
+
+
+def http_status(url):
+    try:
+        with urllib.request.urlopen(url, timeout=30) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
 
 
 def main():
@@ -71,6 +126,28 @@ def main():
                 assert abs(report["total"]["contention_usd"]) < 1e-9, report
                 print("cost ledger: total $%.2f over %d device-minutes"
                       % (total, report["device_minutes"]))
+
+                # OpenCost's /allocation shape, and the FOCUS export.
+                alloc = get_json(srv.url + "/allocation?window=1d&aggregate=namespace"
+                                 "&includeIdle=true")
+                assert alloc["code"] == 200 and alloc["status"] == "success", alloc
+                sets = alloc["data"][0]
+                assert {"serving", "research", "__idle__"} <= set(sets), sorted(sets)
+                for name, a in sets.items():
+                    for key in ("gpuHours", "gpuCost", "gpuCostAdjustment", "gpuEfficiency",
+                                "totalCost", "window", "properties", "minutes"):
+                        assert key in a, (name, key)
+                focus = check_focus(srv.url + "/api/v1/cost?from=-1d&format=focus", total)
+                print("FOCUS export: %d rows" % focus)
+
+                # Bad parameters get a 400 naming them, never a crash.
+                for bad in ("from=yesterday-ish", "to=-1d&from=now", "from=-500d",
+                            "by=galaxy", "basis=vibes", "format=xml"):
+                    code = http_status(srv.url + "/api/v1/cost?" + bad)
+                    assert code == 400, (bad, code)
+                for bad in ("window=fortnight", "aggregate=galaxy", "includeIdle=maybe"):
+                    code = http_status(srv.url + "/allocation?" + bad)
+                    assert code == 400, (bad, code)
 
             # The database alone answers too, after the server stopped.
             out = subprocess.run([args.gpufleet, "incidents", "list", "--db", db, "--json"],

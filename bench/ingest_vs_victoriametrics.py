@@ -8,6 +8,9 @@ same remote-write bodies (--gpus simulated GPUs x 40 canonical series, agent lab
 sample per series per round) to each, one after the other, over the same number of
 connections. Bodies are encoded before timing starts.
 
+gpufleet runs twice, with its cost ledger on (the default) and off, so the share of
+the ingest rate that metering costs is printed too.
+
 Printed per receiver: samples/s, failed requests, resident set (VmRSS) before and after,
 and memory per active series = (RSS after - RSS before) / series. Then the ratio
 gpufleet / VictoriaMetrics of the ingest rates (> 1 means gpufleet is faster).
@@ -124,19 +127,23 @@ def main():
 
         if os.access(args.gpufleet, os.X_OK) and subprocess.run(
                 [args.gpufleet, "server", "--help"], capture_output=True).returncode == 0:
-            port = free_port()
-            base = f"http://127.0.0.1:{port}"
             # One load generator stands for 10,000 agents on one address: the
             # per-client rate limit (50 requests/s by default) would throttle
             # it, so it is lifted; detectors stay on (the defaults).
-            config = os.path.join(tmp, "server.toml")
-            with open(config, "w") as f:
-                f.write("[limits]\nrequests_per_second = 1000000\nburst = 1000000\n")
-            results["gpufleet"] = measure(
-                "gpufleet",
-                [args.gpufleet, "server", "--listen", f"127.0.0.1:{port}",
-                 "--db", f"{tmp}/gpufleet.db", "--config", config],
-                f"{base}/-/healthy", f"{base}/api/v1/write", args, tmp)
+            # The cost ledger meters every write (on by default); a second
+            # run with it off gives metering's share of the ingest cost.
+            for name, cost in (("gpufleet", "true"), ("gpufleet-no-cost", "false")):
+                port = free_port()
+                base = f"http://127.0.0.1:{port}"
+                config = os.path.join(tmp, f"{name}.toml")
+                with open(config, "w") as f:
+                    f.write("[limits]\nrequests_per_second = 1000000\nburst = 1000000\n"
+                            f"[cost]\nenabled = {cost}\n")
+                results[name] = measure(
+                    name,
+                    [args.gpufleet, "server", "--listen", f"127.0.0.1:{port}",
+                     "--db", f"{tmp}/{name}.db", "--config", config],
+                    f"{base}/-/healthy", f"{base}/api/v1/write", args, tmp)
         else:
             print(f"SKIP gpufleet: no `gpufleet server` at {args.gpufleet}", file=sys.stderr)
     finally:
@@ -155,6 +162,12 @@ def main():
         results["ratio_gpufleet_over_victoriametrics"] = round(ratio, 3)
         print(f"ratio gpufleet / victoriametrics: {ratio:.2f} "
               f"({'faster' if ratio >= 1 else 'slower'})")
+    if "gpufleet-no-cost" in results:
+        share = 1 - (results["gpufleet"]["samples_per_second"] /
+                     results["gpufleet-no-cost"]["samples_per_second"])
+        results["metering_share_of_ingest"] = round(share, 4)
+        print(f"cost metering: {100 * share:.1f}% of the ingest rate "
+              "(gpufleet with the ledger on vs off, same run)")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)

@@ -5,6 +5,7 @@
 # API on http://127.0.0.1:9840 until Ctrl-C. In another terminal:
 #   build/src/cli/gpufleet incidents list
 #   build/src/cli/gpufleet incidents show 1
+#   build/src/cli/gpufleet cost report --server http://127.0.0.1:9840 --by team,workload
 # Extra arguments go to `gpufleet server`. State goes to out/demo.db.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,4 +13,5 @@ scripts/setup.sh
 scripts/build.sh
 mkdir -p out
 echo "demo: list incidents with: build/src/cli/gpufleet incidents list"
+echo "demo: what it costs:        build/src/cli/gpufleet cost report --server http://127.0.0.1:9840 --by team,workload"
 exec build/src/cli/gpufleet server --simulate default --speedup 30 --db out/demo.db "$@"

@@ -127,5 +127,20 @@ TEST(CostExportTest, OpenCostAllocationShape) {
                    .ok());
 }
 
+TEST(CostReportTest, TimeArguments) {
+  const int64_t now = 1'800'000'000;
+  EXPECT_EQ(*ParseTimeArg("now", now), now);
+  EXPECT_EQ(*ParseTimeArg("-30d", now), now - 30 * 86400);
+  EXPECT_EQ(*ParseTimeArg("-6h", now), now - 6 * 3600);
+  EXPECT_EQ(*ParseTimeArg("2026-12-01", now), 1796083200);
+  EXPECT_EQ(*ParseTimeArg("2026-12-01T08:00:00Z", now), 1796083200 + 8 * 3600);
+  EXPECT_EQ(*ParseTimeArg("1796083200", now), 1796083200);
+  for (const char* bad : {"", "yesterday", "-5w", "-99999999999999d", "123456789012345",
+                          "2026-13-45", "--5d"}) {
+    StatusOr<int64_t> t = ParseTimeArg(bad, now);
+    EXPECT_FALSE(t.ok()) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace gpufleet::cost

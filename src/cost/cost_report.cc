@@ -258,10 +258,12 @@ StatusOr<int64_t> ParseTimeArg(std::string_view text, int64_t now_s) {
     if (mult == 0) return bad();
     char* end = nullptr;
     long long n = std::strtoll(t.c_str() + 1, &end, 10);
-    if (end != t.c_str() + t.size() - 1 || n < 0) return bad();
+    // 100,000 days (270 years) bounds the product well inside int64.
+    if (end != t.c_str() + t.size() - 1 || n < 0 || n > 100'000LL * 86400 / mult) return bad();
     return now_s - n * mult;
   }
   if (!t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    if (t.size() > 11) return bad();  // beyond the year 5000: a typo, not a time
     return static_cast<int64_t>(std::strtoll(t.c_str(), nullptr, 10));
   }
   struct tm tm = {};

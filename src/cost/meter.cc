@@ -23,12 +23,20 @@ Kind KindOf(std::string_view name) {
   return Kind::kNone;
 }
 
-// FNV-1a over the series' labels: a stable id for its cursor row.
+// FNV-1a over the series' label pairs: a stable id for its cursor row.
 uint64_t SeriesId(const Labels& labels) {
   uint64_t h = 1469598103934665603ull;
-  for (char c : labels.ToString()) {
-    h ^= static_cast<unsigned char>(c);
+  auto mix = [&h](std::string_view s, unsigned char end) {
+    for (char c : s) {
+      h ^= static_cast<unsigned char>(c);
+      h *= 1099511628211ull;
+    }
+    h ^= end;
     h *= 1099511628211ull;
+  };
+  for (const auto& [name, value] : labels.pairs()) {
+    mix(name, 0);
+    mix(value, 1);
   }
   return h;
 }
@@ -85,7 +93,12 @@ const std::vector<Migration>& CostMigrations() {
   return kMigrations;
 }
 
-Meter::Meter(StateDb* db) : db_(db) {}
+Meter::Meter(StateDb* db) : db_(db) {
+  // WAL + NORMAL: a commit survives the process dying (kill -9) without an
+  // fsync per write; a power cut may lose the last writes, which the
+  // senders then send again.
+  db_->Exec("PRAGMA synchronous=NORMAL").IgnoreError();
+}
 
 StatusOr<Meter::Cursor> Meter::LoadCursor(uint64_t series) {
   auto it = cursors_.find(series);

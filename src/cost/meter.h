@@ -6,8 +6,9 @@
 // (gpu_process_utilization_ratio) when the source reports it.
 //
 // Write-through and idempotent: Record() meters one acknowledged write in
-// one transaction and returns only when it is committed (WAL; survives
-// kill -9 of the process), so the caller acknowledges the write after it.
+// one transaction and returns only when it is committed (WAL with
+// synchronous=NORMAL: survives kill -9 of the process; a power cut can lose
+// the last commits), so the caller acknowledges the write after it.
 // Each series keeps a cursor (its last metered timestamp and value) in the
 // same transaction, so a write sent again (a retry after a lost response, a
 // replay after a restart) is not counted twice, and counters (energy) are

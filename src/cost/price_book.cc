@@ -115,9 +115,9 @@ StatusOr<PriceBook> PriceBook::Parse(std::string_view toml, std::string_view ori
                           "unknown GPU model '" + rule.gpu + "' (not in data/hardware.toml)");
     }
     if (rule.pricing == Pricing::kOnPrem) {
-      if (rule.capital_usd_per_gpu <= 0 || rule.depreciation_years <= 0) {
-        return n.Error(n.table(), "pricing = \"onprem\" needs capital_usd_per_gpu and "
-                                  "depreciation_years > 0");
+      if (rule.capital_usd_per_gpu <= 0 || rule.depreciation_years < 0.1) {
+        return n.Error(n.table(), "pricing = \"onprem\" needs capital_usd_per_gpu > 0 and "
+                                  "depreciation_years of at least 0.1");
       }
     } else if (rule.pricing == Pricing::kNegotiated && !rule.usd_per_gpu_hour.has_value()) {
       return n.Missing("usd_per_gpu_hour");

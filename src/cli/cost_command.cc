@@ -12,6 +12,7 @@
 #include "cost/cost_report.h"
 #include "detect/incident_store.h"
 #include "net/http_client.h"
+#include "schema/hardware_catalog.h"
 
 namespace gpufleet {
 namespace {
@@ -59,6 +60,8 @@ class CostCommand : public Command {
     prices_cmd_->add_option("--region", region_, "Only this region");
     prices_cmd_->add_option("--gpu", gpu_, "Only this GPU model key (data/hardware.toml)");
     prices_cmd_->add_flag("--spot", spot_, "Spot prices instead of on-demand");
+    prices_cmd_->add_flag("--host-split", host_split_,
+                          "Split the host's CPU and memory off at OpenCost's default rates");
   }
 
   Status Run() override {
@@ -142,19 +145,30 @@ class CostCommand : public Command {
 
   Status ListPrices() {
     const cost::PriceCatalog& c = cost::PriceCatalog::Default();
-    std::printf("%-11s %-22s %-28s %-14s %6s %12s  %s\n", "CLOUD", "REGION", "INSTANCE", "GPU",
-                "GPUS", "USD/GPU-H", "BASIS");
+    std::printf("%-11s %-22s %-28s %-14s %6s %10s %14s  %s\n", "CLOUD", "REGION", "INSTANCE",
+                "GPU", "GPUS", "USD/GPU-H", "USD/PFLOP-H", "BASIS");
     for (const cost::CloudOffer& o : c.offers()) {
       if (!cloud_.empty() && o.cloud != cloud_) continue;
       if (!region_.empty() && o.region != region_) continue;
       if (!gpu_.empty() && o.gpu != gpu_) continue;
-      StatusOr<cost::GpuHourPrice> p = cost::PriceCatalog::PerGpuHour(o, spot_, {});
+      cost::HostSplitRates rates;
+      rates.enabled = host_split_;
+      StatusOr<cost::GpuHourPrice> p = cost::PriceCatalog::PerGpuHour(o, spot_, rates);
       if (!p.ok()) continue;
-      std::printf("%-11s %-22s %-28s %-14s %6g %12.4f  %s\n", o.cloud.c_str(), o.region.c_str(),
-                  o.instance_type.c_str(), o.gpu.c_str(), o.gpu_count, p->usd_per_gpu_hour,
-                  p->basis.c_str());
+      // Per peak dense bf16 PFLOP/s-hour: the price of compute before
+      // measured efficiency (docs/cost.md).
+      const GpuModelSpec* spec = HardwareCatalog::Default().Find(o.gpu);
+      double pf = spec != nullptr ? spec->peak_bf16_flops / 1e15 : 0;
+      std::string per_pf = pf > 0 ? std::to_string(p->usd_per_gpu_hour / pf) : "-";
+      per_pf = per_pf.substr(0, per_pf.find('.') == std::string::npos ? per_pf.size()
+                                                                       : per_pf.find('.') + 5);
+      std::printf("%-11s %-22s %-28s %-14s %6g %10.4f %14s  %s\n", o.cloud.c_str(),
+                  o.region.c_str(), o.instance_type.c_str(), o.gpu.c_str(), o.gpu_count,
+                  p->usd_per_gpu_hour, per_pf.c_str(), p->basis.c_str());
     }
-    std::printf("Source: %s (public list prices; not current quotes).\n", c.snapshot().c_str());
+    std::printf("Source: %s (public list prices; not current quotes). USD/PFLOP-H: per peak "
+                "dense bf16 PFLOP/s for an hour (data/hardware.toml).\n",
+                c.snapshot().c_str());
     return OkStatus();
   }
 
@@ -166,6 +180,7 @@ class CostCommand : public Command {
   double surcharge_ = 0.20;
   std::string cloud_, region_, gpu_;
   bool spot_ = false;
+  bool host_split_ = false;
 };
 
 }  // namespace

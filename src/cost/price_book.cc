@@ -74,8 +74,10 @@ StatusOr<PriceBook> PriceBook::Parse(std::string_view toml, std::string_view ori
   }
   ASSIGN_OR_RETURN(std::optional<TomlReader> split, r.Table("host_split"));
   if (split.has_value()) {
-    RETURN_IF_ERROR(split->CheckKeys({"usd_per_vcpu_hour", "usd_per_gib_hour",
+    book.split_.enabled = true;
+    RETURN_IF_ERROR(split->CheckKeys({"enabled", "usd_per_vcpu_hour", "usd_per_gib_hour",
                                       "spot_usd_per_vcpu_hour", "spot_usd_per_gib_hour"}));
+    RETURN_IF_ERROR(split->Read("enabled", book.split_.enabled));
     RETURN_IF_ERROR(split->Read("usd_per_vcpu_hour", book.split_.usd_per_vcpu_hour, 0.0, 100.0));
     RETURN_IF_ERROR(split->Read("usd_per_gib_hour", book.split_.usd_per_gib_hour, 0.0, 100.0));
     RETURN_IF_ERROR(

@@ -1,7 +1,10 @@
 // PriceBook: what one device costs per hour, from the public catalog and a
 // site's overrides (a TOML file; docs/cost.md has the format):
 //
-//   [host_split]   usd_per_vcpu_hour, usd_per_gib_hour (catalog split rates)
+//   [host_split]   present: split the host's CPU and memory off instance
+//                  prices (price_catalog.h), at usd_per_vcpu_hour /
+//                  usd_per_gib_hour (default OpenCost's); absent: GPUs
+//                  carry the whole instance price
 //   [teams]        namespace = "team"; [owners] "node-glob*" = "team"
 //   [[node]]       match = "aws-h100-*" (glob on the node name; optional
 //                  cloud / region / gpu filters), pricing = on_demand | spot |

@@ -12,9 +12,9 @@ const CloudOffer* Offer(std::string_view cloud, std::string_view region, std::st
   return nullptr;
 }
 
-// The embedded catalog names only models of the hardware catalog, and its
-// per-GPU-hour rule splits the host off instance prices: a p5.48xlarge
-// (8 x H100, 192 vCPUs, 2,048 GiB) at price P costs
+// The embedded catalog names only models of the hardware catalog. By default
+// a GPU carries its share of the whole instance price; with the host split
+// enabled, a p5.48xlarge (8 x H100, 192 vCPUs, 2,048 GiB) at price P costs
 // (P - 192 x 0.031611 - 2048 x 0.004237) / 8 per GPU-hour.
 TEST(PriceCatalogTest, InstancePriceLessHostPerGpu) {
   const CloudOffer* o = Offer("aws", "us-east-1", "p5.48xlarge");
@@ -22,7 +22,12 @@ TEST(PriceCatalogTest, InstancePriceLessHostPerGpu) {
   ASSERT_TRUE(o->on_demand_usd_per_hour.has_value());
   EXPECT_EQ(o->gpu, "h100-sxm");
   EXPECT_EQ(o->gpu_count, 8);
-  StatusOr<GpuHourPrice> p = PriceCatalog::PerGpuHour(*o, false, HostSplitRates());
+  StatusOr<GpuHourPrice> whole = PriceCatalog::PerGpuHour(*o, false, HostSplitRates());
+  ASSERT_TRUE(whole.ok());
+  EXPECT_NEAR(whole->usd_per_gpu_hour, *o->on_demand_usd_per_hour / 8, 1e-9);
+  HostSplitRates split;
+  split.enabled = true;
+  StatusOr<GpuHourPrice> p = PriceCatalog::PerGpuHour(*o, false, split);
   ASSERT_TRUE(p.ok());
   EXPECT_NEAR(p->usd_per_gpu_hour, (*o->on_demand_usd_per_hour - 192 * 0.031611 - 2048 * 0.004237) / 8,
               1e-9);

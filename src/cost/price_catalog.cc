@@ -114,14 +114,16 @@ StatusOr<GpuHourPrice> PriceCatalog::PerGpuHour(const CloudOffer& o, bool spot,
   std::string how = o.instance_type + (spot ? " spot " : " on-demand ") + Money(*p) + "/h";
   if (o.accelerator_only) {
     how += " (accelerators only)";
+  } else if (!rates.enabled) {
+    how += " (host included)";
   } else {
     double host = o.vcpus * (spot ? rates.spot_usd_per_vcpu_hour : rates.usd_per_vcpu_hour) +
                   o.memory_gib * (spot ? rates.spot_usd_per_gib_hour : rates.usd_per_gib_hour);
-    if (*p - host >= 0.25 * *p) {
+    if (*p - host >= 0.5 * *p) {
       gpu_part = *p - host;
       how += " less host " + Money(host) + "/h";
     } else {
-      how += " (host split not applied: it would leave the GPUs under 25%)";
+      how += " (host split not applied: it would leave the GPUs under half)";
     }
   }
   out.usd_per_gpu_hour = gpu_part / o.gpu_count;

@@ -3,15 +3,18 @@
 // extract) and the rule that turns an offer's price into a price per
 // GPU-hour:
 //
-//   scope "instance":    (price - vcpus x cpu rate - memory_gib x memory rate) / gpu_count
+//   scope "instance":    price / gpu_count, the host's CPU and memory
+//                        included (so the ledger adds up to the invoice);
+//                        with a host split enabled:
+//                        (price - vcpus x cpu rate - memory_gib x memory rate) / gpu_count
 //   scope "accelerator": price / gpu_count   (GCP prices GPUs apart from the host)
 //
-// The host split uses OpenCost's default custom-pricing rates ($0.031611 per
-// vCPU-hour, $0.004237 per GiB-hour; spot $0.006655 and $0.000892), so a GPU
-// on an 8-GPU instance is not charged for the CPU and memory that other
-// tools charge separately. A split that would leave less than a quarter of
-// the price to the GPUs is not applied (the GPUs then carry the whole
-// price) and the quote says so.
+// The split is for sites that charge CPU and memory with another tool
+// (OpenCost, Kubecost); its default rates are OpenCost's default
+// custom-pricing rates ($0.031611 per vCPU-hour, $0.004237 per GiB-hour;
+// spot $0.006655 and $0.000892). A split that would leave less than half of
+// the price to the GPUs is not applied (the rates do not fit that
+// provider's prices) and the quote says so.
 //
 // Errors name the file, line and field. Thread safety: immutable after Load.
 #pragma once
@@ -27,6 +30,7 @@
 namespace gpufleet::cost {
 
 struct HostSplitRates {
+  bool enabled = false;
   double usd_per_vcpu_hour = 0.031611;
   double usd_per_gib_hour = 0.004237;
   double spot_usd_per_vcpu_hour = 0.006655;

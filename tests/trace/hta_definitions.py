@@ -90,13 +90,13 @@ def load(path):
     return events
 
 
-def analyze(path):
+def analyze(path, last_step_filter=True):
     events = load(path)
     cpu = [e for e in events if e["stream"] == -1]
     gpu = [e for e in events if e["stream"] != -1]
     steps = {e["name"] for e in events if "ProfilerStep" in e["name"]}
     filtered = False
-    if len(steps) > 1:
+    if last_step_filter and len(steps) > 1:
         last = max(e["start"] for e in cpu if "ProfilerStep" in e["name"])
         cpu = [e for e in cpu if e["start"] < last]
         per_corr = collections.Counter(e["corr"] for e in cpu)

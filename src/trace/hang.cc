@@ -287,7 +287,8 @@ StatusOr<HangReport> AnalyzeHang(const std::vector<std::string>& paths) {
     bool job_ranks = listed != in.comm_members.end() ||
                      (size != in.comm_size.end() && size->second == world) ||
                      comm.rfind("pg:", 0) == 0 || !any_global;
-    CommAnalysis a{comm, members, comm_missing, job_ranks, with_state, r, waiters, waited, deferred};
+    CommAnalysis a{comm, members, comm_missing, job_ranks, with_state, r, waiters, waited,
+                   deferred};
     for (int m : comm_missing) {
       int job = a.JobOfMissing(m);
       bool reported = std::find(in.reported_missing.begin(), in.reported_missing.end(),

@@ -190,7 +190,8 @@ std::optional<int64_t> NumberAfter(std::string_view s, std::string_view key) {
 
 // PyTorch ProcessGroupNCCL watchdog lines; false when the line is not one.
 bool ParseTorchTimeout(std::string_view line, TorchTimeout& t) {
-  bool watchdog = line.find("Watchdog caught collective operation timeout") != std::string_view::npos;
+  bool watchdog =
+      line.find("Watchdog caught collective operation timeout") != std::string_view::npos;
   bool summary = line.find("Timeout at NCCL work: ") != std::string_view::npos ||
                  line.find("detected by watchdog at work: ") != std::string_view::npos;
   if (!watchdog && !summary) return false;

@@ -10,7 +10,7 @@
 //          RCCL           "... commId 0x%llx localSize %d used %ld bytes - Init COMPLETE"
 //          and the same fields ending "- Init START", "- Abort COMPLETE", "- Destroy COMPLETE".
 //   coll   "%s: opCount %lx sendbuff %p recvbuff %p count %zu datatype %d op %d root %d comm %p
-//          [nranks=%d] stream %p" (+ RCCL " task %d globalrank %d"); for Send/Recv root is the peer.
+//          [nranks=%d] stream %p" (+ RCCL " task %d globalrank %d"); Send/Recv: root = peer.
 //   warn   "<prefix> file.cc:NNN NCCL WARN ..."
 //   torch  "[Rank R] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=S, OpType=OP,
 //          ...)" and "[Rank R] Timeout at NCCL work: S, last enqueued NCCL work: E, last

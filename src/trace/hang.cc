@@ -129,6 +129,26 @@ void ResolveAnonymousComms(HangInput& in) {
   }
 }
 
+// A process without a job-wide rank gets its rank in the largest communicator
+// of all inputs (the world), when it is in one of that size; a process seen
+// only in smaller (split) communicators keeps -1.
+void AssignWorldRanks(HangInput& in) {
+  int world = 0;
+  for (const auto& [comm, n] : in.comm_size) world = std::max(world, n);
+  std::map<std::pair<std::string, int64_t>, int> world_rank;
+  for (const HangRankState& s : in.ranks) {
+    auto size = in.comm_size.find(s.comm);
+    if (s.pid >= 0 && size != in.comm_size.end() && size->second == world) {
+      world_rank.emplace(std::make_pair(s.host, s.pid), s.rank);
+    }
+  }
+  for (HangRankState& s : in.ranks) {
+    if (s.global_rank >= 0 || s.pid < 0) continue;
+    auto it = world_rank.find({s.host, s.pid});
+    if (it != world_rank.end()) s.global_rank = it->second;
+  }
+}
+
 // Edges of one comm: collectives by sequence number, p2p by per-pair counts.
 struct CommAnalysis {
   const std::string& comm;
@@ -245,6 +265,7 @@ StatusOr<HangReport> AnalyzeHang(const std::vector<std::string>& paths) {
   HangInput in;
   for (const std::string& p : paths) RETURN_IF_ERROR(ReadOne(p, in));
   ResolveAnonymousComms(in);
+  AssignWorldRanks(in);
 
   HangReport r;
   r.partial = in.partial;

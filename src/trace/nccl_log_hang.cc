@@ -3,9 +3,9 @@
 //
 // Per (process, communicator): the last opCount enqueued, the op of the last
 // record in line order (a Send/Recv names its peer) and the p2p ops posted per
-// peer. The job-wide rank of a process is, in order: RCCL's "globalrank", a
-// launcher prefix ("[1,3]<stdout>:", "[rank3]:"), its rank in the largest
-// communicator of the file. Communicators without a commId (NCCL <= 2.11) get
+// peer. The job-wide rank of a process is RCCL's "globalrank" or a launcher
+// prefix ("[1,3]<stdout>:", "[rank3]:"); failing both, AnalyzeHang takes its
+// rank in the largest communicator of all inputs. Communicators without a commId (NCCL <= 2.11) get
 // the stand-in id "anon:nranks=N#k" (k-th init of that size in the process),
 // which AnalyzeHang matches across files. PyTorch watchdog timeouts become
 // states on "pg:<id>" with completion known (the timed-out work is pending).
@@ -33,24 +33,15 @@ std::string CommIdOf(const CommInfo& info) {
 }
 
 struct ProcFacts {
-  int global_rank = -1;
+  int global_rank = -1;   // from RCCL's globalrank or a launcher prefix
   int world_nranks = -1;  // nranks of the largest comm it is in
-  int world_rank = -1;
 };
 
 std::map<ProcKey, ProcFacts> Facts(const NcclLog& log) {
   std::map<ProcKey, ProcFacts> facts;
-  int max_nranks = -1;
   for (const auto& [key, info] : log.comms) {
     ProcFacts& f = facts[key.first];
-    if (info.nranks > f.world_nranks) {
-      f.world_nranks = info.nranks;
-      f.world_rank = info.rank;
-    }
-    max_nranks = std::max(max_nranks, info.nranks);
-  }
-  for (auto& [proc, f] : facts) {
-    if (f.world_nranks == max_nranks) f.global_rank = f.world_rank;
+    f.world_nranks = std::max(f.world_nranks, info.nranks);
   }
   for (const auto& [proc, rank] : log.launcher_rank) facts[proc].global_rank = rank;
   for (const CollRecord& c : log.colls) {

@@ -117,6 +117,21 @@ std::unique_ptr<Imported> ImportReal(const std::string& name) {
   return out;
 }
 
+// An application timestamp before the NCCL prefix is not taken for host:pid:tid.
+TEST(NcclLogImporterTest, PlainTimeBeforeThePrefixIsNotAHost) {
+  TempDir dir;
+  std::string path = dir.path() + "/timed.log";
+  WriteFile(path,
+            "2025-03-01 10:00:05 n1:7:8 [0] NCCL INFO comm 0xa rank 0 nranks 1 cudaDev 0 busId "
+            "1000 - Init COMPLETE\n");
+  Timeline t;
+  TimelineBuilder b(t);
+  ASSERT_TRUE(NewNcclLogImporter()->Import(path, b, nullptr).ok());
+  ASSERT_EQ(t.processes.size(), 1u);
+  EXPECT_EQ(t.processes[0].host, "n1");
+  EXPECT_EQ(t.processes[0].pid, 7);
+}
+
 // NCCL <= 2.11 (NVIDIA/nccl#629): "comm %p rank %d nranks %d cudaDev %d busId %lx".
 TEST(NcclLogImporterTest, RealInitLinesWithoutCommId) {
   auto r = ImportReal("nccl_le2.11_init_nccl629.log");

@@ -93,6 +93,7 @@ bool ParseId(std::string_view id, LinePrefix& out) {
   auto pid = Num(id.substr(c1 + 1, c2 - c1 - 1));
   auto tid = Num(id.substr(c2 + 1));
   if (!pid || !tid || *pid < 0 || *tid < 0) return false;
+  if (ParseInt64(id.substr(0, c1))) return false;  // "10:00:05" is a time, not host:pid:tid
   out.host = id.substr(0, c1);
   out.pid = *pid;
   out.tid = *tid;

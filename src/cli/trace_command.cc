@@ -129,7 +129,11 @@ class TraceCommand : public Command {
 
     hang_ = app.add_subcommand("hang", "Find the stuck collective and the ranks it waits for in "
                                        "NCCL/RCCL logs and flight-recorder dumps");
-    hang_->add_option("logs", files_, "Log files and dumps")->required();
+    hang_->add_option("logs", files_,
+                      "NCCL/RCCL NCCL_DEBUG=INFO logs of any NCCL 2.x / RCCL version (one or "
+                      "several ranks per file, mpirun/torchrun/pdsh prefixes, PyTorch watchdog "
+                      "lines), NCCL RAS text/JSON, Inspector JSONL, flight-recorder JSON dumps")
+        ->required();
     hang_->add_flag("--json", json_, "JSON output");
   }
 

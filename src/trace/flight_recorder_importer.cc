@@ -188,6 +188,8 @@ class FlightRecorderImporter : public TraceImporter {
     sf.alignment = "epoch ns (system clock of the rank)";
     sf.epoch_clock = true;
     sf.clock_source = "flight recorder time_*_ns";
+    sf.format_version =
+        "flight recorder dump version " + JsonString(d.root, "version").value_or("?");
     uint32_t file = b.AddFile(std::move(sf));
     uint32_t proc = b.Process(file, d.host, d.pid);
     b.timeline().processes[proc].rank = d.rank;

@@ -17,6 +17,7 @@ TEST(FlightRecorderImporterTest, ImportsEntriesAsCollectives) {
   b.Finish();
   ASSERT_EQ(t.processes.size(), 1u);
   EXPECT_EQ(t.processes[0].rank, 0);  // from the file name
+  EXPECT_EQ(t.files[0].format_version, "flight recorder dump version 2.4");
   ASSERT_EQ(t.collectives.size(), 5u);
   EXPECT_EQ(CountKind(t, EventKind::kCommKernel), 4);  // completed ones have a span
   EXPECT_EQ(CountKind(t, EventKind::kInstant), 1);     // seq 5 never completed

@@ -13,12 +13,16 @@
 // last enqueued sequence is below S, i.e. that has not joined S yet. Ranks
 // that are waited on and wait on nobody are the roots (the laggards). When
 // all present ranks are stuck on the same S and some expected ranks sent no
-// data, those missing ranks are the suspects.
+// data, those missing ranks are the suspects. A rank whose pending op is a
+// Send/Recv to peer P waits on P when P posted fewer matching Recv/Send ops.
+// Ranks that wait on each other with no root (a cycle) and ranks that disagree
+// on the op at one sequence number are reported as such in `notes`.
 //
 // Thread-safe: pure functions over their arguments.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,7 +32,8 @@
 namespace gpufleet::trace {
 
 struct HangRankState {
-  int rank = -1;
+  int rank = -1;         // rank inside `comm`
+  int global_rank = -1;  // job-wide rank when known (RCCL globalrank, launcher prefix, world comm)
   std::string host;
   int64_t pid = -1;
   Vendor vendor = Vendor::kUnknown;
@@ -39,8 +44,16 @@ struct HangRankState {
   // True when the source reports completions (flight recorder, Inspector);
   // NCCL logs only show enqueues, so their last enqueued op counts as pending.
   bool completion_known = false;
+  std::string version;          // producer version when the source names it ("2.21.5+cuda12.4")
+  // True when `comm` is a stand-in: init lines before NCCL 2.12 carry no commId,
+  // so the comm is matched across processes by size (see AnalyzeHang).
+  bool comm_anonymous = false;
+  int pending_peer = -1;  // peer (rank in comm) when the pending op is a Send/Recv
+  std::map<int, int64_t> sends_to, recvs_from;  // p2p ops posted per peer (ranks in comm)
 };
 
+// Ranks in edges and roots are job-wide ranks where known (else the rank in the
+// communicator); -1 for a rank whose job-wide rank cannot be told.
 struct HangEdge {
   int waiter_rank = -1;
   int waited_rank = -1;

@@ -29,6 +29,11 @@ Status FlightRecorderHangInput(const std::string& path, std::string_view text, H
 Status NcclJsonHangInput(const std::string& path, std::string_view text, HangInput& out);
 Status RasTextHangInput(const std::string& path, std::string_view text, HangInput& out);
 
+// The job-wide rank of a state (global_rank), else its rank in the comm.
+int JobRank(const HangRankState& s);
+// "rank 2 (amd 2.18.3+hip6.0, node3 pid 3307)".
+std::string RankLabel(const HangRankState& s);
+
 // Sniffers on the first bytes (shared with the importers' Sniff()).
 bool LooksLikeNcclLog(std::string_view head);
 bool LooksLikeFlightRecorderJson(std::string_view head);

@@ -406,11 +406,14 @@ void FileState::Finish() {
   if (has_base_) {
     f.epoch_clock = true;
     f.clock_source = "baseTimeNanoseconds";
+    f.format_version = "Kineto float us + baseTimeNanoseconds";
   } else if (max_ts_ns_ > 100'000'000'000'000'000) {  // later than 1973 as epoch ns
     f.epoch_clock = true;
     f.clock_source = "epoch us";
+    f.format_version = "Kineto integer epoch us (no baseTimeNanoseconds)";
   } else {
     f.clock_source = "relative us (no baseTimeNanoseconds)";
+    f.format_version = "Kineto relative us (no baseTimeNanoseconds)";
   }
 }
 

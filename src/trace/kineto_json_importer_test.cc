@@ -92,6 +92,7 @@ TEST(KinetoJsonImporterTest, ImportsNvidiaFlavourOntoEpochClock) {
   EXPECT_FALSE(t.files[0].partial);
   EXPECT_TRUE(t.files[0].epoch_clock);
   EXPECT_EQ(t.files[0].clock_source, "baseTimeNanoseconds");
+  EXPECT_EQ(t.files[0].format_version, "Kineto float us + baseTimeNanoseconds");
   EXPECT_EQ(t.events.size(), 7u);
 
   const Event* launch = FindEvent(t, "cudaLaunchKernel");
@@ -171,6 +172,7 @@ TEST(KinetoJsonImporterTest, LinksLegacyFlowsWhenCorrelationIsMissing) {
   ASSERT_EQ(t.events.size(), 2u);
   EXPECT_TRUE(t.files[0].epoch_clock);
   EXPECT_EQ(t.files[0].clock_source, "epoch us");
+  EXPECT_EQ(t.files[0].format_version, "Kineto integer epoch us (no baseTimeNanoseconds)");
   EXPECT_EQ(FindEvent(t, "cudaLaunchKernel")->correlation, 538860);
   EXPECT_EQ(FindEvent(t, "gemv")->correlation, 538860);
   EXPECT_EQ(FindEvent(t, "gemv")->kind, EventKind::kKernel);

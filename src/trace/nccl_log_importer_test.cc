@@ -1,12 +1,19 @@
 #include <algorithm>
 #include <string>
 
+#include <memory>
+
 #include "gtest/gtest.h"
+#include "trace/hang.h"
 #include "trace/importer.h"
 #include "trace/testing/importer_test_util.h"
 
 namespace gpufleet::trace {
 namespace {
+
+int64_t PendingSeqForTest(const HangRankState& s) {
+  return s.completion_known && s.last_enqueued > s.last_completed ? s.last_completed + 1 : -1;
+}
 
 TEST(NcclLogImporterTest, ImportsNvidiaLogWithRanksCollectivesAndWarn) {
   std::string path = TestData("nccl/hang_nvidia_node1.log");
@@ -93,6 +100,130 @@ TEST(NcclLogImporterTest, RejectsFileWithoutNcclLines) {
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("app.log"), std::string::npos);
   EXPECT_TRUE(t.files.empty());
+}
+
+// Imports one real sample (tests/data/trace/nccl/real/, origins in the README).
+struct Imported {
+  Timeline t;
+  Status status;
+};
+std::unique_ptr<Imported> ImportReal(const std::string& name) {
+  auto out = std::make_unique<Imported>();
+  std::string path = TestData("nccl/real/" + name);
+  EXPECT_TRUE(NewNcclLogImporter()->Sniff(path, ReadHead(path))) << name;
+  TimelineBuilder b(out->t);
+  out->status = NewNcclLogImporter()->Import(path, b, nullptr);
+  b.Finish();
+  return out;
+}
+
+// An application timestamp before the NCCL prefix is not taken for host:pid:tid.
+TEST(NcclLogImporterTest, PlainTimeBeforeThePrefixIsNotAHost) {
+  TempDir dir;
+  std::string path = dir.path() + "/timed.log";
+  WriteFile(path,
+            "2025-03-01 10:00:05 n1:7:8 [0] NCCL INFO comm 0xa rank 0 nranks 1 cudaDev 0 busId "
+            "1000 - Init COMPLETE\n");
+  Timeline t;
+  TimelineBuilder b(t);
+  ASSERT_TRUE(NewNcclLogImporter()->Import(path, b, nullptr).ok());
+  ASSERT_EQ(t.processes.size(), 1u);
+  EXPECT_EQ(t.processes[0].host, "n1");
+  EXPECT_EQ(t.processes[0].pid, 7);
+}
+
+// NCCL <= 2.11 (NVIDIA/nccl#629): "comm %p rank %d nranks %d cudaDev %d busId %lx".
+TEST(NcclLogImporterTest, RealInitLinesWithoutCommId) {
+  auto r = ImportReal("nccl_le2.11_init_nccl629.log");
+  ASSERT_TRUE(r->status.ok()) << r->status.ToString();
+  EXPECT_EQ(r->t.files[0].skipped, 0u);
+  EXPECT_NE(r->t.files[0].format_version.find("NCCL <= 2.11"), std::string::npos)
+      << r->t.files[0].format_version;
+  ASSERT_EQ(r->t.processes.size(), 2u);
+  for (const Process& p : r->t.processes) EXPECT_EQ(p.world_size, 16);
+}
+
+// NCCL 2.14-2.18 under pdsh (NVIDIA/nccl#1029): "host: host:pid:tid [d] ... Init START".
+TEST(NcclLogImporterTest, RealPdshPrefixedInitStartLines) {
+  auto r = ImportReal("nccl_2.18_pdsh_initstart_nccl1029.log");
+  ASSERT_TRUE(r->status.ok()) << r->status.ToString();
+  EXPECT_EQ(r->t.files[0].skipped, 0u);
+  EXPECT_NE(r->t.files[0].format_version.find("nvmlDev commId"), std::string::npos)
+      << r->t.files[0].format_version;
+  ASSERT_EQ(r->t.processes.size(), 4u);
+  for (const Process& p : r->t.processes) EXPECT_EQ(p.host, "rdma-gpu-train-worker-0");
+  auto hang = AnalyzeHang({TestData("nccl/real/nccl_2.18_pdsh_initstart_nccl1029.log")});
+  ASSERT_TRUE(hang.ok());
+  int stuck_in_init = 0;
+  for (const std::string& n : hang->notes) {
+    stuck_in_init += n.find("Init START but no Init COMPLETE") != std::string::npos;
+  }
+  EXPECT_EQ(stuck_in_init, 4);
+}
+
+// NCCL 2.19+ (NVIDIA/nccl-tests#273): "ncclCommInitRank comm ..." and "Init timings:" lines.
+TEST(NcclLogImporterTest, RealNccl219InitLines) {
+  auto r = ImportReal("nccl_2.2x_init_nccltests273.log");
+  ASSERT_TRUE(r->status.ok()) << r->status.ToString();
+  EXPECT_EQ(r->t.files[0].skipped, 0u);
+  EXPECT_NE(r->t.files[0].format_version.find("NCCL 2.19+ (ncclCommInitRank"), std::string::npos)
+      << r->t.files[0].format_version;
+}
+
+// RCCL 2.27.7 / ROCm 7.2 (ROCm/legacy-rocm-build#6074): "RCCL version : X",
+// ncclCommInitRankConfig_impl, "acc (nil)" and "stream (nil)" in COLL lines,
+// "nRanks" topology lines that are not init lines, Destroy COMPLETE.
+TEST(NcclLogImporterTest, RealRccl227Log) {
+  auto r = ImportReal("rccl_2.27.7_rocm7.2_rocm6074.log");
+  ASSERT_TRUE(r->status.ok()) << r->status.ToString();
+  EXPECT_EQ(r->t.files[0].skipped, 0u);
+  EXPECT_NE(r->t.files[0].format_version.find("RCCL 2.27.7-HEAD:0d2c4fd"), std::string::npos)
+      << r->t.files[0].format_version;
+  ASSERT_EQ(r->t.processes.size(), 2u);
+  for (const Process& p : r->t.processes) EXPECT_EQ(p.vendor, Vendor::kAmd);
+  EXPECT_EQ(r->t.collectives.size(), 5u);
+  for (const Collective& c : r->t.collectives) {
+    EXPECT_EQ(r->t.strings.Get(c.comm), "0xcde2ea451c75c2ba");
+    EXPECT_EQ(c.bytes, 4);
+  }
+  auto hang = AnalyzeHang({TestData("nccl/real/rccl_2.27.7_rocm7.2_rocm6074.log")});
+  ASSERT_TRUE(hang.ok());
+  EXPECT_TRUE(hang->root_ranks.empty());  // both ranks reached opCount 2
+}
+
+// NCCL lines quoted without their host:pid:tid (NVIDIA/nccl#783) are counted
+// as unreadable with their line numbers, never dropped silently.
+TEST(NcclLogImporterTest, RealLinesWithoutHostPrefixAreCounted) {
+  auto r = ImportReal("nccl_send_lines_without_host_nccl783.log");
+  ASSERT_TRUE(r->status.ok()) << r->status.ToString();
+  EXPECT_EQ(r->t.files[0].skipped, 3u);
+  ASSERT_GE(r->t.files[0].errors.size(), 3u);
+  EXPECT_NE(r->t.files[0].errors[2].find("nccl783.log:3: NCCL line without a host:pid:tid"),
+            std::string::npos)
+      << r->t.files[0].errors[2];
+}
+
+// PyTorch watchdog lines of three generations; rank, PG and seq are read.
+TEST(NcclLogImporterTest, RealPyTorchWatchdogLines) {
+  auto v24 = AnalyzeHang({TestData("nccl/real/torch_2.4_watchdog_basicsr737.log")});
+  ASSERT_TRUE(v24.ok()) << v24.status().ToString();
+  ASSERT_EQ(v24->ranks.size(), 3u);
+  for (const HangRankState& s : v24->ranks) {
+    EXPECT_EQ(s.comm, "pg:0");  // rank 2's PG is borrowed from the others' seq 808 lines
+    EXPECT_EQ(PendingSeqForTest(s), 808);
+  }
+  EXPECT_EQ(v24->ranks[0].last_enqueued, 811);  // "last enqueued NCCL work: 811"
+  auto v25 = AnalyzeHang({TestData("nccl/real/torch_2.5_pg_timeout_sglang1693.log")});
+  ASSERT_TRUE(v25.ok()) << v25.status().ToString();
+  ASSERT_EQ(v25->ranks.size(), 2u);
+  for (const HangRankState& s : v25->ranks) EXPECT_EQ(s.comm, "pg:3");
+  auto v1 = AnalyzeHang({TestData("nccl/real/torch_1.x_watchdog_ofa271.log")});
+  ASSERT_TRUE(v1.ok()) << v1.status().ToString();
+  ASSERT_EQ(v1->ranks.size(), 3u);
+  for (const HangRankState& s : v1->ranks) {
+    EXPECT_EQ(s.comm, "pg:unknown");
+    EXPECT_EQ(s.last_enqueued, 469508);
+  }
 }
 
 }  // namespace

@@ -171,14 +171,21 @@ StringId NsysImport::Str(int64_t id) {
 }
 
 void NsysImport::LoadMetadata() {
+  std::string product_version, meta_table;
   for (const char* meta : {"META_DATA_EXPORT", "EXPORT_META_DATA"}) {
     if (!db_.HasTable(meta)) continue;
     auto rows = Select(meta, {"name", "value"}, {"name", "value"});
     if (!rows.ok()) continue;
+    meta_table = meta;
     while (rows->Next()) {
       if (rows->Text(0) == "EXPORT_SCHEMA_VERSION") schema_version_ = std::string(rows->Text(1));
+      if (rows->Text(0) == "EXPORT_PRODUCT_VERSION") product_version = std::string(rows->Text(1));
     }
   }
+  // "nsys 2022.2.1.31, export schema 2.9.1 (EXPORT_META_DATA)".
+  file().format_version = "nsys " + (product_version.empty() ? "?" : product_version) +
+                          ", export schema " + (schema_version_.empty() ? "?" : schema_version_) +
+                          " (" + meta_table + ")";
   if (db_.HasTable("TARGET_INFO_SYSTEM_ENV")) {
     auto rows = Select("TARGET_INFO_SYSTEM_ENV", {"name", "value"}, {"name", "value"});
     if (rows.ok()) {

@@ -28,6 +28,7 @@ TEST(NsysSqliteImporterTest, ImportsRealPerlmutterExport) {
   EXPECT_EQ(t.files[0].skipped, 0u);
   EXPECT_NE(t.files[0].alignment.find("utcEpochNs"), std::string::npos);
   EXPECT_NE(t.files[0].alignment.find("2.9.1"), std::string::npos);
+  EXPECT_EQ(t.files[0].format_version, "nsys 2022.2.1.31, export schema 2.9.1 (EXPORT_META_DATA)");
 
   EXPECT_EQ(CountKind(t, EventKind::kKernel), 5);
   EXPECT_EQ(CountKind(t, EventKind::kMemcpy), 15);

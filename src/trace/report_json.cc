@@ -50,6 +50,7 @@ std::string ReportJson(const Timeline& t, const AnalysisReport& r) {
                      {"clock_offset_ns", f.clock_offset_ns},
                      {"clock_drift_ppm", f.clock_drift_ppm},
                      {"alignment", f.alignment},
+                     {"format_version", f.format_version},
                      {"partial", f.partial},
                      {"events", f.events},
                      {"skipped", f.skipped},

@@ -137,6 +137,11 @@ class RocprofCsvImporter : public TraceImporter {
     };
 
     uint32_t file = b.AddFile(RocprofSourceFile(path, "rocprofv3_csv"));
+    b.timeline().files[file].format_version =
+        kind == CsvKind::kRocprofV1 ? "rocprof v1 results.csv"
+        : kind != CsvKind::kKernel  ? "rocprofv3 CSV"
+        : idx("Stream_Id")          ? "rocprofv3 CSV, ROCm 6.4+ kernel columns (Stream_Id)"
+                                    : "rocprofv3 CSV, ROCm <= 6.3 kernel columns (no Stream_Id)";
     const int64_t file_pid = PidFromFileName(path);
 
     std::vector<std::string> f;

@@ -23,6 +23,7 @@ TEST(RocprofCsvImporterTest, ImportsDocKernelTraceOldLayout) {
   EXPECT_EQ(t.files[0].skipped, 0u);
   EXPECT_FALSE(t.files[0].epoch_clock);
   EXPECT_NE(t.files[0].clock_source.find("BOOTTIME"), std::string::npos);
+  EXPECT_EQ(t.files[0].format_version, "rocprofv3 CSV, ROCm <= 6.3 kernel columns (no Stream_Id)");
   EXPECT_EQ(CountKind(t, EventKind::kKernel), 7);
   // Kernel names with commas inside quotes stay whole.
   EXPECT_EQ(

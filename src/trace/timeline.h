@@ -77,6 +77,9 @@ struct SourceFile {
   // or absolute epoch µs); false for session-relative clocks.
   bool epoch_clock = false;
   std::string clock_source;    // how native times were read ("baseTimeNanoseconds", "epoch us", ...)
+  // The producer version family the importer recognised ("NCCL 2.21.5+cuda12.4; init: NCCL
+  // 2.19+ (...)", "nsys 2024.x schema", ...); "" when the importer cannot tell.
+  std::string format_version;
   bool partial = false;
   uint64_t events = 0;
   uint64_t skipped = 0;

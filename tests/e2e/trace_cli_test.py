@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """End-to-end: `gpufleet trace analyze|merge|diff` on real HTA Kineto samples
-(tests/data/trace, MIT) and on broken copies of them."""
+(tests/data/trace, MIT) and on broken copies of them; `trace hang` on the
+mixed NCCL 2.21 + RCCL 2.18 job of issue 19."""
 import argparse
 import gzip
 import json
@@ -88,6 +89,15 @@ def main():
             f.write("not a trace\n")
         p = run([g, "trace", "analyze", junk], expect_rc=None)
         check(p.returncode != 0 and "junk.txt" in p.stderr, "unknown input names the file")
+
+        # Issue 19: ranks 0-1 NCCL 2.21, ranks 2-3 RCCL 2.18 ("comm 0x... - Init COMPLETE"
+        # init lines); rank 2 stops one AllReduce early, rank 3 does not.
+        logs = [os.path.join(data, "nccl", n)
+                for n in ("hang_nvidia_node1.log", "hang_amd_rccl218_node3.log")]
+        p = run([g, "trace", "hang", "--json"] + logs)
+        hang = json.loads(p.stdout)
+        check(hang["root_ranks"] == [2] and not hang["partial"],
+              "trace hang blames only rank 2 in the mixed NCCL 2.21 / RCCL 2.18 job")
     print("trace_cli_test: all passed")
 
 

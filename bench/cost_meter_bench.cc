@@ -1,0 +1,106 @@
+// The cost meter's share of ingest (issue 14: metering <= 5% of the
+// server's ingest rate). Both benchmarks take the same remote-write batches
+// as bench/remote_write_load (GPUs x 40 canonical series, 2,000 series per
+// request, one sample each, 15 s apart per round):
+//   BM_WindowAppend  the window store's Append of every sample (the anchor:
+//                    what ingest does with a batch besides decoding it)
+//   BM_MeterRecord   Meter::Record of the same batch (one SQLite
+//                    transaction per request, WAL, synchronous=NORMAL)
+// Compare items/s of the two in the same run.
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cost/meter.h"
+#include "expo/remote_write.h"
+#include "store/window_store.h"
+
+namespace {
+
+using namespace gpufleet;
+
+constexpr const char* kMetrics[] = {
+    "gpu_up", "gpu_power_watts", "gpu_energy_joules_total", "gpu_temperature_celsius",
+    "gpu_memory_temperature_celsius", "gpu_memory_used_bytes", "gpu_memory_total_bytes",
+    "gpu_utilization_ratio", "gpu_sm_active_ratio", "gpu_memory_bandwidth_utilization_ratio",
+    "gpu_clock_sm_hertz", "gpu_clock_memory_hertz", "gpu_pcie_rx_bytes_total",
+    "gpu_pcie_tx_bytes_total", "gpu_ecc_errors_total", "gpu_memory_copy_utilization_ratio",
+    "gpu_encoder_utilization_ratio", "gpu_decoder_utilization_ratio", "gpu_fan_speed_ratio",
+    "gpu_power_limit_watts"};
+
+// Batches of one round for `gpus` GPUs.
+std::vector<std::vector<RemoteWriteSeries>> Round(int gpus, int64_t ts_ms) {
+  std::vector<std::vector<RemoteWriteSeries>> out(1);
+  for (int g = 0; g < gpus; ++g) {
+    for (int m = 0; m < 40; ++m) {
+      if (out.back().size() == 2000) out.emplace_back();
+      RemoteWriteSeries& s = out.back().emplace_back();
+      s.labels = Labels{{"__name__", kMetrics[m % 20]},
+                        {"cloud", g % 2 ? "aws" : "gcp"},
+                        {"gpu", std::to_string(g % 8)},
+                        {"index", std::to_string(m / 20)},
+                        {"model", "H100-SXM5-80GB"},
+                        {"node", "node-" + std::to_string(g / 8)},
+                        {"uuid", "GPU-" + std::to_string(1'000'000 + g)}};
+      s.samples = {{ts_ms, 100.0 + g * 0.25 + m}};
+    }
+  }
+  return out;
+}
+
+void Shift(std::vector<std::vector<RemoteWriteSeries>>& batches, int64_t ms) {
+  for (auto& b : batches) {
+    for (auto& s : b) s.samples[0].timestamp_ms += ms;
+  }
+}
+
+void BM_MeterRecord(benchmark::State& state) {
+  const int gpus = static_cast<int>(state.range(0));
+  std::string path = std::filesystem::temp_directory_path() / "gpufleet_meter_bench.db";
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  auto db = StateDb::Open(path, cost::CostMigrations());
+  if (!db.ok()) {
+    state.SkipWithError(db.status().ToString().c_str());
+    return;
+  }
+  cost::Meter meter(db->get());
+  auto batches = Round(gpus, 1'800'000'000'000);
+  int64_t samples = 0;
+  for (auto _ : state) {
+    for (const auto& b : batches) {
+      if (!meter.Record(b).ok()) state.SkipWithError("record failed");
+      samples += static_cast<int64_t>(b.size());
+    }
+    state.PauseTiming();
+    Shift(batches, 15'000);
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(samples);
+}
+BENCHMARK(BM_MeterRecord)->Arg(1000)->Unit(benchmark::kMillisecond);
+
+void BM_WindowAppend(benchmark::State& state) {
+  const int gpus = static_cast<int>(state.range(0));
+  WindowStore window(WindowStoreOptions{});
+  auto batches = Round(gpus, 1'800'000'000'000);
+  int64_t samples = 0;
+  for (auto _ : state) {
+    for (const auto& b : batches) {
+      for (const auto& s : b) {
+        window.Append(s.labels, s.samples[0].timestamp_ms * 1'000'000, s.samples[0].value);
+      }
+      samples += static_cast<int64_t>(b.size());
+    }
+    state.PauseTiming();
+    Shift(batches, 15'000);
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(samples);
+}
+BENCHMARK(BM_WindowAppend)->Arg(1000)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

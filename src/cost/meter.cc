@@ -1,5 +1,6 @@
 #include "cost/meter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -59,13 +60,21 @@ struct MinuteDelta {
   double bw_sum = 0;
   int64_t bw_n = 0;
   double energy_j = 0;
+  int64_t last_up_ms = -1, last_util_ms = -1, last_bw_ms = -1;
 };
 
 struct HolderDelta {
   int64_t present = 0;
   double util_sum = 0;
   int64_t util_n = 0;
+  int64_t last_info_ms = -1, last_util_ms = -1;
 };
+
+// The key of a gauge's cursor floor after a restart: (device, kind, holder).
+uint64_t FloorKey(int64_t device, Kind kind, int64_t holder) {
+  return (static_cast<uint64_t>(device) << 24) ^ (static_cast<uint64_t>(holder) << 4) ^
+         static_cast<uint64_t>(kind);
+}
 
 }  // namespace
 
@@ -82,10 +91,13 @@ const std::vector<Migration>& CostMigrations() {
        "present INTEGER NOT NULL DEFAULT 0, util_sum REAL NOT NULL DEFAULT 0, "
        "util_n INTEGER NOT NULL DEFAULT 0, bw_sum REAL NOT NULL DEFAULT 0, "
        "bw_n INTEGER NOT NULL DEFAULT 0, energy_j REAL NOT NULL DEFAULT 0, "
+       "last_up_ms INTEGER NOT NULL DEFAULT -1, last_util_ms INTEGER NOT NULL DEFAULT -1, "
+       "last_bw_ms INTEGER NOT NULL DEFAULT -1, "
        "PRIMARY KEY (device, minute)) WITHOUT ROWID;"
        "CREATE TABLE cost_holder_minutes (device INTEGER NOT NULL, minute INTEGER NOT NULL, "
        "holder INTEGER NOT NULL, present INTEGER NOT NULL DEFAULT 0, "
        "util_sum REAL NOT NULL DEFAULT 0, util_n INTEGER NOT NULL DEFAULT 0, "
+       "last_info_ms INTEGER NOT NULL DEFAULT -1, last_util_ms INTEGER NOT NULL DEFAULT -1, "
        "PRIMARY KEY (device, minute, holder)) WITHOUT ROWID;"
        "CREATE TABLE cost_cursors (series INTEGER PRIMARY KEY, last_ms INTEGER NOT NULL, "
        "last_value REAL NOT NULL);"},
@@ -100,17 +112,53 @@ Meter::Meter(StateDb* db) : db_(db) {
   db_->Exec("PRAGMA synchronous=NORMAL").IgnoreError();
 }
 
-StatusOr<Meter::Cursor> Meter::LoadCursor(uint64_t series) {
-  auto it = cursors_.find(series);
-  if (it != cursors_.end()) return it->second;
-  ASSIGN_OR_RETURN(Statement q,
-                   db_->Prepare("SELECT last_ms, last_value FROM cost_cursors WHERE series = ?"));
-  q.Bind(1, static_cast<int64_t>(series));
-  ASSIGN_OR_RETURN(bool found, q.Step());
-  Cursor c;
-  if (found) c = {q.ColumnInt64(0), q.ColumnDouble(1)};
-  cursors_[series] = c;
-  return c;
+Status Meter::LoadLocked() {
+  if (loaded_) return OkStatus();
+  // Everything a restarted meter needs in memory, in five queries: ids of
+  // known devices and holders, counter cursors, and per (device, kind[,
+  // holder]) the last metered timestamp, below which a resent gauge sample
+  // is a duplicate.
+  ASSIGN_OR_RETURN(Statement d, db_->Prepare("SELECT id, key FROM cost_devices"));
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, d.Step());
+    if (!row) break;
+    device_ids_[d.ColumnText(1)] = d.ColumnInt64(0);
+  }
+  ASSIGN_OR_RETURN(Statement h, db_->Prepare("SELECT id, key FROM cost_holders"));
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, h.Step());
+    if (!row) break;
+    holder_ids_[h.ColumnText(1)] = h.ColumnInt64(0);
+  }
+  ASSIGN_OR_RETURN(Statement c, db_->Prepare("SELECT series, last_ms, last_value FROM cost_cursors"));
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, c.Step());
+    if (!row) break;
+    cursors_[static_cast<uint64_t>(c.ColumnInt64(0))] = {c.ColumnInt64(1), c.ColumnDouble(2)};
+  }
+  ASSIGN_OR_RETURN(Statement m,
+                   db_->Prepare("SELECT device, MAX(last_up_ms), MAX(last_util_ms), "
+                                "MAX(last_bw_ms) FROM cost_minutes GROUP BY device"));
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, m.Step());
+    if (!row) break;
+    int64_t dev = m.ColumnInt64(0);
+    floors_[FloorKey(dev, Kind::kUp, 0)] = m.ColumnInt64(1);
+    floors_[FloorKey(dev, Kind::kUtil, 0)] = m.ColumnInt64(2);
+    floors_[FloorKey(dev, Kind::kBandwidth, 0)] = m.ColumnInt64(3);
+  }
+  ASSIGN_OR_RETURN(Statement hm,
+                   db_->Prepare("SELECT device, holder, MAX(last_info_ms), MAX(last_util_ms) "
+                                "FROM cost_holder_minutes GROUP BY device, holder"));
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, hm.Step());
+    if (!row) break;
+    floors_[FloorKey(hm.ColumnInt64(0), Kind::kHolder, hm.ColumnInt64(1))] = hm.ColumnInt64(2);
+    floors_[FloorKey(hm.ColumnInt64(0), Kind::kHolderUtil, hm.ColumnInt64(1))] =
+        hm.ColumnInt64(3);
+  }
+  loaded_ = true;
+  return OkStatus();
 }
 
 StatusOr<int64_t> Meter::DeviceId(const RemoteWriteSeries& s, const std::string& key) {
@@ -120,20 +168,16 @@ StatusOr<int64_t> Meter::DeviceId(const RemoteWriteSeries& s, const std::string&
   ASSIGN_OR_RETURN(Statement ins,
                    db_->Prepare("INSERT INTO cost_devices (key, gpu_uuid, node, cloud, region, "
                                 "model, vendor, partition_kind, partition_id, partition_profile) "
-                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO "
-                                "NOTHING"));
+                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"));
   int i = 1;
   ins.Bind(i++, key);
   for (std::string_view name : {"gpu_uuid", "node", "cloud", "region", "model", "vendor",
                                 "partition_kind", "partition_id", "partition_profile"}) {
     ins.Bind(i++, std::string(l.Get(name)));
   }
-  RETURN_IF_ERROR(ins.Run());
-  ASSIGN_OR_RETURN(Statement q, db_->Prepare("SELECT id FROM cost_devices WHERE key = ?"));
-  q.Bind(1, key);
-  ASSIGN_OR_RETURN(bool found, q.Step());
-  if (!found) return InternalError(db_->path() + ": device row '" + key + "' vanished");
-  return q.ColumnInt64(0);
+  ASSIGN_OR_RETURN(bool row, ins.Step());
+  if (!row) return InternalError(db_->path() + ": no id for device '" + key + "'");
+  return ins.ColumnInt64(0);
 }
 
 StatusOr<int64_t> Meter::HolderId(const RemoteWriteSeries& s) {
@@ -144,7 +188,7 @@ StatusOr<int64_t> Meter::HolderId(const RemoteWriteSeries& s) {
   ASSIGN_OR_RETURN(Statement ins,
                    db_->Prepare("INSERT INTO cost_holders (key, namespace, pod, container, "
                                 "workload, team, slurm_job, slurm_user, slurm_account) VALUES "
-                                "(?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"));
+                                "(?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"));
   int i = 1;
   ins.Bind(i++, key);
   for (std::string_view name :
@@ -152,12 +196,9 @@ StatusOr<int64_t> Meter::HolderId(const RemoteWriteSeries& s) {
         "workload_team", "workload_slurm_job", "workload_slurm_user", "workload_slurm_account"}) {
     ins.Bind(i++, std::string(l.Get(name)));
   }
-  RETURN_IF_ERROR(ins.Run());
-  ASSIGN_OR_RETURN(Statement q, db_->Prepare("SELECT id FROM cost_holders WHERE key = ?"));
-  q.Bind(1, key);
-  ASSIGN_OR_RETURN(bool found, q.Step());
-  if (!found) return InternalError(db_->path() + ": holder row '" + key + "' vanished");
-  return q.ColumnInt64(0);
+  ASSIGN_OR_RETURN(bool row, ins.Step());
+  if (!row) return InternalError(db_->path() + ": no id for holder '" + key + "'");
+  return ins.ColumnInt64(0);
 }
 
 Status Meter::Record(const std::vector<RemoteWriteSeries>& series) {
@@ -167,9 +208,13 @@ Status Meter::Record(const std::vector<RemoteWriteSeries>& series) {
   Status st = RecordLocked(series, moved, delta);
   if (!st.ok()) {
     counters_.write_errors++;
-    // Ids made in a rolled-back transaction are gone with it.
+    // Ids and cursors of a rolled-back transaction are gone with it: start
+    // again from what the database holds.
     device_ids_.clear();
     holder_ids_.clear();
+    cursors_.clear();
+    floors_.clear();
+    loaded_ = false;
     return st;
   }
   for (const auto& [sid, c] : moved) cursors_[sid] = c;
@@ -184,6 +229,8 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
   std::map<std::pair<int64_t, int64_t>, MinuteDelta> minutes;
   std::map<std::tuple<int64_t, int64_t, int64_t>, HolderDelta> holder_minutes;
 
+  RETURN_IF_ERROR(LoadLocked());
+  std::unordered_map<uint64_t, Cursor> counters;  // energy cursors to persist
   Transaction tx(db_);
   bool begun = false;
   for (const RemoteWriteSeries& s : series) {
@@ -194,13 +241,6 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
       RETURN_IF_ERROR(tx.Begin());
       begun = true;
     }
-    uint64_t sid = SeriesId(s.labels);
-    Cursor c;
-    if (auto m = moved.find(sid); m != moved.end()) {
-      c = m->second;
-    } else {
-      ASSIGN_OR_RETURN(c, LoadCursor(sid));
-    }
     std::string device_key = detect::DeviceKey(s.labels);
     ASSIGN_OR_RETURN(int64_t dev, DeviceId(s, device_key));
     device_ids_.emplace(std::move(device_key), dev);
@@ -208,6 +248,15 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
     if (kind == Kind::kHolder || kind == Kind::kHolderUtil) {
       ASSIGN_OR_RETURN(holder, HolderId(s));
       holder_ids_.emplace(HolderKey(s.labels), holder);
+    }
+    uint64_t sid = SeriesId(s.labels);
+    Cursor c;
+    if (auto m = moved.find(sid); m != moved.end()) {
+      c = m->second;
+    } else if (auto k = cursors_.find(sid); k != cursors_.end()) {
+      c = k->second;
+    } else if (auto f = floors_.find(FloorKey(dev, kind, holder)); f != floors_.end()) {
+      c.last_ms = f->second;  // a gauge first seen since a restart
     }
     for (const RemoteWriteSample& p : s.samples) {
       if (p.timestamp_ms <= c.last_ms || !std::isfinite(p.value)) {
@@ -218,17 +267,24 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
                                                                             60000) * 60;
       delta.samples_metered++;
       switch (kind) {
-        case Kind::kUp: minutes[{dev, minute}].present++; break;
+        case Kind::kUp: {
+          MinuteDelta& m = minutes[{dev, minute}];
+          m.present++;
+          m.last_up_ms = std::max(m.last_up_ms, p.timestamp_ms);
+          break;
+        }
         case Kind::kUtil: {
           MinuteDelta& m = minutes[{dev, minute}];
           m.util_sum += p.value;
           m.util_n++;
+          m.last_util_ms = std::max(m.last_util_ms, p.timestamp_ms);
           break;
         }
         case Kind::kBandwidth: {
           MinuteDelta& m = minutes[{dev, minute}];
           m.bw_sum += p.value;
           m.bw_n++;
+          m.last_bw_ms = std::max(m.last_bw_ms, p.timestamp_ms);
           break;
         }
         case Kind::kEnergy:
@@ -241,11 +297,17 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
             minutes[{dev, minute}].energy_j += d;
           }
           break;
-        case Kind::kHolder: holder_minutes[{dev, minute, holder}].present++; break;
+        case Kind::kHolder: {
+          HolderDelta& h = holder_minutes[{dev, minute, holder}];
+          h.present++;
+          h.last_info_ms = std::max(h.last_info_ms, p.timestamp_ms);
+          break;
+        }
         case Kind::kHolderUtil: {
           HolderDelta& h = holder_minutes[{dev, minute, holder}];
           h.util_sum += p.value;
           h.util_n++;
+          h.last_util_ms = std::max(h.last_util_ms, p.timestamp_ms);
           break;
         }
         case Kind::kNone: break;
@@ -253,17 +315,21 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
       c = {p.timestamp_ms, p.value};
     }
     moved[sid] = c;
+    if (kind == Kind::kEnergy) counters[sid] = c;
   }
   if (!begun) return OkStatus();
 
   ASSIGN_OR_RETURN(
       Statement up_minute,
       db_->Prepare("INSERT INTO cost_minutes (device, minute, present, util_sum, util_n, bw_sum, "
-                   "bw_n, energy_j) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (device, minute) "
-                   "DO UPDATE SET present = present + excluded.present, util_sum = util_sum + "
-                   "excluded.util_sum, util_n = util_n + excluded.util_n, bw_sum = bw_sum + "
-                   "excluded.bw_sum, bw_n = bw_n + excluded.bw_n, energy_j = energy_j + "
-                   "excluded.energy_j"));
+                   "bw_n, energy_j, last_up_ms, last_util_ms, last_bw_ms) VALUES (?, ?, ?, ?, ?, "
+                   "?, ?, ?, ?, ?, ?) ON CONFLICT (device, minute) DO UPDATE SET present = "
+                   "present + excluded.present, util_sum = util_sum + excluded.util_sum, "
+                   "util_n = util_n + excluded.util_n, bw_sum = bw_sum + excluded.bw_sum, "
+                   "bw_n = bw_n + excluded.bw_n, energy_j = energy_j + excluded.energy_j, "
+                   "last_up_ms = MAX(last_up_ms, excluded.last_up_ms), last_util_ms = "
+                   "MAX(last_util_ms, excluded.last_util_ms), last_bw_ms = MAX(last_bw_ms, "
+                   "excluded.last_bw_ms)"));
   for (const auto& [k, m] : minutes) {
     RETURN_IF_ERROR(up_minute.Bind(1, k.first)
                         .Bind(2, k.second)
@@ -273,15 +339,20 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
                         .Bind(6, m.bw_sum)
                         .Bind(7, m.bw_n)
                         .Bind(8, m.energy_j)
+                        .Bind(9, m.last_up_ms)
+                        .Bind(10, m.last_util_ms)
+                        .Bind(11, m.last_bw_ms)
                         .Run());
     RETURN_IF_ERROR(up_minute.Reset());
   }
   ASSIGN_OR_RETURN(Statement up_holder,
                    db_->Prepare("INSERT INTO cost_holder_minutes (device, minute, holder, "
-                                "present, util_sum, util_n) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT "
-                                "(device, minute, holder) DO UPDATE SET present = present + "
-                                "excluded.present, util_sum = util_sum + excluded.util_sum, "
-                                "util_n = util_n + excluded.util_n"));
+                                "present, util_sum, util_n, last_info_ms, last_util_ms) VALUES "
+                                "(?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (device, minute, holder) DO "
+                                "UPDATE SET present = present + excluded.present, util_sum = "
+                                "util_sum + excluded.util_sum, util_n = util_n + excluded.util_n, "
+                                "last_info_ms = MAX(last_info_ms, excluded.last_info_ms), "
+                                "last_util_ms = MAX(last_util_ms, excluded.last_util_ms)"));
   for (const auto& [k, h] : holder_minutes) {
     RETURN_IF_ERROR(up_holder.Bind(1, std::get<0>(k))
                         .Bind(2, std::get<1>(k))
@@ -289,6 +360,8 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
                         .Bind(4, h.present)
                         .Bind(5, h.util_sum)
                         .Bind(6, h.util_n)
+                        .Bind(7, h.last_info_ms)
+                        .Bind(8, h.last_util_ms)
                         .Run());
     RETURN_IF_ERROR(up_holder.Reset());
   }
@@ -296,7 +369,7 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
                    db_->Prepare("INSERT INTO cost_cursors (series, last_ms, last_value) VALUES "
                                 "(?, ?, ?) ON CONFLICT (series) DO UPDATE SET last_ms = "
                                 "excluded.last_ms, last_value = excluded.last_value"));
-  for (const auto& [sid, c] : moved) {
+  for (const auto& [sid, c] : counters) {
     RETURN_IF_ERROR(
         up_cursor.Bind(1, static_cast<int64_t>(sid)).Bind(2, c.last_ms).Bind(3, c.last_value).Run());
     RETURN_IF_ERROR(up_cursor.Reset());

@@ -9,11 +9,15 @@
 // one transaction and returns only when it is committed (WAL with
 // synchronous=NORMAL: survives kill -9 of the process; a power cut can lose
 // the last commits), so the caller acknowledges the write after it.
-// Each series keeps a cursor (its last metered timestamp and value) in the
-// same transaction, so a write sent again (a retry after a lost response, a
-// replay after a restart) is not counted twice, and counters (energy) are
-// turned into per-minute deltas across restarts; a counter that goes down
-// is a reset (the new value is the delta).
+// A sample at or before its series' cursor (the last metered timestamp) is a
+// duplicate, so a write sent again (a retry after a lost response, a replay
+// after a restart) is not counted twice. Cursors live in memory; what makes
+// them durable is in the same transaction: each minute row keeps the last
+// timestamp per kind, from which a restarted meter takes the cursor of a
+// gauge (the same for every series of one kind on one device, which share
+// scrape times), and counters (energy) keep per-series cursors with their
+// last value, so per-minute deltas continue across restarts; a counter that
+// goes down is a reset (the new value is the delta).
 //
 // Metered series: gpu_up (presence), gpu_utilization_ratio,
 // gpu_memory_bandwidth_utilization_ratio, gpu_energy_joules_total,
@@ -99,13 +103,15 @@ class Meter {
   };
   Status RecordLocked(const std::vector<RemoteWriteSeries>& series,
                       std::unordered_map<uint64_t, Cursor>& moved, MeterCounters& delta);
-  StatusOr<Cursor> LoadCursor(uint64_t series);
+  Status LoadLocked();
   StatusOr<int64_t> DeviceId(const RemoteWriteSeries& s, const std::string& key);
   StatusOr<int64_t> HolderId(const RemoteWriteSeries& s);
 
   std::mutex mu_;
   StateDb* db_;  // guarded by mu_
+  bool loaded_ = false;                                    // guarded by mu_
   std::unordered_map<uint64_t, Cursor> cursors_;          // guarded by mu_
+  std::unordered_map<uint64_t, int64_t> floors_;          // guarded by mu_
   std::unordered_map<std::string, int64_t> device_ids_;  // guarded by mu_
   std::unordered_map<std::string, int64_t> holder_ids_;  // guarded by mu_
   MeterCounters counters_;                               // guarded by mu_

@@ -1,10 +1,11 @@
 // CostReport: a ledger grouped by any of team, namespace, workload, pod,
 // slurm_account, slurm_user, slurm_job, model, cloud, region, node, device,
 // pricing; rendered as text, CSV or JSON. Columns per group: GPU-hours
-// held, idle GPU-hours (unheld time, or handed to the group by the idle rule), the allocation basis (held time x price, what OpenCost charges),
-// the chosen basis's charge, idle, contention (net: charges to neighbours
-// minus credits to victims), total, and GPU-hours lost to contention.
-// Lines without a holder are grouped as "(unallocated)".
+// held, idle GPU-hours (unheld time, or handed to the group by the idle rule),
+// the allocation basis (held time x price, what OpenCost charges), the chosen
+// basis's charge, idle, contention (net: charges to neighbours minus credits to
+// victims), total, and GPU-hours lost to contention. Lines without a holder are
+// grouped as "(unallocated)".
 //
 // Money is summed in micro-dollars and printed in dollars with cents; the
 // totals row is the fleet's cost for the metered minutes.
@@ -21,9 +22,10 @@
 namespace gpufleet::cost {
 
 struct CostRow {
-  std::vector<std::string> key;  // one value per grouping dimension
-  double gpu_hours = 0;       // held
-  double idle_gpu_hours = 0;  // unheld GPU time (unallocated, or handed over by the idle rule)
+  std::vector<std::string> key; // one value per grouping dimension
+  double gpu_hours = 0;         // held
+  double idle_gpu_hours =
+      0; // unheld GPU time (unallocated, or handed over by the idle rule)
   double lost_gpu_hours = 0;
   int64_t allocation_micro = 0;
   int64_t base_micro = 0;
@@ -36,24 +38,25 @@ struct CostReport {
   int64_t from_s = 0, to_s = 0;
   std::string basis, idle_rule, contention_rule;
   std::vector<std::string> by;
-  std::vector<CostRow> rows;  // largest total first
+  std::vector<CostRow> rows; // largest total first
   CostRow total;
   int64_t device_minutes = 0;
-  std::vector<std::string> warnings;  // non-empty = partial
+  std::vector<std::string> warnings; // non-empty = partial
 };
 
 // Valid grouping names, for --help and errors.
-const std::vector<std::string>& GroupingNames();
+const std::vector<std::string> &GroupingNames();
 
 // `teams`: namespace -> team for holders without a team label.
-StatusOr<CostReport> BuildReport(const Ledger& ledger, const std::vector<std::string>& by,
-                                 const std::vector<std::pair<std::string, std::string>>& teams);
+StatusOr<CostReport>
+BuildReport(const Ledger &ledger, const std::vector<std::string> &by,
+            const std::vector<std::pair<std::string, std::string>> &teams);
 
-std::string RenderText(const CostReport& r);
-std::string RenderCsv(const CostReport& r);
-std::string RenderJson(const CostReport& r);
+std::string RenderText(const CostReport &r);
+std::string RenderCsv(const CostReport &r);
+std::string RenderJson(const CostReport &r);
 
-}  // namespace gpufleet::cost
+} // namespace gpufleet::cost
 
 namespace gpufleet::cost {
 
@@ -61,4 +64,4 @@ namespace gpufleet::cost {
 // `now_s`), "2026-12-01", "2026-12-01T08:00:00Z", or unix seconds.
 StatusOr<int64_t> ParseTimeArg(std::string_view text, int64_t now_s);
 
-}  // namespace gpufleet::cost
+} // namespace gpufleet::cost

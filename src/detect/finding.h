@@ -39,6 +39,9 @@ inline constexpr char kKindSustained[] = "sustained_contention";
 inline constexpr char kKindCloudSpecific[] = "cloud_specific";
 inline constexpr char kKindBaselineDeviation[] = "baseline_deviation";
 inline constexpr char kKindVariance[] = "variance";
+// Raw trigger findings of the capture detector; the engine never returns
+// them (detect/actionable.h): a trigger rides on the incident it serves, or
+// its condition becomes an incident named after the trigger.
 inline constexpr char kKindCaptureTrigger[] = "capture_trigger";
 
 struct Finding {
@@ -59,7 +62,8 @@ struct Finding {
   std::string team;
   std::string severity;  // warning | critical
   std::string summary;   // one line for humans
-  // capture_trigger only: the configured trigger name and command to run.
+  // A capture that serves this finding's incident (detect/actionable.h):
+  // the configured trigger name and command to run; empty when none.
   std::string capture_name;
   std::vector<std::string> capture_command;
 };

@@ -101,6 +101,8 @@ TEST_F(DetectorLoopTest, FindingOpensUpdatesAndResolvesOneIncident) {
   EXPECT_EQ(loop.counters().incidents_resolved, 1u);
 }
 
+// A capture trigger belongs to the incident it serves: it runs for the
+// memory-contention incident on the same GPU and records its output there.
 TEST_F(DetectorLoopTest, CaptureTriggerRunsCommandAndRecordsOutputPath) {
   detect::CaptureTriggerConfig trig;
   trig.name = "low_utilization";
@@ -114,12 +116,14 @@ TEST_F(DetectorLoopTest, CaptureTriggerRunsCommandAndRecordsOutputPath) {
   CaptureRunner runner({dir, kS, kS});
   DetectorLoop loop(**engine, *window_, *incidents_, nullptr, &runner, clock_, {});
   Fill(*window_, "gpu_utilization_ratio", "n1", "0", 0, 300, 0.1);
+  Fill(*window_, "gpu_memory_bandwidth_utilization_ratio", "n1", "0", 0, 300, 0.95);
+  Fill(*window_, "gpu_sm_occupancy_ratio", "n1", "0", 0, 300, 0.3);
   clock_.Set(kT0 + 295 * kS);
   ASSERT_TRUE(loop.RunOnce().ok());
   StatusOr<std::vector<detect::IncidentRecord>> open = incidents_->List(detect::IncidentStatus::kOpen);
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open->size(), 1u);
-  EXPECT_EQ((*open)[0].kind, "capture_trigger");
+  EXPECT_EQ((*open)[0].kind, "memory_contention");
   EXPECT_EQ((*open)[0].capture_path, dir + "/incident-" + std::to_string((*open)[0].id) + "-n1-gpu0");
   EXPECT_EQ(loop.counters().captures_started, 1u);
   for (int i = 0; i < 200 && runner.running() > 0; ++i) {
@@ -140,6 +144,8 @@ TEST_F(DetectorLoopTest, CaptureIsRefusedForHostileLabels) {
   CaptureRunner runner({path_ + "-captures2", kS, kS});
   DetectorLoop loop(**engine, *window_, *incidents_, nullptr, &runner, clock_, {});
   Fill(*window_, "gpu_utilization_ratio", "$(rm -rf /)", "0", 0, 300, 0.1);
+  Fill(*window_, "gpu_memory_bandwidth_utilization_ratio", "$(rm -rf /)", "0", 0, 300, 0.95);
+  Fill(*window_, "gpu_sm_occupancy_ratio", "$(rm -rf /)", "0", 0, 300, 0.3);
   clock_.Set(kT0 + 295 * kS);
   ASSERT_TRUE(loop.RunOnce().ok());
   EXPECT_EQ(loop.counters().captures_started, 0u);

@@ -1,0 +1,75 @@
+#include "detect/actionable.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace gpufleet::detect {
+namespace {
+
+std::string_view NodeOf(std::string_view device_key) {
+  return device_key.substr(0, device_key.find('/'));
+}
+
+}  // namespace
+
+void KeepActionable(const EvalContext& ctx, std::vector<Finding>& findings,
+                    ActionableStats& stats) {
+  std::set<std::string_view> attributed_nodes;
+  for (const auto& [device, workloads] : ctx.workloads_by_device) {
+    if (!workloads.empty()) attributed_nodes.insert(NodeOf(device));
+  }
+  auto idle = [&](const std::string& device) {
+    if (!attributed_nodes.contains(NodeOf(device))) return false;
+    auto it = ctx.workloads_by_device.find(device);
+    return it == ctx.workloads_by_device.end() || it->second.empty();
+  };
+  auto all_idle = [&](const Finding& f) {
+    if (f.devices.empty()) return false;  // workload-level findings (variance, cross-cloud)
+    for (const std::string& d : f.devices) {
+      if (!idle(d)) return false;
+    }
+    return true;
+  };
+
+  std::vector<Finding> kept;
+  std::vector<Finding> captures;
+  kept.reserve(findings.size());
+  for (Finding& f : findings) {
+    if (all_idle(f)) {
+      ++stats.idle_device_findings;
+      continue;
+    }
+    (f.kind == kKindCaptureTrigger ? captures : kept).push_back(std::move(f));
+  }
+  for (Finding& c : captures) {
+    Finding* served = nullptr;
+    for (Finding& f : kept) {
+      if (!f.capture_command.empty()) continue;
+      for (const std::string& d : f.devices) {
+        for (const std::string& cd : c.devices) served = d == cd ? &f : served;
+      }
+      if (served != nullptr) break;
+    }
+    if (served == nullptr) {
+      // The trigger's own condition on a device that has work is the
+      // incident (a job allocated a GPU and left it near idle; a page-fault
+      // storm): named after the trigger, with its capture.
+      ++stats.captures_as_incident;
+      c.kind = c.capture_name;
+      c.key = c.kind + "/" + (c.devices.empty() ? std::string() : c.devices.front());
+      if (c.summary.starts_with("capture ")) c.summary.erase(0, 8);
+      kept.push_back(std::move(c));
+      continue;
+    }
+    served->capture_name = std::move(c.capture_name);
+    served->capture_command = std::move(c.capture_command);
+    ++stats.captures_attached;
+  }
+  std::sort(kept.begin(), kept.end(),
+            [](const Finding& a, const Finding& b) { return a.key < b.key; });
+  findings = std::move(kept);
+}
+
+}  // namespace gpufleet::detect

@@ -1,0 +1,37 @@
+// Only actionable incidents: the pass the DetectionEngine runs over one
+// evaluation's findings before they reach the incident life cycle.
+//
+//   - A device with no workload attached is idle capacity (a cost matter),
+//     not an incident: findings whose every device is idle are dropped. A
+//     device counts as idle only on a node that reports workload attribution
+//     (some gpu_workload_info in the lookback), so a node without any
+//     attribution source keeps its findings.
+//   - A capture trigger belongs to the incident it serves: its trigger name
+//     and command move onto a finding of another kind on the same device
+//     (the first by key), and the trigger finding itself is dropped. On a
+//     device with work but no other finding, the trigger's own condition is
+//     the incident (kind = the trigger's name, e.g. "low_utilization": a job
+//     holding a GPU it barely uses), carrying its capture.
+//
+// Drops are counted in ActionableStats, never silent. Private to detect/.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "detect/detector.h"
+#include "detect/finding.h"
+
+namespace gpufleet::detect {
+
+struct ActionableStats {
+  uint64_t idle_device_findings = 0;   // findings dropped: idle devices only
+  uint64_t captures_attached = 0;      // triggers moved onto an incident's finding
+  uint64_t captures_as_incident = 0;   // triggers that became their condition's incident
+};
+
+// Rewrites `findings` in place (see above); adds to `stats`.
+void KeepActionable(const EvalContext& ctx, std::vector<Finding>& findings,
+                    ActionableStats& stats);
+
+}  // namespace gpufleet::detect

@@ -1,6 +1,7 @@
 #include "detect/actionable.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 #include <string>
 #include <string_view>
@@ -10,6 +11,38 @@ namespace {
 
 std::string_view NodeOf(std::string_view device_key) {
   return device_key.substr(0, device_key.find('/'));
+}
+
+bool IsContentionKind(std::string_view kind) {
+  return kind == kKindMemoryContention || kind == kKindLatencyBound || kind == kKindSustained;
+}
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+// Why `f` is contention, or "" when nothing shows it.
+std::string ContentionEvidence(const EvalContext& ctx, const Finding& f) {
+  const std::string& device = f.devices.front();
+  auto it = ctx.workloads_by_device.find(device);
+  if (it != ctx.workloads_by_device.end() && it->second.size() >= 2) {
+    return "neighbour on the device: workloads " + Join(it->second);
+  }
+  // Another partition (MIG / XCP / tile) of the same GPU with work on it.
+  const std::string gpu = device.substr(0, device.find("/p", device.find('/') + 1));
+  for (const auto& [other, workloads] : ctx.workloads_by_device) {
+    if (other == device || workloads.empty() || !other.starts_with(gpu + "/p")) continue;
+    return "neighbour on another partition of the GPU: " + other + " (" + Join(workloads) + ")";
+  }
+  if (f.estimated_slowdown >= kMinContentionSlowdown) {
+    char buf[96];
+    std::snprintf(buf, sizeof(buf), "slowdown %.0f%% against its own previous 30 minutes",
+                  100 * f.estimated_slowdown);
+    return buf;
+  }
+  return "";
 }
 
 }  // namespace
@@ -67,9 +100,38 @@ void KeepActionable(const EvalContext& ctx, std::vector<Finding>& findings,
     served->capture_command = std::move(c.capture_command);
     ++stats.captures_attached;
   }
-  std::sort(kept.begin(), kept.end(),
+  // Contention needs evidence; else it is a job memory-bound on its own.
+  std::vector<Finding> out;
+  out.reserve(kept.size());
+  for (Finding& f : kept) {
+    if (!IsContentionKind(f.kind) || f.devices.empty()) {
+      out.push_back(std::move(f));
+      continue;
+    }
+    std::string why = ContentionEvidence(ctx, f);
+    if (!why.empty()) {
+      f.summary += "; evidence of contention: " + why;
+      Evidence e;
+      e.series = "contention_evidence";
+      e.condition = why;
+      f.evidence.push_back(std::move(e));
+      out.push_back(std::move(f));
+      continue;
+    }
+    ++stats.memory_bound;
+    f.rule = f.kind;
+    f.kind = kKindMemoryBound;
+    f.key = std::string(kKindMemoryBound) + "/" + f.rule + "/" + f.devices.front();
+    f.severity = "info";
+    f.summary = "memory_bound on " + f.devices.front() + " (" + f.rule +
+                " conditions held, but no neighbour on the device and no slowdown against its "
+                "own baseline: informational)";
+    f.causes.clear();
+    out.push_back(std::move(f));
+  }
+  std::sort(out.begin(), out.end(),
             [](const Finding& a, const Finding& b) { return a.key < b.key; });
-  findings = std::move(kept);
+  findings = std::move(out);
 }
 
 }  // namespace gpufleet::detect

@@ -12,6 +12,15 @@
 //     device with work but no other finding, the trigger's own condition is
 //     the incident (kind = the trigger's name, e.g. "low_utilization": a job
 //     holding a GPU it barely uses), carrying its capture.
+//   - Contention needs evidence. A contention finding (the three rule kinds)
+//     states its evidence in the summary and as an Evidence entry: a
+//     neighbour on the device (a second workload on it, or a workload on
+//     another partition of the same GPU) or a measured slowdown of at least
+//     kMinContentionSlowdown against its own previous 30 minutes (step
+//     durations when the workload reports them, else SM activity; see
+//     root_cause.h). Without either it becomes kind memory_bound, severity
+//     "info" (one per rule and device, key memory_bound/<rule>/<device>, the
+//     rule kept in Finding::rule): a job that is memory-bound on its own.
 //
 // Drops are counted in ActionableStats, never silent. Private to detect/.
 #pragma once
@@ -24,7 +33,10 @@
 
 namespace gpufleet::detect {
 
+inline constexpr double kMinContentionSlowdown = 0.05;
+
 struct ActionableStats {
+  uint64_t memory_bound = 0;  // contention findings without evidence of contention
   uint64_t idle_device_findings = 0;   // findings dropped: idle devices only
   uint64_t captures_attached = 0;      // triggers moved onto an incident's finding
   uint64_t captures_as_incident = 0;   // triggers that became their condition's incident

@@ -39,6 +39,10 @@ inline constexpr char kKindSustained[] = "sustained_contention";
 inline constexpr char kKindCloudSpecific[] = "cloud_specific";
 inline constexpr char kKindBaselineDeviation[] = "baseline_deviation";
 inline constexpr char kKindVariance[] = "variance";
+// A contention rule's conditions held but nothing shows contention (no
+// neighbour, no slowdown against the workload's own baseline): a job that
+// is memory-bound on its own. Informational (severity "info"), no alert.
+inline constexpr char kKindMemoryBound[] = "memory_bound";
 // Raw trigger findings of the capture detector; the engine never returns
 // them (detect/actionable.h): a trigger rides on the incident it serves, or
 // its condition becomes an incident named after the trigger.
@@ -46,6 +50,7 @@ inline constexpr char kKindCaptureTrigger[] = "capture_trigger";
 
 struct Finding {
   std::string kind;  // one of the kKind* names above
+  std::string rule;  // for memory_bound: the contention rule whose conditions held
   // Stable dedup key: kind + subject (same condition on the same devices =
   // same key), e.g. "memory_contention/n1/3" (kind/node/gpu).
   std::string key;

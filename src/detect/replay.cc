@@ -254,10 +254,17 @@ ReplayScore ScoreReplay(const DetectConfig& config, const ReplayResult& result,
       }
     }
   }
-  // Precision: every incident counts, under its kind (and dominant cause).
+  // Precision: every incident counts, under its kind (and dominant cause);
+  // informational ones (memory_bound) only when the truth has their kind.
+  std::set<std::string> truth_kinds;
+  for (const TruthRow& row : truth) truth_kinds.insert(ScoredKind(row.kind));
   for (size_t i = 0; i < result.incidents.size(); ++i) {
     const IncidentRecord& inc = result.incidents[i];
     const std::string kind = ScoredKind(inc.kind);
+    if (inc.severity == "info" && !truth_kinds.contains(kind)) {
+      ++score.informational;
+      continue;
+    }
     ScoreLine& l = line(kind, "");
     ++l.incidents;
     if (matched[i]) {

@@ -20,7 +20,9 @@
 // "contention"), one of its devices is the row's (node and gpu_uuid, or node
 // and gpu index when the row's gpu_uuid is a number), and its [first seen,
 // last seen] overlaps [start, end + grace] (grace = 2 rule windows). Every
-// other incident is false, whoever owns it. Per kind (and per cause for
+// other incident is false, whoever owns it, except informational ones
+// (memory_bound, severity "info", no alert) of a kind the truth never
+// names, which are counted apart. Per kind (and per cause for
 // contention): precision, recall, median and max detection latency (first
 // seen - start), recall per slowdown bucket (<5%, 5-10%, 10-20%, >20%),
 // MAE of the estimated slowdown over matched incidents that estimate one,
@@ -85,6 +87,7 @@ struct ReplayScore {
   std::vector<ScoreLine> lines;
   int false_incidents = 0;
   std::map<std::string, int> false_by_kind;
+  int informational = 0;  // severity "info" incidents (memory_bound) of kinds the truth lacks
   double gpu_days = 0;
   double false_per_100_gpu_days() const {
     return gpu_days > 0 ? 100 * false_incidents / gpu_days : 0;

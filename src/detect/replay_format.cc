@@ -79,7 +79,7 @@ std::string FormatReplay(const ReplayResult& result, const ReplayScore* score) {
          Fixed(score->false_per_100_gpu_days(), 2) + " per 100 GPU-days over " +
          Fixed(score->gpu_days, 2) + " GPU-days)";
   for (const auto& [kind, n] : score->false_by_kind) out += "; " + kind + " " + std::to_string(n);
-  out += "\n";
+  out += "\ninformational (memory_bound, no alert): " + std::to_string(score->informational) + "\n";
   return out;
 }
 
@@ -139,6 +139,7 @@ std::string ReplayJson(const ReplayResult& result, const ReplayScore* score) {
     j["score"] = {{"lines", lines},
                   {"false_incidents", score->false_incidents},
                   {"false_by_kind", score->false_by_kind},
+                  {"informational", score->informational},
                   {"gpu_days", score->gpu_days},
                   {"false_per_100_gpu_days", score->false_per_100_gpu_days()}};
   }

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "detect/finding.h"
 #include "detect/replay_reader.h"
 
 namespace gpufleet::detect {
@@ -99,17 +100,19 @@ TEST(ReplayTruthTest, ParsesRowsAndCountsBadOnes) {
 }
 
 // Twenty minutes of two GPUs; GPU 0 runs with the DRAM busy and warps
-// starved from minute 5 to minute 15.
-std::string Recording() {
+// starved from minute 5 to minute 15, and (when `slowed`) its SMs 30% less
+// active than before: the measured slowdown that makes it contention.
+std::string Recording(bool slowed = true) {
   std::string out;
   for (const char* gpu : {"0", "1"}) {
     for (const char* metric : {"gpu_memory_bandwidth_utilization_ratio", "gpu_sm_occupancy_ratio",
-                               "gpu_utilization_ratio"}) {
+                               "gpu_utilization_ratio", "gpu_sm_active_ratio"}) {
       for (int64_t t = 0; t < 1200; t += 10) {
         const bool hot = gpu[0] == '0' && t >= 300 && t < 900;
         double v = 0.6;
         if (std::string_view(metric) == "gpu_memory_bandwidth_utilization_ratio") v = hot ? 0.93 : 0.5;
         if (std::string_view(metric) == "gpu_sm_occupancy_ratio") v = hot ? 0.3 : 0.7;
+        if (std::string_view(metric) == "gpu_sm_active_ratio") v = hot && slowed ? 0.56 : 0.8;
         out += std::string(metric) + "{gpu=\"" + gpu + "\",gpu_uuid=\"GPU-" + gpu +
                "\",node=\"n1\"} " + std::to_string(v) + " " + std::to_string(kT0 + t) + "\n";
       }
@@ -147,6 +150,28 @@ TEST(ReplayTest, ContendedGpuOpensOneIncidentThatTheTruthMatches) {
   EXPECT_EQ(line->true_incidents, line->incidents);
   EXPECT_NE(FormatReplay(*result, &score).find("| contention | all | 1 | 1 |"), std::string::npos)
       << FormatReplay(*result, &score);
+}
+
+// The same DRAM-heavy phase without any slowdown or neighbour: a job
+// memory-bound on its own is informational, not a (false) contention alert.
+TEST(ReplayTest, MemoryBoundAloneAtFullSpeedIsInformational) {
+  const std::string text = Recording(/*slowed=*/false);
+  ReplayReader r;
+  r.AddBuffer("rec.om", text);
+  auto result = RunReplay(DefaultDetectConfig(), r);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  int memory_bound = 0;
+  for (const IncidentRecord& inc : result->incidents) {
+    EXPECT_NE(ScoredKind(inc.kind), "contention") << inc.summary;
+    if (inc.kind == kKindMemoryBound) {
+      ++memory_bound;
+      EXPECT_EQ(inc.severity, "info");
+    }
+  }
+  EXPECT_EQ(memory_bound, 1);
+  ReplayScore score = ScoreReplay(DefaultDetectConfig(), *result, {});
+  EXPECT_EQ(score.false_incidents, 0);
+  EXPECT_EQ(score.informational, 1);
 }
 
 }  // namespace

@@ -22,6 +22,15 @@ void Fill(WindowStore& store, const std::string& metric, const std::string& node
   for (int t = from_s; t < to_s; t += 10) store.Append(l, kT0 + t * kS, value);
 }
 
+// Two pods share the GPU: the neighbour that makes its DRAM-heavy phase
+// contention rather than a job memory-bound on its own.
+void TwoWorkloads(WindowStore& store, const std::string& node, const std::string& gpu, int to_s) {
+  for (const char* pod : {"train-a", "infer-b"}) {
+    Labels l{{"__name__", "gpu_workload_info"}, {"node", node}, {"gpu", gpu}, {"workload_pod", pod}};
+    for (int t = 0; t < to_s; t += 10) store.Append(l, kT0 + t * kS, 1);
+  }
+}
+
 class DetectorLoopTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -72,6 +81,7 @@ TEST_F(DetectorLoopTest, FindingOpensUpdatesAndResolvesOneIncident) {
   // GPU 3 contended for 15 minutes, GPU 4 clean.
   Fill(*window_, "gpu_memory_bandwidth_utilization_ratio", "n1", "3", 0, 900, 0.95);
   Fill(*window_, "gpu_sm_occupancy_ratio", "n1", "3", 0, 900, 0.3);
+  TwoWorkloads(*window_, "n1", "3", 900);
   Fill(*window_, "gpu_memory_bandwidth_utilization_ratio", "n1", "4", 0, 900, 0.5);
   Fill(*window_, "gpu_sm_occupancy_ratio", "n1", "4", 0, 900, 0.8);
   clock_.Set(kT0 + 890 * kS);
@@ -118,6 +128,7 @@ TEST_F(DetectorLoopTest, CaptureTriggerRunsCommandAndRecordsOutputPath) {
   Fill(*window_, "gpu_utilization_ratio", "n1", "0", 0, 300, 0.1);
   Fill(*window_, "gpu_memory_bandwidth_utilization_ratio", "n1", "0", 0, 300, 0.95);
   Fill(*window_, "gpu_sm_occupancy_ratio", "n1", "0", 0, 300, 0.3);
+  TwoWorkloads(*window_, "n1", "0", 300);
   clock_.Set(kT0 + 295 * kS);
   ASSERT_TRUE(loop.RunOnce().ok());
   StatusOr<std::vector<detect::IncidentRecord>> open = incidents_->List(detect::IncidentStatus::kOpen);

@@ -51,21 +51,27 @@ class DetectCommand : public Command {
     detect::ReplayReader reader;
     std::deque<std::string> translated;  // vendor recordings, kept alive for the reader
     for (const std::string& path : inputs_) {
-      ASSIGN_OR_RETURN(FileContents f, FileContents::Open(path));
-      std::string_view head = f.view().substr(0, 4096);
-      if (!head.empty() && head.find_first_not_of(" \t\r\n") != std::string_view::npos &&
-          head[head.find_first_not_of(" \t\r\n")] != '{' && !SniffExporter(f.view()).empty()) {
-        TranslateOptions opts;
-        opts.format = ExpositionFormat::kOpenMetrics;
-        TranslateReport report;
-        translated.emplace_back();
-        RETURN_IF_ERROR(TranslateExposition(f.view(), path, opts, &translated.back(), &report));
-        std::fprintf(stderr, "gpufleet detect replay: %s: translated from %s\n", path.c_str(),
-                     report.source.c_str());
-        reader.AddBuffer(path, translated.back());
-        continue;
+      bool vendor = false;
+      {
+        // Only the head is read to tell the format; the mapping is released
+        // before the reader maps the file again.
+        ASSIGN_OR_RETURN(FileContents f, FileContents::Open(path));
+        std::string_view head = f.view().substr(0, 256 * 1024);
+        size_t first = head.find_first_not_of(" \t\r\n");
+        vendor = first != std::string_view::npos && head[first] != '{' &&
+                 !SniffExporter(head).empty();
+        if (vendor) {
+          TranslateOptions opts;
+          opts.format = ExpositionFormat::kOpenMetrics;
+          TranslateReport report;
+          translated.emplace_back();
+          RETURN_IF_ERROR(TranslateExposition(f.view(), path, opts, &translated.back(), &report));
+          std::fprintf(stderr, "gpufleet detect replay: %s: translated from %s\n", path.c_str(),
+                       report.source.c_str());
+          reader.AddBuffer(path, translated.back());
+        }
       }
-      RETURN_IF_ERROR(reader.AddFile(path));
+      if (!vendor) RETURN_IF_ERROR(reader.AddFile(path));
     }
     ASSIGN_OR_RETURN(detect::ReplayResult result, detect::RunReplay(config, reader));
     std::optional<detect::ReplayScore> score;

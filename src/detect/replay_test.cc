@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 
+#include "core/file_util.h"
 #include "detect/finding.h"
 #include "detect/replay_reader.h"
+#include "detect/sim_recording.h"
 
 namespace gpufleet::detect {
 namespace {
@@ -172,6 +175,41 @@ TEST(ReplayTest, MemoryBoundAloneAtFullSpeedIsInformational) {
   ReplayScore score = ScoreReplay(DefaultDetectConfig(), *result, {});
   EXPECT_EQ(score.false_incidents, 0);
   EXPECT_EQ(score.informational, 1);
+}
+
+}  // namespace
+}  // namespace gpufleet::detect
+
+namespace gpufleet::detect {
+namespace {
+
+// `sim detect --write`: the simulated fleet in the replay format reads back
+// without a skipped sample and its truth without a bad row.
+TEST(SimRecordingTest, WrittenFleetReplaysCleanly) {
+  FleetSimOptions sim;
+  sim.duration_s = 2 * 3600;
+  sim.warmup_s = 600;
+  sim.mean_gap_s = 1800;
+  const std::string dir = ::testing::TempDir() + "/gpufleet_sim_recording";
+  auto rec = WriteSimRecording(sim, dir);
+  ASSERT_TRUE(rec.ok()) << rec.status().ToString();
+  EXPECT_GT(rec->truth_rows, 0);
+  ReplayReader reader;
+  ASSERT_TRUE(reader.AddFile(rec->series_path).ok());
+  auto result = RunReplay(DefaultDetectConfig(), reader);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->input.samples, rec->samples);
+  EXPECT_EQ(result->input.malformed + result->input.backwards + result->dropped_out_of_order, 0u);
+  EXPECT_EQ(result->devices, 16u);
+  auto text = ReadFileToString(rec->truth_path);
+  ASSERT_TRUE(text.ok());
+  uint64_t bad = 0;
+  std::vector<std::string> errors;
+  auto rows = ParseTruthCsv(*text, rec->truth_path, &bad, &errors);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(static_cast<int>(rows->size()), rec->truth_rows);
+  EXPECT_EQ(bad, 0u);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -129,14 +129,27 @@ bool NextArrayNumber(std::string_view s, size_t& pos, double& out, bool& bad) {
   return true;
 }
 
-// Captures the one sample of a line.
+// Captures the one sample of a line. Label values may point into the
+// parser's scratch space (unescaped values), so they are copied here.
 class LineHandler final : public ExpositionHandler {
  public:
+  explicit LineHandler(const std::unordered_map<std::string, std::unique_ptr<Labels>>& known)
+      : known_(known) {}
   void OnSample(const ExpoSample& s) override {
     got = true;
-    name = s.name;
-    raw = s.raw_labels;
-    labels.assign(s.labels.begin(), s.labels.end());
+    key.assign(s.name);
+    key += '{';
+    key += s.raw_labels;
+    value = s.value;
+    timestamp_ms = s.timestamp_ms;
+    auto it = known_.find(key);
+    if (it != known_.end()) {
+      found = it->second.get();
+      return;
+    }
+    labels = Labels();
+    labels.Set("__name__", s.name);
+    for (const ExpoLabel& e : s.labels) labels.Set(e.name, e.value);
     value = s.value;
     timestamp_ms = s.timestamp_ms;
   }
@@ -144,11 +157,15 @@ class LineHandler final : public ExpositionHandler {
     error = "column " + std::to_string(e.column) + ": " + e.message;
   }
   bool got = false;
-  std::string_view name, raw;
-  std::vector<ExpoLabel> labels;
+  std::string key;  // name{raw labels}: the series' identity in this file
+  const Labels* found = nullptr;  // the interned labels of `key`, when seen before
+  Labels labels;                  // else its labels
   double value = 0;
   std::optional<int64_t> timestamp_ms;
   std::string error;
+
+ private:
+  const std::unordered_map<std::string, std::unique_ptr<Labels>>& known_;
 };
 
 }  // namespace
@@ -267,7 +284,7 @@ bool ReplayReader::NextText(Cursor& c) {
     ++c.line;
     std::string_view trimmed = TrimLine(line);
     if (trimmed.empty() || trimmed.front() == '#') continue;
-    LineHandler h;
+    LineHandler h(interned_->by_key);
     ParseExposition(line, h, opts);
     if (!h.got) {
       ++stats_.malformed;
@@ -282,18 +299,7 @@ bool ReplayReader::NextText(Cursor& c) {
       ++stats_.nan;
       continue;
     }
-    std::string key(h.name);
-    key += '{';
-    key += h.raw;
-    auto it = interned_->by_key.find(key);
-    if (it != interned_->by_key.end()) {
-      c.labels = it->second.get();
-    } else {
-      Labels l;
-      l.Set("__name__", h.name);
-      for (const ExpoLabel& e : h.labels) l.Set(e.name, e.value);
-      c.labels = Intern(key, std::move(l));
-    }
+    c.labels = h.found != nullptr ? h.found : Intern(h.key, std::move(h.labels));
     const int64_t ts = *h.timestamp_ms * kNsPerMs;
     if (c.started && ts < c.ts_ns) ++stats_.backwards;  // the index's quick scan missed it
     c.started = true;

@@ -45,6 +45,23 @@ TEST(ReplayReaderTest, SeriesBySeriesOpenMetricsComesOutInDataTime) {
   EXPECT_EQ(r.stats().backwards, 1u);
 }
 
+// Regression (found by detect_replay_fuzz): label values were kept as views
+// into the parser's scratch space and read after it was freed; escaped
+// values live only there.
+TEST(ReplayReaderTest, LabelValuesAreCopiedOutOfTheParser) {
+  std::string text =
+      "gpu_utilization_ratio{gpu=\"0\",node=\"n\\\"1\"} 0.1 1733300000\n"
+      "gpu_utilization_ratio{gpu=\"1\",node=\"n2\"} 0.2 1733300000\n"
+      "gpu_utilization_ratio{gpu=\"0\",node=\"n\\\"1\"} 0.3 1733300010\n";
+  ReplayReader r;
+  r.AddBuffer("esc.prom", text);
+  std::vector<std::string> nodes;
+  r.ForEach([&](const Labels& l, int64_t, double) { nodes.emplace_back(l.Get("node")); });
+  ASSERT_EQ(nodes.size(), 3u);
+  EXPECT_EQ(nodes[0], "n\"1");
+  EXPECT_EQ(nodes[2], "n\"1");
+}
+
 TEST(ReplayReaderTest, VictoriaMetricsExportLines) {
   std::string text =
       "{\"metric\":{\"__name__\":\"gpu_utilization_ratio\",\"node\":\"n1\",\"gpu\":\"0\"},"

@@ -187,8 +187,14 @@ int64_t WindowOf(const DetectConfig& c, std::string_view kind) {
 }
 
 bool SameDevice(const IncidentRecord& inc, const TruthRow& row) {
-  if (inc.subject.Get("node") != row.node) return false;
-  return inc.subject.Get("gpu_uuid") == row.gpu_uuid || inc.subject.Get("gpu") == row.gpu_uuid;
+  if (inc.subject.Get("node") == row.node &&
+      (inc.subject.Get("gpu_uuid") == row.gpu_uuid || inc.subject.Get("gpu") == row.gpu_uuid)) {
+    return true;
+  }
+  // Workload-level incidents (variance, cloud-specific) name their devices
+  // only in `devices` ("node/gpu" or "node/gpu_uuid").
+  const std::string key = row.node + "/" + row.gpu_uuid;
+  return std::find(inc.devices.begin(), inc.devices.end(), key) != inc.devices.end();
 }
 
 int Bucket(double slowdown) {

@@ -18,7 +18,8 @@
 // Matching: an incident matches a truth row when the kinds match (the three
 // contention rule kinds and "contention" all count as one kind,
 // "contention"), one of its devices is the row's (node and gpu_uuid, or node
-// and gpu index when the row's gpu_uuid is a number), and its [first seen,
+// and gpu index when the row's gpu_uuid is a number; for workload-level
+// incidents, one of their "node/gpu" devices), and its [first seen,
 // last seen] overlaps [start, end + grace] (grace = 2 rule windows). Every
 // other incident is false, whoever owns it, except informational ones
 // (memory_bound, severity "info", no alert) of a kind the truth never

@@ -172,6 +172,26 @@ TEST(ReplayTest, ContendedGpuOpensOneIncidentThatTheTruthMatches) {
       << FormatReplay(*result, &score);
 }
 
+// Workload-level incidents carry their devices only in `devices`.
+TEST(ReplayTest, WorkloadIncidentMatchesByItsDevices) {
+  ReplayResult result;
+  result.devices = 1;
+  result.first_ns = kT0 * kS;
+  result.last_ns = (kT0 + 3600) * kS;
+  IncidentRecord inc;
+  inc.kind = "cloud_specific";
+  inc.devices = {"n1/0", "n1/1"};
+  inc.first_seen_ns = (kT0 + 600) * kS;
+  inc.last_seen_ns = (kT0 + 1200) * kS;
+  result.incidents = {inc};
+  std::vector<TruthRow> truth(1);
+  truth[0] = {"cloud_specific", "", "n1", "1", kT0 * kS, (kT0 + 1800) * kS, -1};
+  ReplayScore score = ScoreReplay(DefaultDetectConfig(), result, truth);
+  ASSERT_EQ(score.lines.size(), 1u);
+  EXPECT_EQ(score.lines[0].detected, 1);
+  EXPECT_EQ(score.false_incidents, 0);
+}
+
 // The same DRAM-heavy phase without any slowdown or neighbour: a job
 // memory-bound on its own is informational, not a (false) contention alert.
 TEST(ReplayTest, MemoryBoundAloneAtFullSpeedIsInformational) {

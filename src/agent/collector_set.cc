@@ -58,6 +58,10 @@ StatusOr<std::vector<std::unique_ptr<Collector>>> BuildCollectors(const SourceOp
       if (source == "amd" || source == "auto") {
         AmdCollectorOptions o;
         o.sysfs.sysfs_root = options.sysfs_root;
+        o.dev_root = options.dev_root;
+        // Probing: the ROCm libraries print their own errors on nodes without
+        // an AMD GPU, so they are only loaded where the kernel shows one.
+        o.require_kernel_device = source == "auto";
         StatusOr<std::unique_ptr<Collector>> amd = OpenAmdCollector(o, log);
         if (amd.ok()) {
           log->push_back("amd: using " + std::string((*amd)->source()));
@@ -85,7 +89,9 @@ StatusOr<std::vector<std::unique_ptr<Collector>>> BuildCollectors(const SourceOp
       return InvalidArgumentError("unknown source '" + source + "'");
     }
   }
-  if (out.empty()) {
+  if (out.empty() && options.other_sources) {
+    log->push_back("no GPU telemetry source on this node; collecting from the scrape targets only");
+  } else if (out.empty()) {
     return NotFoundError(
         "no GPU telemetry source found on this node (no NVIDIA, AMD or Intel GPU or library); "
         "use --source sim for the simulated fleet");

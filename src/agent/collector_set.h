@@ -22,12 +22,18 @@ struct SourceOptions {
   std::vector<std::string> sources = {"auto"};
   std::string scenario = "default";  // for "sim": a scenario file or "default"
   std::string sysfs_root = "/sys";
+  std::string dev_root = "/dev";  // for the AMD probe (/dev/kfd)
+  // True when the agent has another source (a --scrape target): finding no
+  // GPU on the node is then not an error (an exporter alone is a valid
+  // source, the usual case of an agent beside the exporter it adopts).
+  bool other_sources = false;
 };
 
 // Names accepted in SourceOptions::sources.
 const std::vector<std::string>& KnownSources();
 
-// `log` receives one human-readable line per decision.
+// `log` receives one human-readable line per decision. Errors: NotFound
+// when no source finds a GPU and options.other_sources is false.
 StatusOr<std::vector<std::unique_ptr<Collector>>> BuildCollectors(const SourceOptions& options,
                                                                   Clock& clock,
                                                                   std::vector<std::string>* log);

@@ -86,6 +86,7 @@ class AgentCommand : public Command {
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
     std::vector<std::string> log;
+    sources_.other_sources = !scrapes_.empty();
     ASSIGN_OR_RETURN(auto collectors, BuildCollectors(sources_, RealClock::Get(), &log));
     for (const std::string& line : log) std::fprintf(stderr, "gpufleet agent: %s\n", line.c_str());
 

@@ -34,6 +34,7 @@ std::unique_ptr<Command> NewTraceCommand();
 std::unique_ptr<Command> NewServerCommand();
 std::unique_ptr<Command> NewIncidentsCommand();
 std::unique_ptr<Command> NewCostCommand();
+std::unique_ptr<Command> NewDetectCommand();
 std::unique_ptr<Command> NewPlaceCommand();
 std::unique_ptr<Command> NewPlaceSlurmCommand();  // hosted by `place` as `place slurm`
 

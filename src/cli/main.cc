@@ -47,6 +47,7 @@ int Main(int argc, char** argv) {
   commands.push_back(NewServerCommand());
   commands.push_back(NewIncidentsCommand());
   commands.push_back(NewCostCommand());
+  commands.push_back(NewDetectCommand());
   for (auto& c : commands) {
     CLI::App* sub = app.add_subcommand(std::string(c->name()), std::string(c->help()));
     c->Configure(*sub);

@@ -39,7 +39,19 @@ struct AmdCollectorOptions {
   AmdSmiCollectorOptions amdsmi;
   RocmSmiCollectorOptions rocm_smi;
   AmdgpuSysfsOptions sysfs;
+  // When true, nothing is loaded unless the kernel shows an AMD GPU
+  // (AmdKernelDevicePresent): AMD SMI and ROCm SMI print their own messages
+  // ("Failed to open drm root directory", "Exception caught: rsmi_init") on
+  // stderr when initialised on a machine without one, and a probe must stay
+  // quiet there.
+  bool require_kernel_device = false;
+  std::string dev_root = "/dev";
 };
+
+// True when `dev_root`/kfd exists or a DRM card under `sysfs_root` has PCI
+// vendor 0x1002; `why` (optional) says what was looked at when false.
+bool AmdKernelDevicePresent(const std::string& sysfs_root, const std::string& dev_root,
+                            std::string* why = nullptr);
 
 StatusOr<std::unique_ptr<Collector>> OpenAmdCollector(const AmdCollectorOptions& options,
                                                       std::vector<std::string>* log = nullptr);

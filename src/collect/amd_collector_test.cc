@@ -94,6 +94,29 @@ TEST_F(AmdCollectorTest, NonAbsenceFailureKeepsItsCode) {
   EXPECT_EQ(c.status().code(), StatusCode::kFailedPrecondition) << c.status().ToString();
 }
 
+// Regression: probing a node without an AMD GPU initialised ROCm SMI, which
+// printed "Failed to open drm root directory" and "Exception caught:
+// rsmi_init" on the user's terminal. Without /dev/kfd or an AMD card in
+// sysfs the probe loads no library.
+TEST_F(AmdCollectorTest, ProbeWithoutAmdKernelDeviceLoadsNoRocmLibrary) {
+  AmdCollectorOptions o = Options(FAKE_AMDSMI_PATH, FAKE_ROCM_SMI_PATH, "/nonexistent/sys");
+  o.require_kernel_device = true;
+  o.dev_root = "/nonexistent/dev";
+  auto c = OpenAmdCollector(o);
+  EXPECT_EQ(c.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(c.status().message().find("not loaded"), std::string::npos) << c.status().message();
+  EXPECT_EQ(c.status().message().find("rejected"), std::string::npos) << c.status().message();
+}
+
+TEST_F(AmdCollectorTest, ProbeWithAmdCardInSysfsStillPrefersAmdSmi) {
+  AmdCollectorOptions o = Options(FAKE_AMDSMI_PATH, FAKE_ROCM_SMI_PATH, AMD_SYSFS_TREE);
+  o.require_kernel_device = true;
+  o.dev_root = "/nonexistent/dev";
+  auto c = OpenAmdCollector(o);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ((*c)->source(), std::string_view("amdsmi"));
+}
+
 // Every reading each AMD source emits is mapped by that source's table.
 TEST_F(AmdCollectorTest, EveryReadingNameIsMapped) {
   const std::vector<AmdCollectorOptions> sources = {

@@ -52,4 +52,20 @@ std::string FormatDuration(int64_t ns) {
   return std::to_string(ns / 1'000'000) + "ms";
 }
 
+std::string FormatDurationHuman(int64_t ns) {
+  if (ns <= 0) return "0s";
+  constexpr int64_t kMs = 1'000'000;
+  constexpr int64_t kS = 1000 * kMs;
+  if (ns < kS) return std::to_string((ns + kMs / 2) / kMs) + "ms";
+  int64_t s = (ns + kS / 2) / kS;
+  const int64_t d = s / 86400, h = s / 3600 % 24, m = s / 60 % 60;
+  s %= 60;
+  std::string out;
+  if (d > 0) out += std::to_string(d) + "d";
+  if (h > 0) out += std::to_string(h) + "h";
+  if (m > 0 && d == 0) out += std::to_string(m) + "m";
+  if (s > 0 && d == 0 && h == 0) out += std::to_string(s) + "s";
+  return out;
+}
+
 }  // namespace gpufleet

@@ -16,5 +16,8 @@ namespace gpufleet {
 StatusOr<int64_t> ParseDurationNs(std::string_view text);
 // ns -> the shortest of "2m", "90s", "1h" (Prometheus duration syntax).
 std::string FormatDuration(int64_t ns);
+// ns -> how a person reads an elapsed time, to the second: "4m22s",
+// "1h3m", "2d4h" (seconds only under an hour, minutes under a day); "850ms" under one second.
+std::string FormatDurationHuman(int64_t ns);
 
 }  // namespace gpufleet

@@ -34,7 +34,11 @@ int64_t RuleWindow(const DetectConfig& c, const Finding& f) {
 // The class an incident is scored under; "" for findings not scored.
 std::string ClassOf(const Finding& f) {
   if (IsContention(f.kind)) return "contention";
-  if (f.kind == kKindCaptureTrigger) return f.capture_name == "low_utilization" ? "idle" : "";
+  // A capture trigger's condition on a device with work is an incident named
+  // after the trigger (detect/actionable.h).
+  if (f.kind == "low_utilization") return "idle";
+  if (f.kind == kKindMemoryBound) return "";  // informational, not an alert
+  if (f.kind == f.capture_name) return "";
   if (f.kind == kKindBaselineDeviation) return "baseline";
   return f.kind;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "detect/baseline_detector.h"
+#include "detect/actionable.h"
 #include "detect/capture_detector.h"
 #include "detect/cross_cloud_detector.h"
 #include "detect/device_series.h"
@@ -76,6 +77,7 @@ std::vector<Finding> DetectionEngine::Evaluate(const WindowStore& store, int64_t
   AttachRootCauses(config_.root_cause, ctx, out);
   std::sort(out.begin(), out.end(),
             [](const Finding& a, const Finding& b) { return a.key < b.key; });
+  KeepActionable(ctx, out, actionable_);  // keeps the order
 
   if (baselines_store_ != nullptr && now_ns - last_flush_ns_ >= kFlushEveryNs) {
     // On failure the baselines stay in memory; those still learning are

@@ -6,7 +6,9 @@
 // learned baselines (with a BaselineStore), repetition statistics (variance,
 // bimodality, heavy tails of step durations), cross-cloud comparison of the
 // same workload, and capture triggers. Contention findings are annotated with
-// root-cause shares and an estimated slowdown.
+// root-cause shares and an estimated slowdown. Only actionable findings are
+// returned: none for idle devices, and capture triggers ride on the finding
+// they serve (detect/actionable.h).
 //
 // Thread safety: not thread-safe; one detector thread calls Evaluate. The
 // WindowStore may be appended to concurrently.
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "detect/actionable.h"
 #include "detect/baseline_store.h"
 #include "detect/detect_config.h"
 #include "detect/finding.h"
@@ -43,6 +46,8 @@ class DetectionEngine {
   Status FlushBaselines();
 
   const DetectConfig& config() const { return config_; }
+  // Findings dropped or merged so far (idle devices, capture triggers).
+  const ActionableStats& actionable_stats() const { return actionable_; }
 
  private:
   DetectionEngine(const DetectConfig& config, BaselineStore* baselines);
@@ -52,6 +57,7 @@ class DetectionEngine {
   std::vector<std::unique_ptr<Detector>> detectors_;
   class BaselineDetector* baseline_detector_ = nullptr;  // owned by detectors_
   int64_t last_flush_ns_ = 0;
+  ActionableStats actionable_;
 };
 
 }  // namespace gpufleet::detect

@@ -39,10 +39,18 @@ inline constexpr char kKindSustained[] = "sustained_contention";
 inline constexpr char kKindCloudSpecific[] = "cloud_specific";
 inline constexpr char kKindBaselineDeviation[] = "baseline_deviation";
 inline constexpr char kKindVariance[] = "variance";
+// A contention rule's conditions held but nothing shows contention (no
+// neighbour, no slowdown against the workload's own baseline): a job that
+// is memory-bound on its own. Informational (severity "info"), no alert.
+inline constexpr char kKindMemoryBound[] = "memory_bound";
+// Raw trigger findings of the capture detector; the engine never returns
+// them (detect/actionable.h): a trigger rides on the incident it serves, or
+// its condition becomes an incident named after the trigger.
 inline constexpr char kKindCaptureTrigger[] = "capture_trigger";
 
 struct Finding {
   std::string kind;  // one of the kKind* names above
+  std::string rule;  // for memory_bound: the contention rule whose conditions held
   // Stable dedup key: kind + subject (same condition on the same devices =
   // same key), e.g. "memory_contention/n1/3" (kind/node/gpu).
   std::string key;
@@ -59,7 +67,8 @@ struct Finding {
   std::string team;
   std::string severity;  // warning | critical
   std::string summary;   // one line for humans
-  // capture_trigger only: the configured trigger name and command to run.
+  // A capture that serves this finding's incident (detect/actionable.h):
+  // the configured trigger name and command to run; empty when none.
   std::string capture_name;
   std::vector<std::string> capture_command;
 };

@@ -338,7 +338,10 @@ void FleetSim::Emit(WindowStore& store, Gpu& g, int64_t t) {
   }
   if (cloud) step_factor *= g.ep_factor;
 
-  auto put = [&](Metric m, double v) { store.Append(g.labels[m], t, v); };
+  auto put = [&](Metric m, double v) {
+    store.Append(g.labels[m], t, v);
+    if (sink_) sink_(g.labels[m], t, v);
+  };
   put(kUtil, clamp01(util + noise(rng_)));
   put(kSmActive, clamp01(sm + noise(rng_)));
   put(kOccupancy, clamp01(occ + noise(rng_)));
@@ -367,6 +370,7 @@ void FleetSim::Emit(WindowStore& store, Gpu& g, int64_t t) {
     }
     d = std::max(d, 0.01);
     store.Append(g.labels[kStep], g.next_step_end_ns, d);
+    if (sink_) sink_(g.labels[kStep], g.next_step_end_ns, d);
     g.next_step_end_ns += static_cast<int64_t>(d * 1e9);
   }
 }

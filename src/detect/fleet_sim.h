@@ -40,6 +40,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -92,6 +93,11 @@ class FleetSim {
   // False when the duration is over.
   bool Step(WindowStore& store, int64_t* now_ns);
 
+  // Also hands every sample Step writes to `sink` (labels with __name__).
+  void set_sink(std::function<void(const Labels&, int64_t, double)> sink) {
+    sink_ = std::move(sink);
+  }
+
   const std::vector<SimEpisode>& episodes() const { return episodes_; }
   size_t gpu_count() const;
   double gpu_days() const;
@@ -107,6 +113,7 @@ class FleetSim {
   std::vector<Gpu> gpus_;
   std::vector<SimEpisode> episodes_;
   int64_t tick_ = 0;
+  std::function<void(const Labels&, int64_t, double)> sink_;
 };
 
 }  // namespace gpufleet::detect

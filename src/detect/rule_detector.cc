@@ -122,7 +122,7 @@ void RuleDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& out) {
     f.severity = rule_.severity;
     f.summary = rule_.name + " on " + device + ": " +
                 (rule_.summary.empty() ? std::string("rule conditions held") : rule_.summary) +
-                " for " + FormatDuration(now - *since);
+                " for " + FormatDurationHuman(now - *since);
     out.push_back(std::move(f));
   }
 }

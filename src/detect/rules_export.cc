@@ -95,6 +95,27 @@ std::string ExportPrometheusRules(const DetectConfig& config, std::string_view o
     out += "          kind: " + r.name + "\n";
     out += "        annotations:\n";
     out += "          summary: " + Quoted(RuleSummary(r)) + "\n";
+    if (!r.name.ends_with("contention")) continue;
+    // The same rule with the evidence PromQL can see: a second workload on
+    // the device (gpufleet's own detector also accepts a neighbour on
+    // another partition of the GPU, or a slowdown against the workload's
+    // baseline, which need more than a join).
+    out += "      - alert: " + AlertName(r.name) + "WithNeighbour\n";
+    out += "        expr: |\n";
+    for (std::string_view line : SplitString(expr, '\n')) {
+      out += "          " + std::string(line) + "\n";
+    }
+    out += "          " + std::string(kJoin) + " (count by (node, gpu, gpu_uuid, partition_id) "
+           "(gpu_workload_info) > 1)\n";
+    if (r.for_ns > 0) out += "        for: " + FormatDuration(r.for_ns) + "\n";
+    out += "        labels:\n";
+    out += "          severity: " + r.severity + "\n";
+    out += "          team: " + Quoted(r.team) + "\n";
+    out += "          kind: " + r.name + "\n";
+    out += "          evidence: neighbour\n";
+    out += "        annotations:\n";
+    out += "          summary: " + Quoted(RuleSummary(r) + "; a second workload on the device") +
+           "\n";
   }
   return out;
 }

@@ -59,6 +59,73 @@ std::string SniffExporter(std::string_view input) {
 
 namespace {
 
+// The family name a line is about: the metric of a sample line, the family of
+// a "# HELP name ..." / "# TYPE name ..." line; "" for others.
+std::string_view LineFamily(std::string_view line) {
+  if (line.starts_with("#")) {
+    size_t a = line.find_first_not_of(' ', 1);
+    if (a == std::string_view::npos) return {};
+    size_t b = line.find(' ', a);  // after HELP / TYPE / UNIT
+    if (b == std::string_view::npos) return {};
+    line = line.substr(line.find_first_not_of(' ', b) == std::string_view::npos
+                           ? line.size()
+                           : line.find_first_not_of(' ', b));
+  }
+  size_t end = line.find_first_of("{ \t");
+  return line.substr(0, end);
+}
+
+// Which vocabulary a family name belongs to by its own prefix: 0 DCGM, 1 XPU
+// Manager, 2 anything else (AMD DME names have no vendor prefix of their own).
+int FamilyClass(std::string_view family) {
+  if (family.starts_with("DCGM_")) return 0;
+  if (family.starts_with("xpum_")) return 1;
+  return 2;
+}
+
+}  // namespace
+
+std::vector<MixedPart> SplitMixedExposition(std::string_view input) {
+  size_t counts[3] = {0, 0, 0};
+  auto for_each_line = [&input](auto&& fn) {
+    size_t pos = 0;
+    while (pos < input.size()) {
+      size_t nl = input.find('\n', pos);
+      size_t end = nl == std::string_view::npos ? input.size() : nl;
+      fn(input.substr(pos, end - pos));
+      pos = end + 1;
+    }
+  };
+  for_each_line([&counts](std::string_view line) {
+    std::string_view f = LineFamily(line);
+    if (!f.empty() && !line.starts_with("#")) ++counts[FamilyClass(f)];
+  });
+  int present = (counts[0] > 0) + (counts[1] > 0) + (counts[2] > 0);
+  if (present < 2) return {};
+  // Each part keeps every line (others blanked), so line numbers in errors
+  // stay those of the input.
+  std::vector<MixedPart> parts(3);
+  for (MixedPart& p : parts) p.text.reserve(input.size() / 2);
+  for_each_line([&parts](std::string_view line) {
+    std::string_view f = LineFamily(line);
+    int cls = f.empty() ? -1 : FamilyClass(f);
+    for (int k = 0; k < 3; ++k) {
+      if (k == cls) parts[k].text += line;
+      parts[k].text += '\n';
+    }
+  });
+  parts[0].source = "dcgm_exporter";
+  parts[1].source = "xpum";
+  parts[2].source = SniffExporter(parts[2].text);
+  std::vector<MixedPart> out;
+  for (int k = 0; k < 3; ++k) {
+    if (counts[k] > 0) out.push_back(std::move(parts[k]));
+  }
+  return out;
+}
+
+namespace {
+
 StatusOr<MappingTable> ExporterTable(std::string_view input, std::string_view origin,
                                      const TranslateOptions& opts, TranslateReport* report) {
   std::string from = opts.from.empty() ? SniffExporter(input) : opts.from;
@@ -77,14 +144,49 @@ StatusOr<MappingTable> ExporterTable(std::string_view input, std::string_view or
 
 }  // namespace
 
+namespace {
+
+// A federated dump may mix vendors' exporters: each family is translated with
+// the table of the exporter that wrote it. Parts whose vocabulary cannot be
+// told go through the first part's table (their names come out unmapped).
+// False when the input is not mixed (or opts.from names one source).
+StatusOr<bool> TranslateMixedInto(std::string_view input, std::string_view origin,
+                                  const TranslateOptions& opts, CanonicalOutput& output,
+                                  TranslateReport* report) {
+  if (!opts.from.empty()) return false;
+  std::vector<MixedPart> parts = SplitMixedExposition(input);
+  if (parts.empty()) return false;
+  std::string sources;
+  std::string fallback;
+  for (const MixedPart& p : parts) {
+    if (p.source.empty()) continue;
+    if (fallback.empty()) fallback = p.source;
+    if (!sources.empty()) sources += '+';
+    sources += p.source;
+  }
+  if (fallback.empty()) return false;
+  report->source = sources;
+  for (const MixedPart& p : parts) {
+    ASSIGN_OR_RETURN(MappingTable table,
+                     MappingTable::ForSource(p.source.empty() ? fallback : p.source));
+    TranslateExpositionInto(p.text, origin, table, opts, output, *report);
+  }
+  return true;
+}
+
+}  // namespace
+
 Status TranslateExposition(std::string_view input, std::string_view origin,
                            const TranslateOptions& opts, std::string* out,
                            TranslateReport* report, const ChunkSink* sink) {
-  ASSIGN_OR_RETURN(MappingTable table, ExporterTable(input, origin, opts, report));
   CanonicalOutput output;
   // Distinct label sets rarely take an eighth of the input.
   output.Reserve(input.size() / 8);
-  TranslateExpositionInto(input, origin, table, opts, output, *report);
+  ASSIGN_OR_RETURN(bool mixed, TranslateMixedInto(input, origin, opts, output, report));
+  if (!mixed) {
+    ASSIGN_OR_RETURN(MappingTable table, ExporterTable(input, origin, opts, report));
+    TranslateExpositionInto(input, origin, table, opts, output, *report);
+  }
   output.Finalize(&report->duplicates, &report->output_samples);
   if (sink == nullptr) out->reserve(out->size() + input.size());
   output.Write(MetricCatalog::Default(), opts.format, out, sink);
@@ -94,8 +196,14 @@ Status TranslateExposition(std::string_view input, std::string_view origin,
 Status TranslateExpositionToSamples(std::string_view input, std::string_view origin,
                                     const TranslateOptions& opts, int64_t timestamp_ns,
                                     std::vector<Sample>* out, TranslateReport* report) {
-  ASSIGN_OR_RETURN(MappingTable table, ExporterTable(input, origin, opts, report));
-  TranslateExpositionToSamples(input, origin, table, opts, timestamp_ns, out, report);
+  CanonicalOutput output(/*keep_labels=*/true);
+  ASSIGN_OR_RETURN(bool mixed, TranslateMixedInto(input, origin, opts, output, report));
+  if (!mixed) {
+    ASSIGN_OR_RETURN(MappingTable table, ExporterTable(input, origin, opts, report));
+    TranslateExpositionInto(input, origin, table, opts, output, *report);
+  }
+  output.Finalize(&report->duplicates, &report->output_samples);
+  output.AppendSamples(timestamp_ns, out);
   return OkStatus();
 }
 

@@ -20,6 +20,7 @@
 #include "normalize/mapping_table.h"
 #include "normalize/normalizer.h"
 #include "normalize/stable_text.h"
+#include "normalize/uuid_alias.h"
 #include "schema/device.h"
 
 // The exporter sniffing and the entry points that pick a table by it are in
@@ -28,11 +29,6 @@
 namespace gpufleet {
 
 namespace {
-
-// AMD SR-IOV guests report an all-zero UUID; it identifies nothing.
-bool IsNullUuid(std::string_view v) {
-  return v.find_first_not_of("0-") == std::string_view::npos;
-}
 
 // Translator: the ExpositionHandler that translates one exporter text into
 // canonical series (see exposition_translator.h for what it does; this is
@@ -92,6 +88,8 @@ class Translator final : public ExpositionHandler {
       uint32_t base_count = 0;
       uint32_t dropped_first = 0;  // into dropped_ids (LabelRules dropped-name ids)
       uint32_t dropped_count = 0;
+      uint32_t target_first = 0;  // into target_names (scrape-target pod labels)
+      uint32_t target_count = 0;
       uint64_t samples = 0;  // mapped samples that used this set
     };
     std::span<const LabelView> Input(const Set& s) const {
@@ -111,6 +109,7 @@ class Translator final : public ExpositionHandler {
     BigVector<LabelView> input_pairs;
     BigVector<LabelView> base_pairs;
     std::vector<uint32_t> dropped_ids;
+    std::vector<std::string_view> target_names;  // views into the input or StableText
   };
 
   // Label lists rendered into out_ for the series of one mapping.
@@ -147,6 +146,7 @@ class Translator final : public ExpositionHandler {
   LabelSets label_sets_;
   SeriesLists lists_;
   InfoSeries info_;
+  UuidAliases aliases_;  // real UUIDs of devices also listed under a null one
 
   // Scratch space reused across label sets.
   std::vector<LabelView> scratch_labels_;
@@ -170,6 +170,7 @@ Translator::Translator(const MappingTable& table, const TranslateOptions& opts,
   label_sets_.input_pairs.reserve(pairs);
   label_sets_.base_pairs.reserve(pairs);
   for (const MetricMapping& m : table_.mappings()) plausible_.push_back(PlausibleRangeOf(*m.def));
+  aliases_.Scan(input, table_, opts_.node);
 }
 
 uint32_t Translator::LookupName(std::string_view name) {
@@ -244,8 +245,12 @@ uint32_t Translator::AddLabelSet(const ExpoSample& s) {
   ls.base_count = static_cast<uint32_t>(scratch_labels_.size());
   sets.base_pairs.insert(sets.base_pairs.end(), scratch_labels_.begin(), scratch_labels_.end());
   uint32_t id = sets.index.Insert(std::hash<std::string_view>()(ls.raw));
+  ls.target_first = static_cast<uint32_t>(sets.target_names.size());
   sets.sets.push_back(ls);
-  info_.Add(sets.Base(sets.sets.back()), sets.Input(sets.sets.back()), rules_);
+  info_.Add(sets.Base(sets.sets.back()), sets.Input(sets.sets.back()), rules_,
+            &sets.target_names);
+  sets.sets.back().target_count =
+      static_cast<uint32_t>(sets.target_names.size() - sets.sets.back().target_first);
   return id;
 }
 
@@ -269,6 +274,7 @@ void Translator::Translate(const LabelSets::Set& ls, const MetricMapping* m,
   std::vector<LabelView>& fallback = scratch_fallback_;
   fallback.clear();
   std::span<const LabelView> input = label_sets_.Input(ls);
+  bool null_uuid = false;
   for (size_t k = 0; k < input.size(); ++k) {
     const auto& [name, value] = input[k];
     if (value.empty()) continue;  // Prometheus: empty == absent
@@ -284,6 +290,8 @@ void Translator::Translate(const LabelSets::Set& ls, const MetricMapping* m,
       if (*canon == "pci_bus_id") {
         v = text_.Keep(CanonicalPciBusId(v));
       } else if (*canon == "gpu_uuid" && IsNullUuid(v)) {
+        // AMD SR-IOV guests report an all-zero UUID; it identifies nothing.
+        null_uuid = true;
         v = {};
       }
       if (v.empty()) continue;
@@ -300,6 +308,17 @@ void Translator::Translate(const LabelSets::Set& ls, const MetricMapping* m,
       continue;
     }
     if (dropped != nullptr && rule.dropped != UINT32_MAX) dropped->push_back(rule.dropped);
+  }
+  if (!HasLabel(out, "gpu_uuid") && null_uuid && !aliases_.empty()) {
+    // The same device listed again under its real UUID (see uuid_alias.h).
+    std::string key;
+    for (const auto& [name, value] : fallback) UuidAliases::AppendKey(name, value, key);
+    std::string_view node = opts_.node;
+    for (const auto& [name, value] : out) {
+      if (name == "node") node = value;
+    }
+    std::string_view real = aliases_.Find(node, key);
+    if (!real.empty()) SetLabel(out, "gpu_uuid", real);
   }
   if (!HasLabel(out, "gpu_uuid")) {
     for (const auto& [name, value] : fallback) SetLabel(out, name, value);
@@ -407,6 +426,10 @@ void Translator::Finish() {
     if (ls.samples == 0) continue;
     for (uint32_t k = ls.dropped_first; k < ls.dropped_first + ls.dropped_count; ++k) {
       report_.dropped_labels[rules_.dropped_name(label_sets_.dropped_ids[k])] += ls.samples;
+    }
+    for (uint32_t k = ls.target_first; k < ls.target_first + ls.target_count; ++k) {
+      report_.dropped_labels[std::string(label_sets_.target_names[k]) + " (scrape target)"] +=
+          ls.samples;
     }
   }
 }

@@ -38,9 +38,22 @@ void TranslateExpositionInto(std::string_view input, std::string_view origin,
 // "amd_dme" or "xpum"; "" when none fits.
 std::string SniffExporter(std::string_view input);
 
+// One exporter's families out of a dump that mixes exporters (a federated
+// /federate or remote-storage dump): `text` has every line of the input, the
+// other exporters' lines left empty (line numbers stay the input's).
+struct MixedPart {
+  std::string source;  // "dcgm_exporter", "xpum", "amd_dme" or "" (not told)
+  std::string text;
+};
+// The parts of `input` by family name (DCGM_*, xpum_*, anything else then
+// sniffed); empty when the input has one vocabulary only.
+std::vector<MixedPart> SplitMixedExposition(std::string_view input);
+
 // Canonical exposition text (opts.format), sorted and deterministic, with
 // HELP/TYPE from the catalog. `opts.from` must name an exporter source or be
-// "" (sniffed). Errors: InvalidArgument when the source is unknown or cannot
+// "" (sniffed; a dump that mixes exporters is translated per family, see
+// SplitMixedExposition, and report->source lists them: "dcgm_exporter+amd_dme").
+// Errors: InvalidArgument when the source is unknown or cannot
 // be sniffed; malformed lines are not errors (see report->partial). With a
 // `sink`, output goes to it in chunks and `out` is scratch space.
 Status TranslateExposition(std::string_view input, std::string_view origin,

@@ -147,6 +147,105 @@ TEST(ExpositionTranslatorTest, OutputIsSortedAndDeduplicated) {
       << out;
 }
 
+// Regression: an exporter reported 0 for a sensor the GPU lacks and gpufleet
+// published gpu_temperature_celsius{sensor="memory"} 0. No sentinels: the
+// series is absent and counted as a sentinel.
+TEST(ExpositionTranslatorTest, ZeroMemoryTemperatureIsAnAbsentSensorNotAReading) {
+  TranslateReport report;
+  std::string out = Translate(
+      "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",UUID=\"GPU-a\",Hostname=\"h\"} 41\n"
+      "DCGM_FI_DEV_MEMORY_TEMP{gpu=\"0\",UUID=\"GPU-a\",Hostname=\"h\"} 0\n",
+      &report);
+  EXPECT_TRUE(Contains(out, "sensor=\"gpu\",vendor=\"nvidia\"} 41\n")) << out;
+  EXPECT_FALSE(Contains(out, "sensor=\"memory\"")) << out;
+  EXPECT_EQ(report.sentinels, 1u);
+  TranslateReport amd;
+  out = Translate("gpu_memory_temperature{gpu_id=\"0\",gpu_uuid=\"u\",card_series=\"MI300X\"} 0\n",
+                  &amd);
+  EXPECT_FALSE(Contains(out, "gpu_temperature_celsius")) << out;
+  EXPECT_EQ(amd.sentinels, 1u);
+}
+
+// Regression: a Prometheus dump of dcgm-exporter series carries the scrape
+// target's labels (the exporter's own pod); they were taken as the device's
+// workload. With job/instance present, plain pod/namespace/container are the
+// target's and the workload is in exported_* (honor_labels: false).
+TEST(ExpositionTranslatorTest, ScrapeTargetPodIsNotTheDeviceWorkload) {
+  TranslateReport report;
+  std::string out = Translate(
+      "DCGM_FI_DEV_GPU_TEMP{UUID=\"GPU-a\",Hostname=\"n1\",container=\"nvidia-dcgm-exporter\","
+      "instance=\"10.0.0.7:9400\",job=\"gpu-metrics\",namespace=\"gpu-operator\","
+      "pod=\"nvidia-dcgm-exporter-7x2kq\"} 40\n"
+      "DCGM_FI_DEV_GPU_TEMP{UUID=\"GPU-b\",Hostname=\"n1\",container=\"nvidia-dcgm-exporter\","
+      "exported_container=\"trainer\",exported_namespace=\"team-a\",exported_pod=\"bert-0\","
+      "instance=\"10.0.0.7:9400\",job=\"gpu-metrics\",namespace=\"gpu-operator\","
+      "pod=\"nvidia-dcgm-exporter-7x2kq\"} 50\n",
+      &report);
+  EXPECT_FALSE(Contains(out, "nvidia-dcgm-exporter")) << out;
+  EXPECT_FALSE(Contains(out, "gpu-operator")) << out;
+  EXPECT_FALSE(Contains(out, "gpu_workload_info{gpu_uuid=\"GPU-a\"")) << out;
+  EXPECT_TRUE(Contains(out, "gpu_workload_info{gpu_uuid=\"GPU-b\",node=\"n1\",vendor=\"nvidia\","
+                            "workload_container=\"trainer\",workload_namespace=\"team-a\","
+                            "workload_pod=\"bert-0\"} 1\n"))
+      << out;
+  EXPECT_EQ(report.dropped_labels.at("pod (scrape target)"), 2u);
+  // Without scrape labels (the exporter's own /metrics) pod is the workload.
+  TranslateReport direct;
+  out = Translate("DCGM_FI_DEV_GPU_TEMP{UUID=\"GPU-a\",Hostname=\"n1\",pod=\"bert-0\"} 40\n",
+                  &direct);
+  EXPECT_TRUE(Contains(out, "workload_pod=\"bert-0\"")) << out;
+}
+
+// Regression: the AMD device-metrics-exporter published one GPU twice, under
+// an all-zero UUID with amd_-prefixed names and under its real UUID, and
+// gpufleet showed two devices.
+TEST(ExpositionTranslatorTest, AmdDeviceListedUnderNullUuidTooIsOneDevice) {
+  TranslateReport report;
+  std::string out = Translate(
+      "amd_gpu_edge_temperature{gpu_id=\"0\",gpu_uuid=\"00000000-0000-0000-0000-000000000000\","
+      "hostname=\"m1\"} 45\n"
+      "amd_gpu_gfx_activity{gpu_id=\"0\",gpu_uuid=\"00000000-0000-0000-0000-000000000000\","
+      "hostname=\"m1\"} 20\n"
+      "gpu_edge_temperature{gpu_id=\"0\",gpu_uuid=\"17ff74b5-0000-1000-805c-37b0fbe69430\","
+      "hostname=\"m1\"} 45\n"
+      "gpu_gfx_activity{gpu_id=\"0\",gpu_uuid=\"17ff74b5-0000-1000-805c-37b0fbe69430\","
+      "hostname=\"m1\"} 20\n",
+      &report);
+  EXPECT_FALSE(Contains(out, "gpu_index")) << out;
+  EXPECT_TRUE(Contains(out, "gpu_temperature_celsius{gpu_uuid=\"17ff74b5-0000-1000-805c-"
+                            "37b0fbe69430\",node=\"m1\",sensor=\"edge\",vendor=\"amd\"} 45\n"))
+      << out;
+  EXPECT_EQ(report.duplicates, 2u);
+  size_t infos = 0;
+  for (size_t p = out.find("\ngpu_info{"); p != std::string::npos; p = out.find("\ngpu_info{", p + 1)) {
+    ++infos;
+  }
+  EXPECT_EQ(infos, 1u) << out;
+}
+
+// Regression: a federated dump mixing dcgm-exporter and AMD exporter families
+// was translated with one table and the AMD families came out unmapped.
+TEST(ExpositionTranslatorTest, FederatedDumpIsTranslatedPerExporterFamily) {
+  TranslateReport report;
+  std::string out = Translate(
+      "# TYPE DCGM_FI_DEV_GPU_TEMP gauge\n"
+      "DCGM_FI_DEV_GPU_TEMP{UUID=\"GPU-a\",Hostname=\"n1\"} 40\n"
+      "# TYPE gpu_edge_temperature gauge\n"
+      "gpu_edge_temperature{card_series=\"MI300X\",gpu_id=\"0\",gpu_uuid=\"amd-1\","
+      "hostname=\"n2\"} 50\n"
+      "gpu_gfx_activity{card_series=\"MI300X\",gpu_id=\"0\",gpu_uuid=\"amd-1\",hostname=\"n2\"} "
+      "30\n",
+      &report);
+  EXPECT_EQ(report.source, "dcgm_exporter+amd_dme");
+  EXPECT_TRUE(report.unmapped.empty());
+  EXPECT_TRUE(Contains(out, "gpu_temperature_celsius{gpu_uuid=\"GPU-a\",node=\"n1\","
+                            "sensor=\"gpu\",vendor=\"nvidia\"} 40\n"))
+      << out;
+  EXPECT_TRUE(Contains(out, "gpu_utilization_ratio{gpu_uuid=\"amd-1\",method=\"amdsmi\","
+                            "model=\"MI300X\",node=\"n2\",vendor=\"amd\"} 0.3\n"))
+      << out;
+}
+
 TEST(ExpositionTranslatorTest, SamplesVariantKeepsTimestamps) {
   TranslateOptions opts;
   TranslateReport report;

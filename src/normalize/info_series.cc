@@ -10,6 +10,22 @@ namespace gpufleet {
 
 namespace {
 constexpr char kSep = '\x1f';
+
+// Labels Prometheus attaches to every scraped series (`job`, `instance`), or
+// that its renaming of colliding labels leaves behind (`exported_*`).
+bool WasScraped(std::span<const LabelView> input) {
+  for (const auto& [name, value] : input) {
+    if (value.empty()) continue;
+    if (name == "job" || name == "instance" || name.starts_with("exported_")) return true;
+  }
+  return false;
+}
+
+// Kubernetes service-discovery target labels that exporters also use for the
+// device's workload.
+bool IsTargetPodLabel(std::string_view name) {
+  return name == "pod" || name == "namespace" || name == "container";
+}
 }  // namespace
 
 InfoSeries::InfoSeries(std::string_view source, size_t input_size) : source_(source) {
@@ -20,7 +36,7 @@ InfoSeries::InfoSeries(std::string_view source, size_t input_size) : source_(sou
 }
 
 void InfoSeries::Add(std::span<const LabelView> base, std::span<const LabelView> input,
-                     LabelRules& rules) {
+                     LabelRules& rules, std::vector<std::string_view>* target_labels) {
   std::vector<LabelView>& device = device_;
   device.clear();
   for (const LabelView& l : base) {
@@ -36,9 +52,14 @@ void InfoSeries::Add(std::span<const LabelView> base, std::span<const LabelView>
   // (metric, (info label, value)) for every input label that feeds an info series.
   auto& extra = extra_;
   extra.clear();
+  const bool scraped = WasScraped(input);
   for (size_t k = 0; k < input.size(); ++k) {
     const auto& [name, value] = input[k];
     if (value.empty()) continue;
+    if (scraped && IsTargetPodLabel(name)) {
+      if (target_labels != nullptr) target_labels->push_back(name);
+      continue;
+    }
     if (const auto* info = rules.For(name, k).info) {
       extra.emplace_back(info->first, LabelView(info->second, value));
     }

@@ -34,7 +34,16 @@ class InfoSeries {
   // labels in input order (the rules say which feed an info series). A set
   // without gpu_uuid, pci_bus_id or gpu_index identifies no device: ignored.
   // The views must outlive this object.
-  void Add(std::span<const LabelView> base, std::span<const LabelView> input, LabelRules& rules);
+  //
+  // Target labels: a set that went through a Prometheus scrape (it has a
+  // `job` or `instance` label, or `exported_*` labels: Prometheus renamed
+  // the exporter's own colliding labels) carries the scrape target's `pod`,
+  // `namespace` and `container`, which name the exporter's pod, not the
+  // device's workload: those never feed an info series (the workload is in
+  // `exported_pod` etc. then). Their input names are appended to
+  // `target_labels` (may be nullptr).
+  void Add(std::span<const LabelView> base, std::span<const LabelView> input, LabelRules& rules,
+           std::vector<std::string_view>* target_labels = nullptr);
   // Adds every info series to `out`, in first-seen order (the output is
   // sorted anyway).
   void AddTo(CanonicalOutput& out) const;

@@ -284,6 +284,11 @@ bool MappingTable::IsSentinel(const MetricMapping& m, double value) const {
   for (double s : m.sentinels) {
     if (value == s) return true;
   }
+  // Exporters and libraries report 0 for a temperature sensor the GPU lacks
+  // (DCGM_FI_DEV_MEMORY_TEMP on a GDDR board, AMD memory/HBM temperatures in a
+  // VF). A powered GPU never reads exactly 0 C, so 0 is "no sensor", not a
+  // reading (docs/metrics.md, "No sentinels").
+  if (value == 0 && m.def != nullptr && m.def->unit == "celsius") return true;
   return false;
 }
 

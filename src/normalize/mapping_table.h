@@ -119,8 +119,9 @@ class MappingTable {
   const MetricMapping* FindMatching(std::string_view from, const Labels& labels) const;
   const std::vector<MetricMapping>& mappings() const { return mappings_; }
 
-  // True when `value` means "no value" for `m` (table or metric sentinel, or
-  // NaN from a source that never reports NaN legitimately).
+  // True when `value` means "no value" for `m` (table or metric sentinel,
+  // NaN from a source that never reports NaN legitimately, or a temperature
+  // of exactly 0 C: the reading of a sensor the GPU does not have).
   bool IsSentinel(const MetricMapping& m, double value) const;
 
   // Label rules for exporter input. Returns the canonical name for an input

@@ -83,9 +83,9 @@ Status TranslateInput(std::string_view input, std::string_view origin,
                                 "amd_smi_text, xpumcli)");
   }
   if (from == "dcgm_exporter" || from == "amd_dme" || from == "xpum") {
-    TranslateOptions o = opts;
-    o.from = from;
-    return TranslateExposition(input, origin, o, out, report, sink);
+    // opts.from stays as given: when sniffed, TranslateExposition also
+    // tells a dump that mixes exporters and translates it per family.
+    return TranslateExposition(input, origin, opts, out, report, sink);
   }
   StatusOr<CliParseResult> parsed = InvalidArgumentError("unset");
   std::string table;

@@ -133,13 +133,35 @@ TEST(TranslateGoldenTest, AmdDocsSampleIsPartialWithLineNumbers) {
   EXPECT_EQ(t.report.unmapped.count("gpu_process_cu_occupancy"), 1u);
 }
 
+// The VF reports edge temperature 0: a sensor the guest does not have, so
+// the series is absent (no sentinels), counted as a sentinel.
 TEST(TranslateGoldenTest, AmdVfSampleKeepsModelAndDriver) {
   Translated t = TranslateFile("amd-device-metrics-exporter_issue-171_MI300X-VF.prom");
-  EXPECT_TRUE(Has(t.out, "gpu_temperature_celsius{gpu_uuid=\"17ff74b5-0000-1000-805c-37b0fbe69430\","
-                         "model=\"Aqua Vanjaram [Instinct MI300X VF]\",node=\"master-1\","
-                         "sensor=\"edge\",vendor=\"amd\"} 0\n"))
+  EXPECT_FALSE(Has(t.out, "gpu_temperature_celsius")) << t.out;
+  EXPECT_EQ(t.report.sentinels, 1u);
+  EXPECT_TRUE(Has(t.out, "gpu_info{driver_version=\"6.12.12\",gpu_uuid=\"17ff74b5-0000-1000-805c-"
+                         "37b0fbe69430\",model=\"Aqua Vanjaram [Instinct MI300X VF]\","
+                         "node=\"master-1\",source=\"amd_dme\",vendor=\"amd\"} 1\n"))
       << t.out;
-  EXPECT_TRUE(Has(t.out, "driver_version=\"6.12.12\""));
+}
+
+// Regression: a federated dump mixing dcgm-exporter and AMD exporter
+// families (here two real samples back to back, a derived mix) went through
+// `gpufleet translate` with one table, and the AMD families came out
+// unmapped.
+TEST(TranslateGoldenTest, MixedDumpOfRealSamplesIsTranslatedPerFamily) {
+  auto dcgm = ReadFileToString((kData / "dcgm-exporter_k8s-labels_T4_DCGM-issue-191.prom").string());
+  auto amd = ReadFileToString((kData / "amd-device-metrics-exporter_issue-171_MI300X-VF.prom").string());
+  ASSERT_TRUE(dcgm.ok() && amd.ok());
+  Translated t;
+  Status st = TranslateInput(*dcgm + *amd, "mixed.prom", TranslateOptions{}, &t.out, &t.report);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(t.report.source, "dcgm_exporter+amd_dme");
+  EXPECT_TRUE(t.report.unmapped.empty()) << t.report.ToString();
+  EXPECT_TRUE(Has(t.out, "gpu_info{driver_version=\"6.12.12\",gpu_uuid=\"17ff74b5-0000-1000-805c-"
+                         "37b0fbe69430\""))
+      << t.out;
+  EXPECT_TRUE(Has(t.out, "gpu_uuid=\"GPU-84412445-5790-0b3f-f714-da8aa3b2c0b0\"")) << t.out;
 }
 
 TEST(TranslateGoldenTest, AmdSmiSamples) {

@@ -108,6 +108,44 @@ const MetricDef* MetricCatalog::Find(std::string_view name) const {
   return it == index_.end() ? nullptr : &metrics_[it->second];
 }
 
+namespace {
+
+// How exporter and library readings become these series where the input is
+// ambiguous: rules the translation applies whatever the source.
+constexpr char kTranslationRules[] =
+    "\n## Translation rules\n\n"
+    "**No sentinels.** Vendor markers for \"no value\" (DCGM blank values, amdsmi "
+    "UINT32_MAX / 0xFFFF, `N/A`) are dropped and counted, never published. A temperature of "
+    "exactly 0 C is one of them: exporters and libraries report 0 for a sensor the GPU does "
+    "not have (`DCGM_FI_DEV_MEMORY_TEMP` on a GDDR board, AMD memory temperature in an "
+    "SR-IOV guest), and a powered GPU never reads 0 C, so `gpu_temperature_celsius` with "
+    "value 0 is absent, counted as a sentinel.\n\n"
+    "**Workload labels and target labels.** An exporter's own /metrics names the device's "
+    "workload in `pod`, `namespace`, `container` (dcgm-exporter only with its Kubernetes "
+    "mapping on; AMD DME always, empty when none); they become `gpu_workload_info` with "
+    "`workload_*` labels. A dump that went through a Prometheus scrape (a federation, "
+    "remote-storage export or `/api/v1/export` file) also carries the scrape target's labels "
+    "from service discovery: `job`, `instance` and, on Kubernetes, `pod`, `namespace`, "
+    "`container`, `service`, `endpoint`, `node` of the exporter's own pod. The rule: when a "
+    "series has `job`, `instance` or any `exported_*` label, its plain `pod`, `namespace` and "
+    "`container` are the target's and are dropped (counted as `pod (scrape target)` etc.), "
+    "and the workload is read from `exported_pod`, `exported_namespace`, "
+    "`exported_container`, where Prometheus puts the exporter's labels when they collide "
+    "(`honor_labels: false`, the ServiceMonitor default). With `honor_labels: true` a "
+    "scraped dump cannot tell the exporter's pod from the workload's, so gpufleet takes "
+    "none: attribution is lost rather than wrong.\n\n"
+    "**One device, one identity.** The AMD device-metrics-exporter can list a GPU twice: "
+    "under an all-zero UUID (with `amd_`-prefixed names) and under its real UUID. A row "
+    "with an all-zero UUID takes the real UUID of the row with the same host and `gpu_id` "
+    "in the same input; duplicated samples then merge and are counted as duplicates. An "
+    "all-zero UUID with no such partner identifies the device by `gpu_index`.\n\n"
+    "**Mixed dumps.** A file that mixes exporters (a federated dump with dcgm-exporter "
+    "and AMD exporter families) is translated per family: `DCGM_*` names with the "
+    "dcgm-exporter table, `xpum_*` with XPU Manager's, the rest with the table its labels "
+    "and names sniff as; the report names every source (`dcgm_exporter+amd_dme`).\n";
+
+}  // namespace
+
 std::string MetricCatalog::RenderMarkdown() const {
   std::string out =
       "# Canonical metrics\n\n"
@@ -144,6 +182,7 @@ std::string MetricCatalog::RenderMarkdown() const {
       out += "- `" + d->name + "`: " + d->comparability + "\n";
     }
   }
+  out += kTranslationRules;
   return out;
 }
 

@@ -52,10 +52,14 @@ Status DetectorLoop::RunOnce() {
   for (size_t i = 0; i < findings.size(); ++i) {
     const detect::Finding& f = findings[i];
     const detect::UpsertResult& up = step.observed[i];
+    // A capture rides on the incident it serves (detect/actionable.h); it
+    // may join after the incident opened, and runs once per incident.
+    if (!f.capture_command.empty() && up.id != 0 && capture_tried_.insert(up.id).second) {
+      StartCapture(f, up.id);
+    }
     if (!up.created) continue;
     opened_++;
-    if (f.kind == detect::kKindCaptureTrigger) StartCapture(f, up.id);
-    if (alerts_ != nullptr) {
+    if (alerts_ != nullptr && f.severity != "info") {  // info (memory_bound): no alert
       StatusOr<std::optional<detect::IncidentRecord>> rec = incidents_.Get(up.id);
       if (rec.ok() && rec->has_value()) {
         alerts_->Fire(f.key, AlertFromIncident(**rec, options_.external_url));

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -79,6 +80,7 @@ class DetectorLoop {
   std::atomic<uint64_t> runs_{0}, errors_{0}, findings_{0}, opened_{0}, resolved_{0},
       captures_started_{0}, captures_refused_{0};
   std::mutex run_mu_;  // held during RunOnce
+  std::set<int64_t> capture_tried_;  // incidents whose capture was started; guarded by run_mu_
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;  // guarded by mu_

@@ -22,6 +22,15 @@ void Fill(WindowStore& store, const std::string& metric, const std::string& node
   for (int t = from_s; t < to_s; t += 10) store.Append(l, kT0 + t * kS, value);
 }
 
+// Two pods share the GPU: the neighbour that makes its DRAM-heavy phase
+// contention rather than a job memory-bound on its own.
+void TwoWorkloads(WindowStore& store, const std::string& node, const std::string& gpu, int to_s) {
+  for (const char* pod : {"train-a", "infer-b"}) {
+    Labels l{{"__name__", "gpu_workload_info"}, {"node", node}, {"gpu", gpu}, {"workload_pod", pod}};
+    for (int t = 0; t < to_s; t += 10) store.Append(l, kT0 + t * kS, 1);
+  }
+}
+
 class DetectorLoopTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -72,6 +81,7 @@ TEST_F(DetectorLoopTest, FindingOpensUpdatesAndResolvesOneIncident) {
   // GPU 3 contended for 15 minutes, GPU 4 clean.
   Fill(*window_, "gpu_memory_bandwidth_utilization_ratio", "n1", "3", 0, 900, 0.95);
   Fill(*window_, "gpu_sm_occupancy_ratio", "n1", "3", 0, 900, 0.3);
+  TwoWorkloads(*window_, "n1", "3", 900);
   Fill(*window_, "gpu_memory_bandwidth_utilization_ratio", "n1", "4", 0, 900, 0.5);
   Fill(*window_, "gpu_sm_occupancy_ratio", "n1", "4", 0, 900, 0.8);
   clock_.Set(kT0 + 890 * kS);
@@ -101,6 +111,8 @@ TEST_F(DetectorLoopTest, FindingOpensUpdatesAndResolvesOneIncident) {
   EXPECT_EQ(loop.counters().incidents_resolved, 1u);
 }
 
+// A capture trigger belongs to the incident it serves: it runs for the
+// memory-contention incident on the same GPU and records its output there.
 TEST_F(DetectorLoopTest, CaptureTriggerRunsCommandAndRecordsOutputPath) {
   detect::CaptureTriggerConfig trig;
   trig.name = "low_utilization";
@@ -114,12 +126,15 @@ TEST_F(DetectorLoopTest, CaptureTriggerRunsCommandAndRecordsOutputPath) {
   CaptureRunner runner({dir, kS, kS});
   DetectorLoop loop(**engine, *window_, *incidents_, nullptr, &runner, clock_, {});
   Fill(*window_, "gpu_utilization_ratio", "n1", "0", 0, 300, 0.1);
+  Fill(*window_, "gpu_memory_bandwidth_utilization_ratio", "n1", "0", 0, 300, 0.95);
+  Fill(*window_, "gpu_sm_occupancy_ratio", "n1", "0", 0, 300, 0.3);
+  TwoWorkloads(*window_, "n1", "0", 300);
   clock_.Set(kT0 + 295 * kS);
   ASSERT_TRUE(loop.RunOnce().ok());
   StatusOr<std::vector<detect::IncidentRecord>> open = incidents_->List(detect::IncidentStatus::kOpen);
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open->size(), 1u);
-  EXPECT_EQ((*open)[0].kind, "capture_trigger");
+  EXPECT_EQ((*open)[0].kind, "memory_contention");
   EXPECT_EQ((*open)[0].capture_path, dir + "/incident-" + std::to_string((*open)[0].id) + "-n1-gpu0");
   EXPECT_EQ(loop.counters().captures_started, 1u);
   for (int i = 0; i < 200 && runner.running() > 0; ++i) {
@@ -140,6 +155,8 @@ TEST_F(DetectorLoopTest, CaptureIsRefusedForHostileLabels) {
   CaptureRunner runner({path_ + "-captures2", kS, kS});
   DetectorLoop loop(**engine, *window_, *incidents_, nullptr, &runner, clock_, {});
   Fill(*window_, "gpu_utilization_ratio", "$(rm -rf /)", "0", 0, 300, 0.1);
+  Fill(*window_, "gpu_memory_bandwidth_utilization_ratio", "$(rm -rf /)", "0", 0, 300, 0.95);
+  Fill(*window_, "gpu_sm_occupancy_ratio", "$(rm -rf /)", "0", 0, 300, 0.3);
   clock_.Set(kT0 + 295 * kS);
   ASSERT_TRUE(loop.RunOnce().ok());
   EXPECT_EQ(loop.counters().captures_started, 0u);

@@ -1,0 +1,30 @@
+#include "core/duration.h"
+
+#include <gtest/gtest.h>
+
+namespace gpufleet {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+constexpr int64_t kS = 1000 * kMs;
+
+TEST(DurationTest, PrometheusFormRoundTrips) {
+  for (int64_t ns : {90 * kS, 120 * kS, 3600 * kS, 250 * kMs}) {
+    StatusOr<int64_t> back = ParseDurationNs(FormatDuration(ns));
+    ASSERT_TRUE(back.ok()) << FormatDuration(ns);
+    EXPECT_EQ(*back, ns);
+  }
+}
+
+// Regression: incident summaries said "for 262446ms".
+TEST(DurationTest, HumanFormIsToTheSecond) {
+  EXPECT_EQ(FormatDurationHuman(262446 * kMs), "4m22s");
+  EXPECT_EQ(FormatDurationHuman(59 * kS + 600 * kMs), "1m");
+  EXPECT_EQ(FormatDurationHuman(3787 * kS), "1h3m");
+  EXPECT_EQ(FormatDurationHuman((2 * 86400 + 4 * 3600 + 61) * kS), "2d4h");
+  EXPECT_EQ(FormatDurationHuman(850 * kMs), "850ms");
+  EXPECT_EQ(FormatDurationHuman(0), "0s");
+}
+
+}  // namespace
+}  // namespace gpufleet

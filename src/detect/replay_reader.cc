@@ -1,0 +1,421 @@
+#include "detect/replay_reader.h"
+
+#include <charconv>
+#include <cmath>
+#include <optional>
+#include <queue>
+#include <tuple>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "expo/exposition_parser.h"
+
+namespace gpufleet::detect {
+namespace {
+
+constexpr size_t kMaxErrors = 20;
+constexpr int64_t kNsPerMs = 1'000'000;
+constexpr int64_t kMaxMs = 4'000'000'000'000;  // ms to year 2096: differences of ns fit int64
+
+std::string_view TrimLine(std::string_view line) {
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r' || line.back() == ' ' ||
+                           line.back() == '\t')) {
+    line.remove_suffix(1);
+  }
+  size_t a = line.find_first_not_of(" \t");
+  return a == std::string_view::npos ? std::string_view() : line.substr(a);
+}
+
+// The timestamp token of a sample line, by a cheap scan (the full parse
+// happens later): the series part ends at the '}' closing the label set
+// (quotes respected) or at the first blank; then "value [timestamp]", an
+// exemplar after " # " ignored.
+std::optional<double> QuickTimestamp(std::string_view line) {
+  size_t i = line.find_first_of("{ \t");
+  if (i == std::string_view::npos) return std::nullopt;
+  if (line[i] == '{') {
+    bool quoted = false;
+    for (++i; i < line.size(); ++i) {
+      char c = line[i];
+      if (quoted && c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        quoted = !quoted;
+      } else if (!quoted && c == '}') {
+        break;
+      }
+    }
+    if (i >= line.size()) return std::nullopt;
+    ++i;
+  }
+  std::string_view rest = line.substr(i);
+  if (size_t ex = rest.find(" # "); ex != std::string_view::npos) rest = rest.substr(0, ex);
+  rest = TrimLine(rest);
+  size_t sp = rest.find_first_of(" \t");
+  if (sp == std::string_view::npos) return std::nullopt;  // value only
+  std::string_view ts = TrimLine(rest.substr(sp));
+  double v = 0;
+  auto [p, ec] = std::from_chars(ts.data(), ts.data() + ts.size(), v);
+  if (ec != std::errc() || p != ts.data() + ts.size()) return std::nullopt;
+  return v;
+}
+
+// JSON scanning for export lines: enough to find the "metric" object and
+// walk the two arrays in place.
+size_t SkipWs(std::string_view s, size_t i) {
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n')) ++i;
+  return i;
+}
+
+size_t SkipString(std::string_view s, size_t i) {  // s[i] == '"'
+  for (++i; i < s.size(); ++i) {
+    if (s[i] == '\\') {
+      ++i;
+    } else if (s[i] == '"') {
+      return i + 1;
+    }
+  }
+  return std::string_view::npos;
+}
+
+size_t SkipValue(std::string_view s, size_t i) {
+  i = SkipWs(s, i);
+  if (i >= s.size()) return std::string_view::npos;
+  if (s[i] == '"') return SkipString(s, i);
+  if (s[i] != '{' && s[i] != '[') {
+    while (i < s.size() && s[i] != ',' && s[i] != '}' && s[i] != ']') ++i;
+    return i;
+  }
+  int depth = 0;
+  while (i < s.size()) {
+    char c = s[i];
+    if (c == '"') {
+      i = SkipString(s, i);
+      if (i == std::string_view::npos) return i;
+      continue;
+    }
+    if (c == '{' || c == '[') ++depth;
+    if (c == '}' || c == ']') {
+      if (--depth == 0) return i + 1;
+    }
+    ++i;
+  }
+  return std::string_view::npos;
+}
+
+// The next element of an array at `pos` (just after '[' or an element).
+// Returns false at ']' or on a syntax error (`bad` set). Non-numbers give NaN.
+bool NextArrayNumber(std::string_view s, size_t& pos, double& out, bool& bad) {
+  size_t i = SkipWs(s, pos);
+  if (i < s.size() && s[i] == ',') i = SkipWs(s, i + 1);
+  if (i >= s.size()) {
+    bad = true;
+    return false;
+  }
+  if (s[i] == ']') return false;
+  size_t end = SkipValue(s, i);
+  if (end == std::string_view::npos || end <= i) {
+    bad = true;
+    return false;
+  }
+  std::string_view tok = TrimLine(s.substr(i, end - i));
+  if (!tok.empty() && tok.front() == '"') tok = tok.substr(1, tok.size() - 2);
+  double v = std::nan("");
+  auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
+  if (ec != std::errc() || p != tok.data() + tok.size()) v = std::nan("");
+  out = v;
+  pos = end;
+  return true;
+}
+
+// Captures the one sample of a line. Label values may point into the
+// parser's scratch space (unescaped values), so they are copied here.
+class LineHandler final : public ExpositionHandler {
+ public:
+  explicit LineHandler(const std::unordered_map<std::string, std::unique_ptr<Labels>>& known)
+      : known_(known) {}
+  void OnSample(const ExpoSample& s) override {
+    got = true;
+    key.assign(s.name);
+    key += '{';
+    key += s.raw_labels;
+    value = s.value;
+    timestamp_ms = s.timestamp_ms;
+    auto it = known_.find(key);
+    if (it != known_.end()) {
+      found = it->second.get();
+      return;
+    }
+    labels = Labels();
+    labels.Set("__name__", s.name);
+    for (const ExpoLabel& e : s.labels) labels.Set(e.name, e.value);
+    value = s.value;
+    timestamp_ms = s.timestamp_ms;
+  }
+  void OnError(const ExpoError& e) override {
+    error = "column " + std::to_string(e.column) + ": " + e.message;
+  }
+  bool got = false;
+  std::string key;  // name{raw labels}: the series' identity in this file
+  const Labels* found = nullptr;  // the interned labels of `key`, when seen before
+  Labels labels;                  // else its labels
+  double value = 0;
+  std::optional<int64_t> timestamp_ms;
+  std::string error;
+
+ private:
+  const std::unordered_map<std::string, std::unique_ptr<Labels>>& known_;
+};
+
+}  // namespace
+
+struct ReplayReader::Input {
+  std::string name;
+  std::string_view text;
+  bool json = false;
+  ExpoDialect dialect = ExpoDialect::kPrometheusText;
+  struct Run {
+    size_t begin, end, line;
+  };
+  std::vector<Run> runs;
+};
+
+struct ReplayReader::Cursor {
+  Input* in;
+  size_t pos, end, line;
+  // JSON runs: positions in the two arrays.
+  size_t values = 0, stamps = 0;
+  const Labels* labels = nullptr;
+  bool started = false;
+  int64_t ts_ns = 0;
+  double value = 0;
+};
+
+struct ReplayReader::Interned {
+  std::unordered_map<std::string, std::unique_ptr<Labels>> by_key;
+};
+
+ReplayReader::ReplayReader() : interned_(std::make_unique<Interned>()) {}
+ReplayReader::~ReplayReader() = default;
+
+Status ReplayReader::AddFile(const std::string& path) {
+  ASSIGN_OR_RETURN(FileContents f, FileContents::Open(path));
+  std::string_view text = f.view();
+  files_.push_back(std::move(f));
+  AddBuffer(path, text);
+  return OkStatus();
+}
+
+void ReplayReader::AddBuffer(std::string_view name, std::string_view text) {
+  auto in = std::make_unique<Input>();
+  in->name = std::string(name);
+  in->text = text;
+  size_t first = SkipWs(text, 0);
+  in->json = first < text.size() && text[first] == '{';
+  std::string_view tail = TrimLine(text.substr(text.size() > 64 ? text.size() - 64 : 0));
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.remove_suffix(1);
+  in->dialect = tail.ends_with("# EOF") ? ExpoDialect::kOpenMetrics : ExpoDialect::kPrometheusText;
+  ++stats_.files;
+  Index(*in);
+  inputs_.push_back(std::move(in));
+}
+
+void ReplayReader::Error(const Input& in, size_t line, std::string_view what) {
+  if (stats_.errors.size() < kMaxErrors) {
+    stats_.errors.push_back(in.name + ":" + std::to_string(line) + ": " + std::string(what));
+  }
+}
+
+void ReplayReader::Index(Input& in) {
+  std::string_view t = in.text;
+  size_t pos = 0, line = 0;
+  Input::Run run{0, 0, 1};
+  bool open = false;
+  double last = -1e300;
+  while (pos < t.size()) {
+    size_t nl = t.find('\n', pos);
+    size_t end = nl == std::string_view::npos ? t.size() : nl + 1;
+    ++line;
+    std::string_view l = TrimLine(t.substr(pos, end - pos));
+    if (!l.empty() && l.front() != '#') {
+      if (in.json) {
+        in.runs.push_back({pos, end, line});
+      } else {
+        std::optional<double> ts = QuickTimestamp(l);
+        if (open && ts && *ts < last) {
+          ++stats_.backwards;
+          run.end = pos;
+          in.runs.push_back(run);
+          open = false;
+        }
+        if (!open) {
+          run = {pos, t.size(), line};
+          open = true;
+        }
+        if (ts) last = *ts;
+      }
+    }
+    pos = end;
+  }
+  if (open) in.runs.push_back(run);
+  stats_.runs += in.runs.size();
+}
+
+const Labels* ReplayReader::Intern(std::string_view key, Labels labels) {
+  auto it = interned_->by_key.find(std::string(key));
+  if (it != interned_->by_key.end()) return it->second.get();
+  auto owned = std::make_unique<Labels>(std::move(labels));
+  const Labels* p = owned.get();
+  interned_->by_key.emplace(std::string(key), std::move(owned));
+  return p;
+}
+
+bool ReplayReader::NextText(Cursor& c) {
+  std::string_view t = c.in->text;
+  ExpoParseOptions opts;
+  opts.dialect = c.in->dialect;
+  while (c.pos < c.end) {
+    size_t nl = t.find('\n', c.pos);
+    size_t end = nl == std::string_view::npos || nl >= c.end ? c.end : nl + 1;
+    std::string_view line = t.substr(c.pos, end - c.pos);
+    size_t line_no = c.line;
+    c.pos = end;
+    ++c.line;
+    std::string_view trimmed = TrimLine(line);
+    if (trimmed.empty() || trimmed.front() == '#') continue;
+    LineHandler h(interned_->by_key);
+    ParseExposition(line, h, opts);
+    if (!h.got) {
+      ++stats_.malformed;
+      Error(*c.in, line_no, h.error.empty() ? "not a sample" : h.error);
+      continue;
+    }
+    if (!h.timestamp_ms || *h.timestamp_ms > kMaxMs || *h.timestamp_ms < -kMaxMs) {
+      ++stats_.no_timestamp;  // none, or beyond what int64 nanoseconds hold
+      continue;
+    }
+    if (std::isnan(h.value)) {
+      ++stats_.nan;
+      continue;
+    }
+    c.labels = h.found != nullptr ? h.found : Intern(h.key, std::move(h.labels));
+    const int64_t ts = *h.timestamp_ms * kNsPerMs;
+    if (c.started && ts < c.ts_ns) ++stats_.backwards;  // the index's quick scan missed it
+    c.started = true;
+    c.ts_ns = ts;
+    c.value = h.value;
+    return true;
+  }
+  return false;
+}
+
+bool ReplayReader::NextJson(Cursor& c) {
+  std::string_view line = c.in->text.substr(c.pos, c.end - c.pos);
+  if (c.labels == nullptr) {  // first call: find the parts
+    size_t i = SkipWs(line, 0);
+    bool bad = i >= line.size() || line[i] != '{';
+    std::string_view metric;
+    size_t values = 0, stamps = 0;
+    if (!bad) ++i;
+    while (!bad) {
+      i = SkipWs(line, i);
+      if (i < line.size() && line[i] == '}') break;
+      if (i >= line.size() || line[i] != '"') {
+        bad = true;
+        break;
+      }
+      size_t kend = SkipString(line, i);
+      if (kend == std::string_view::npos) {
+        bad = true;
+        break;
+      }
+      std::string_view key = line.substr(i + 1, kend - i - 2);
+      i = SkipWs(line, kend);
+      if (i >= line.size() || line[i] != ':') {
+        bad = true;
+        break;
+      }
+      size_t vstart = SkipWs(line, i + 1);
+      size_t vend = SkipValue(line, vstart);
+      if (vend == std::string_view::npos) {
+        bad = true;
+        break;
+      }
+      if (key == "metric") metric = line.substr(vstart, vend - vstart);
+      if (key == "values" && vstart < line.size() && line[vstart] == '[') values = vstart + 1;
+      if (key == "timestamps" && vstart < line.size() && line[vstart] == '[') stamps = vstart + 1;
+      i = SkipWs(line, vend);
+      if (i < line.size() && line[i] == ',') ++i;
+    }
+    Labels labels;
+    if (!bad && !metric.empty()) {
+      nlohmann::json m = nlohmann::json::parse(metric, nullptr, /*allow_exceptions=*/false);
+      if (m.is_object()) {
+        for (const auto& [k, v] : m.items()) {
+          if (v.is_string()) labels.Set(k, v.get<std::string>());
+        }
+      } else {
+        bad = true;
+      }
+    }
+    if (bad || metric.empty() || values == 0 || stamps == 0 || labels.Get("__name__").empty()) {
+      ++stats_.malformed;
+      Error(*c.in, c.line, "not a VictoriaMetrics export line ({\"metric\":{\"__name__\":...},"
+                           "\"values\":[...],\"timestamps\":[...]})");
+      return false;
+    }
+    c.labels = Intern("json:" + labels.ToString(), std::move(labels));
+    c.values = values;
+    c.stamps = stamps;
+  }
+  while (true) {
+    double v = 0, ts = 0;
+    bool bad = false;
+    bool has_v = NextArrayNumber(line, c.values, v, bad);
+    bool has_t = NextArrayNumber(line, c.stamps, ts, bad);
+    if (bad || has_v != has_t) {
+      ++stats_.malformed;
+      Error(*c.in, c.line, "values and timestamps differ in length or are malformed");
+      return false;
+    }
+    if (!has_v) return false;
+    if (!(ts > -kMaxMs && ts < kMaxMs)) {  // NaN, or beyond int64 nanoseconds
+      ++stats_.no_timestamp;
+      continue;
+    }
+    if (std::isnan(v)) {
+      ++stats_.nan;
+      continue;
+    }
+    if (c.started && ts < c.ts_ns / static_cast<double>(kNsPerMs)) ++stats_.backwards;
+    c.started = true;
+    c.ts_ns = static_cast<int64_t>(ts) * kNsPerMs;
+    c.value = v;
+    return true;
+  }
+}
+
+bool ReplayReader::Advance(Cursor& c) { return c.in->json ? NextJson(c) : NextText(c); }
+
+void ReplayReader::ForEach(const std::function<void(const Labels&, int64_t, double)>& fn) {
+  std::vector<Cursor> cursors;
+  for (auto& in : inputs_) {
+    for (const Input::Run& r : in->runs) cursors.push_back(Cursor{in.get(), r.begin, r.end, r.line});
+  }
+  using Entry = std::tuple<int64_t, size_t>;  // (timestamp, cursor): min-heap
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+  for (size_t k = 0; k < cursors.size(); ++k) {
+    if (Advance(cursors[k])) heap.emplace(cursors[k].ts_ns, k);
+  }
+  while (!heap.empty()) {
+    size_t k = std::get<1>(heap.top());
+    heap.pop();
+    Cursor& c = cursors[k];
+    ++stats_.samples;
+    fn(*c.labels, c.ts_ns, c.value);
+    if (Advance(c)) heap.emplace(c.ts_ns, k);
+  }
+}
+
+}  // namespace gpufleet::detect

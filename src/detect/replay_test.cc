@@ -1,0 +1,253 @@
+#include "detect/replay.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "core/file_util.h"
+#include "detect/finding.h"
+#include "detect/replay_reader.h"
+#include "detect/sim_recording.h"
+
+namespace gpufleet::detect {
+namespace {
+
+constexpr int64_t kS = 1'000'000'000;
+constexpr int64_t kT0 = 1'733'300'000;  // unix seconds
+
+std::vector<std::tuple<std::string, int64_t, double>> ReadAll(ReplayReader& r) {
+  std::vector<std::tuple<std::string, int64_t, double>> out;
+  r.ForEach([&](const Labels& l, int64_t ts, double v) {
+    out.emplace_back(l.ToString(), ts, v);
+  });
+  return out;
+}
+
+TEST(ReplayReaderTest, SeriesBySeriesOpenMetricsComesOutInDataTime) {
+  // The layout promtool takes: one series after the other.
+  std::string text =
+      "# TYPE gpu_utilization_ratio gauge\n"
+      "gpu_utilization_ratio{gpu=\"0\",node=\"n1\"} 0.1 1733300000\n"
+      "gpu_utilization_ratio{gpu=\"0\",node=\"n1\"} 0.2 1733300010\n"
+      "gpu_utilization_ratio{gpu=\"1\",node=\"n1\"} 0.3 1733300000\n"
+      "gpu_utilization_ratio{gpu=\"1\",node=\"n1\"} 0.4 1733300010.5\n"
+      "# EOF\n";
+  ReplayReader r;
+  r.AddBuffer("rec.om", text);
+  auto got = ReadAll(r);
+  ASSERT_EQ(got.size(), 4u);
+  std::vector<int64_t> ts;
+  for (auto& [l, t, v] : got) ts.push_back(t);
+  EXPECT_TRUE(std::is_sorted(ts.begin(), ts.end()));
+  EXPECT_EQ(std::get<1>(got[3]), 1733300010500 * 1'000'000);
+  EXPECT_EQ(r.stats().runs, 2u);
+  EXPECT_EQ(r.stats().backwards, 1u);
+}
+
+// Regression (found by detect_replay_fuzz): label values were kept as views
+// into the parser's scratch space and read after it was freed; escaped
+// values live only there.
+TEST(ReplayReaderTest, LabelValuesAreCopiedOutOfTheParser) {
+  std::string text =
+      "gpu_utilization_ratio{gpu=\"0\",node=\"n\\\"1\"} 0.1 1733300000\n"
+      "gpu_utilization_ratio{gpu=\"1\",node=\"n2\"} 0.2 1733300000\n"
+      "gpu_utilization_ratio{gpu=\"0\",node=\"n\\\"1\"} 0.3 1733300010\n";
+  ReplayReader r;
+  r.AddBuffer("esc.prom", text);
+  std::vector<std::string> nodes;
+  r.ForEach([&](const Labels& l, int64_t, double) { nodes.emplace_back(l.Get("node")); });
+  ASSERT_EQ(nodes.size(), 3u);
+  EXPECT_EQ(nodes[0], "n\"1");
+  EXPECT_EQ(nodes[2], "n\"1");
+}
+
+TEST(ReplayReaderTest, VictoriaMetricsExportLines) {
+  std::string text =
+      "{\"metric\":{\"__name__\":\"gpu_utilization_ratio\",\"node\":\"n1\",\"gpu\":\"0\"},"
+      "\"values\":[0.5,0.7],\"timestamps\":[1733300000000,1733300020000]}\n"
+      "{\"metric\":{\"__name__\":\"gpu_utilization_ratio\",\"node\":\"n1\",\"gpu\":\"1\"},"
+      "\"values\":[0.6,null],\"timestamps\":[1733300010000,1733300030000]}\n";
+  ReplayReader r;
+  r.AddBuffer("rec.jsonl", text);
+  auto got = ReadAll(r);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(std::get<2>(got[0]), 0.5);
+  EXPECT_EQ(std::get<2>(got[1]), 0.6);
+  EXPECT_EQ(std::get<2>(got[2]), 0.7);
+  EXPECT_EQ(r.stats().nan, 1u);
+}
+
+TEST(ReplayReaderTest, BadInputIsCountedNotFatal) {
+  std::string text =
+      "gpu_utilization_ratio{gpu=\"0\",node=\"n1\"} 0.1 1733300000\n"
+      "gpu_utilization_ratio{gpu=\"0\",node=\"n1\" 0.2 1733300010\n"  // no '}'
+      "gpu_utilization_ratio{gpu=\"0\",node=\"n1\"} 0.3\n"             // no timestamp
+      "gpu_utilization_ratio{gpu=\"0\",node=\"n1\"} NaN 1733300030\n"
+      "gpu_utilization_ratio{gpu=\"0\",node=\"n1\"} 0.5 1733300040\n";
+  ReplayReader r;
+  r.AddBuffer("bad.prom", text);
+  auto got = ReadAll(r);
+  EXPECT_EQ(got.size(), 2u);
+  EXPECT_EQ(r.stats().malformed, 1u);
+  EXPECT_EQ(r.stats().no_timestamp, 1u);
+  EXPECT_EQ(r.stats().nan, 1u);
+  ASSERT_FALSE(r.stats().errors.empty());
+  EXPECT_EQ(r.stats().errors[0].rfind("bad.prom:2:", 0), 0u) << r.stats().errors[0];
+  ReplayReader j;
+  j.AddBuffer("bad.jsonl", "{\"metric\":{\"node\":\"n1\"},\"values\":[1],\"timestamps\":[1]}\n{oops\n");
+  EXPECT_TRUE(ReadAll(j).empty());
+  EXPECT_EQ(j.stats().malformed, 2u);
+}
+
+TEST(ReplayTruthTest, ParsesRowsAndCountsBadOnes) {
+  uint64_t bad = 0;
+  std::vector<std::string> errors;
+  auto rows = ParseTruthCsv(
+      "kind,cause,node,gpu_uuid,start_s,end_s,slowdown\n"
+      "memory_contention,bandwidth_saturation,n1,GPU-a,100,200,0.18\n"
+      "variance,,n1,GPU-b,100,50,\n"
+      "baseline_deviation,,n1,GPU-c,100,300,\n",
+      "t.csv", &bad, &errors);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_DOUBLE_EQ((*rows)[0].slowdown, 0.18);
+  EXPECT_LT((*rows)[1].slowdown, 0);
+  EXPECT_EQ(bad, 1u);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].rfind("t.csv:3:", 0), 0u);
+  EXPECT_FALSE(ParseTruthCsv("a,b\n", "t.csv", &bad, &errors).ok());
+}
+
+// Twenty minutes of two GPUs; GPU 0 runs with the DRAM busy and warps
+// starved from minute 5 to minute 15, and (when `slowed`) its SMs 30% less
+// active than before: the measured slowdown that makes it contention.
+std::string Recording(bool slowed = true) {
+  std::string out;
+  for (const char* gpu : {"0", "1"}) {
+    for (const char* metric : {"gpu_memory_bandwidth_utilization_ratio", "gpu_sm_occupancy_ratio",
+                               "gpu_utilization_ratio", "gpu_sm_active_ratio"}) {
+      for (int64_t t = 0; t < 1200; t += 10) {
+        const bool hot = gpu[0] == '0' && t >= 300 && t < 900;
+        double v = 0.6;
+        if (std::string_view(metric) == "gpu_memory_bandwidth_utilization_ratio") v = hot ? 0.93 : 0.5;
+        if (std::string_view(metric) == "gpu_sm_occupancy_ratio") v = hot ? 0.3 : 0.7;
+        if (std::string_view(metric) == "gpu_sm_active_ratio") v = hot && slowed ? 0.56 : 0.8;
+        out += std::string(metric) + "{gpu=\"" + gpu + "\",gpu_uuid=\"GPU-" + gpu +
+               "\",node=\"n1\"} " + std::to_string(v) + " " + std::to_string(kT0 + t) + "\n";
+      }
+    }
+  }
+  return out + "# EOF\n";
+}
+
+TEST(ReplayTest, ContendedGpuOpensOneIncidentThatTheTruthMatches) {
+  const std::string text = Recording();
+  ReplayReader r;
+  r.AddBuffer("rec.om", text);
+  auto result = RunReplay(DefaultDetectConfig(), r);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->devices, 2u);
+  int contention = 0;
+  for (const IncidentRecord& inc : result->incidents) {
+    if (ScoredKind(inc.kind) == "contention") {
+      ++contention;
+      EXPECT_EQ(inc.subject.Get("gpu"), "0");
+      EXPECT_GE(inc.first_seen_ns, (kT0 + 300) * kS);
+    }
+  }
+  EXPECT_EQ(contention, 1);
+  std::vector<TruthRow> truth(1);
+  truth[0] = {"memory_contention", "", "n1", "GPU-0", (kT0 + 300) * kS, (kT0 + 900) * kS, 0.2};
+  ReplayScore score = ScoreReplay(DefaultDetectConfig(), *result, truth);
+  const ScoreLine* line = nullptr;
+  for (const ScoreLine& l : score.lines) {
+    if (l.kind == "contention" && l.cause.empty()) line = &l;
+  }
+  ASSERT_NE(line, nullptr);
+  EXPECT_EQ(line->detected, 1);
+  EXPECT_EQ(line->bucket_detected[3], 1);
+  EXPECT_EQ(line->true_incidents, line->incidents);
+  EXPECT_NE(FormatReplay(*result, &score).find("| contention | all | 1 | 1 |"), std::string::npos)
+      << FormatReplay(*result, &score);
+}
+
+// Workload-level incidents carry their devices only in `devices`.
+TEST(ReplayTest, WorkloadIncidentMatchesByItsDevices) {
+  ReplayResult result;
+  result.devices = 1;
+  result.first_ns = kT0 * kS;
+  result.last_ns = (kT0 + 3600) * kS;
+  IncidentRecord inc;
+  inc.kind = "cloud_specific";
+  inc.devices = {"n1/0", "n1/1"};
+  inc.first_seen_ns = (kT0 + 600) * kS;
+  inc.last_seen_ns = (kT0 + 1200) * kS;
+  result.incidents = {inc};
+  std::vector<TruthRow> truth(1);
+  truth[0] = {"cloud_specific", "", "n1", "1", kT0 * kS, (kT0 + 1800) * kS, -1};
+  ReplayScore score = ScoreReplay(DefaultDetectConfig(), result, truth);
+  ASSERT_EQ(score.lines.size(), 1u);
+  EXPECT_EQ(score.lines[0].detected, 1);
+  EXPECT_EQ(score.false_incidents, 0);
+}
+
+// The same DRAM-heavy phase without any slowdown or neighbour: a job
+// memory-bound on its own is informational, not a (false) contention alert.
+TEST(ReplayTest, MemoryBoundAloneAtFullSpeedIsInformational) {
+  const std::string text = Recording(/*slowed=*/false);
+  ReplayReader r;
+  r.AddBuffer("rec.om", text);
+  auto result = RunReplay(DefaultDetectConfig(), r);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  int memory_bound = 0;
+  for (const IncidentRecord& inc : result->incidents) {
+    EXPECT_NE(ScoredKind(inc.kind), "contention") << inc.summary;
+    if (inc.kind == kKindMemoryBound) {
+      ++memory_bound;
+      EXPECT_EQ(inc.severity, "info");
+    }
+  }
+  EXPECT_EQ(memory_bound, 1);
+  ReplayScore score = ScoreReplay(DefaultDetectConfig(), *result, {});
+  EXPECT_EQ(score.false_incidents, 0);
+  EXPECT_EQ(score.informational, 1);
+}
+
+}  // namespace
+}  // namespace gpufleet::detect
+
+namespace gpufleet::detect {
+namespace {
+
+// `sim detect --write`: the simulated fleet in the replay format reads back
+// without a skipped sample and its truth without a bad row.
+TEST(SimRecordingTest, WrittenFleetReplaysCleanly) {
+  FleetSimOptions sim;
+  sim.duration_s = 2 * 3600;
+  sim.warmup_s = 600;
+  sim.mean_gap_s = 1800;
+  const std::string dir = ::testing::TempDir() + "/gpufleet_sim_recording";
+  auto rec = WriteSimRecording(sim, dir);
+  ASSERT_TRUE(rec.ok()) << rec.status().ToString();
+  EXPECT_GT(rec->truth_rows, 0);
+  ReplayReader reader;
+  ASSERT_TRUE(reader.AddFile(rec->series_path).ok());
+  auto result = RunReplay(DefaultDetectConfig(), reader);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->input.samples, rec->samples);
+  EXPECT_EQ(result->input.malformed + result->input.backwards + result->dropped_out_of_order, 0u);
+  EXPECT_EQ(result->devices, 16u);
+  auto text = ReadFileToString(rec->truth_path);
+  ASSERT_TRUE(text.ok());
+  uint64_t bad = 0;
+  std::vector<std::string> errors;
+  auto rows = ParseTruthCsv(*text, rec->truth_path, &bad, &errors);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(static_cast<int>(rows->size()), rec->truth_rows);
+  EXPECT_EQ(bad, 0u);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gpufleet::detect

@@ -35,6 +35,7 @@ std::unique_ptr<Command> NewServerCommand();
 std::unique_ptr<Command> NewIncidentsCommand();
 std::unique_ptr<Command> NewPlaceCommand();
 std::unique_ptr<Command> NewPlaceSlurmCommand();  // hosted by `place` as `place slurm`
+std::unique_ptr<Command> NewPlanCommand();
 
 
 }  // namespace gpufleet

@@ -49,11 +49,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (trace->requests[i].arrival_s < trace->requests[i - 1].arrival_s) __builtin_trap();
     }
   }
-  (void)ParseSplitwise(in, "fuzz");
+  int skipped = 0;
+  (void)ParseSplitwise(in, "fuzz", &skipped);
   (void)ParseVidurMlp(in, "fuzz", "h100", "llama2-7b");
   (void)ParseDistServe(in, "fuzz");
   (void)ParseLlmCompassMatmul(in, "fuzz", "mi210");
-  int skipped = 0;
   (void)ParseDstack(in, "fuzz", &skipped);
   return 0;
 }

@@ -24,13 +24,15 @@ double MedianOf(std::vector<double> v) {
 }
 
 StatusOr<PhaseCoeffs> FitPoints(const std::vector<const CalPoint*>& pts) {
+  const std::string& phase = pts.empty() ? std::string() : pts[0]->phase;
+  unsigned mask = phase == "prefill" ? kPrefillFit : phase == "decode" ? kDecodeFit : kFitAll;
   std::vector<StepFeatures> rows;
   std::vector<double> y;
   for (const CalPoint* p : pts) {
     rows.push_back(p->features);
     y.push_back(p->measured_s);
   }
-  return FitPhase(rows, y);
+  return FitPhase(rows, y, PhaseCoeffs{}, mask);
 }
 
 std::vector<const CalPoint*> Select(const std::vector<CalPoint>& all, const std::string& dataset,

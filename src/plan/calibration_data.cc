@@ -61,7 +61,8 @@ std::string Fmt(double v) { return FormatDouble(v); }
 
 // perf_model.csv, e.g.
 // llama2-70b,a100-80gb,512,1,128,1.0000125,0.73599375,196.25,54.88,7168.98,2
-StatusOr<std::vector<CalPoint>> ParseSplitwise(std::string_view csv, std::string_view origin) {
+StatusOr<std::vector<CalPoint>> ParseSplitwise(std::string_view csv, std::string_view origin,
+                                               int* skipped) {
   std::vector<std::string_view> lines = Lines(csv);
   if (lines.empty() || !StartsWith(lines[0], "model,hardware,prompt_size")) {
     return InvalidArgumentError(std::string(origin) + ":1: expected the header 'model,hardware,"
@@ -100,10 +101,21 @@ StatusOr<std::vector<CalPoint>> ParseSplitwise(std::string_view csv, std::string
     std::string cfg = model_key + " tp" + std::to_string(tp) + " p" + std::to_string(prompt) +
                       " b" + std::to_string(batch) + " o" + std::to_string(tokens);
     double ptok = static_cast<double>(prompt) * batch;
+    double kv_tokens = static_cast<double>(batch) * (prompt + tokens);
+    if (model->WeightBytes() + kv_tokens * model->KvBytesPerToken() > tp * peaks.memory_bytes) {
+      ++*skipped;
+      continue;
+    }
     CalPoint p{"splitwise", gpu, "prefill", cfg,
                PrefillFeatures(*model, peaks, tp, ptok, static_cast<double>(prompt) * ptok),
                Median(times.first), false};
-    out.push_back(p);
+    // Faster than the GPUs' peak FLOP/s allows: not a real measurement (the
+    // table holds such rows, e.g. Llama-2-70B TP2 batch 64 at 0.79 s).
+    if (p.measured_s < p.features.compute_s + p.features.attention_s) {
+      ++*skipped;
+    } else {
+      out.push_back(p);
+    }
     // The decode time is the mean over the output, whose context grows from
     // the prompt to prompt + output.
     double ctx = batch * (prompt + tokens / 2.0);
@@ -303,7 +315,7 @@ StatusOr<CalData> LoadCalibrationData(const std::string& shared_dir) {
   std::string sw = t + "splitwise-sim/perf_model.csv";
   if (fs::exists(sw)) {
     ASSIGN_OR_RETURN(std::string s, read(sw));
-    RETURN_IF_ERROR(add(ParseSplitwise(s, sw)));
+    RETURN_IF_ERROR(add(ParseSplitwise(s, sw, &data.skipped)));
   } else {
     data.missing.push_back(sw);
   }

@@ -43,7 +43,11 @@ struct CalData {
   std::vector<std::string> missing;  // data sets whose files were not found
 };
 
-StatusOr<std::vector<CalPoint>> ParseSplitwise(std::string_view csv, std::string_view origin);
+// Configurations whose weights and KV cache cannot fit in tp x 80 GB (e.g.
+// Llama-2-70B on 2 GPUs at batch 64), and prefills faster than the GPUs'
+// peak FLOP/s, cannot have been measured as such: skipped, counted.
+StatusOr<std::vector<CalPoint>> ParseSplitwise(std::string_view csv, std::string_view origin,
+                                               int* skipped);
 StatusOr<std::vector<CalPoint>> ParseVidurMlp(std::string_view csv, std::string_view origin,
                                               const std::string& gpu_type,
                                               const std::string& model_key);

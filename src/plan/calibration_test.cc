@@ -21,7 +21,8 @@ TEST(CalibrationDataTest, SplitwiseRowsGroupedByConfiguration) {
       "7168.983697891235,2\r\n"
       "llama2-70b,a100-80gb,512,1,128,1.0000125,0.73599375,195.56166394613683,54.85629275859165,"
       "7165.2703285217285,2\r\n";
-  auto pts = ParseSplitwise(csv, "perf_model.csv");
+  int skipped = 0;
+  auto pts = ParseSplitwise(csv, "perf_model.csv", &skipped);
   ASSERT_TRUE(pts.ok()) << pts.status().ToString();
   ASSERT_EQ(pts->size(), 2u);  // one prefill, one decode
   EXPECT_EQ((*pts)[0].phase, "prefill");
@@ -30,17 +31,17 @@ TEST(CalibrationDataTest, SplitwiseRowsGroupedByConfiguration) {
 }
 
 TEST(CalibrationDataTest, BadRowsNameFileLineAndField) {
+  int skipped = 0;
   auto r = ParseSplitwise(
       "model,hardware,prompt_size,batch_size,token_size,peak_power,average_power,prompt_time,"
       "token_time,e2e_time,tensor_parallel\nllama2-70b,a100-80gb,x,1,128,1,1,1,1,1,2\n",
-      "p.csv");
+      "p.csv", &skipped);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("p.csv:2: field 'prompt_size'"), std::string::npos)
       << r.status().ToString();
   auto m = ParseLlmCompassMatmul("64, 12288, 12288, 0.19s, 1Tflops\n", "mm.csv", "mi210");
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.status().message().find("mm.csv:1: field 'latency'"), std::string::npos);
-  int skipped = 0;
   EXPECT_FALSE(ParseDstack("gpu,oops\n", "d.csv", &skipped).ok());
   EXPECT_FALSE(ParseDistServe("[1,2]", "d.json").ok());
   EXPECT_FALSE(ParseDistServe("{\"facebook/opt-13b\": {\"1\": {\"prefill\": [1]}}}", "d.json").ok());

@@ -91,7 +91,8 @@ double& Coeff(PhaseCoeffs& c, int i) {
 }  // namespace
 
 StatusOr<PhaseCoeffs> FitPhase(const std::vector<StepFeatures>& rows,
-                               const std::vector<double>& measured_s, const PhaseCoeffs& prior) {
+                               const std::vector<double>& measured_s, const PhaseCoeffs& prior,
+                               unsigned fit_mask) {
   if (rows.empty() || rows.size() != measured_s.size()) {
     return InvalidArgumentError("latency fit: no measured rows");
   }
@@ -110,7 +111,7 @@ StatusOr<PhaseCoeffs> FitPhase(const std::vector<StepFeatures>& rows,
       hi = std::max(hi, Feature(f, i));
     }
     // The constant always; the others when they vary.
-    active[i] = i == 0 || hi > lo * (1 + 1e-9) + 1e-15;
+    active[i] = (fit_mask & (1u << i)) != 0 && (i == 0 || hi > lo * (1 + 1e-9) + 1e-15);
   }
   PhaseCoeffs out = prior;
   for (int attempt = 0; attempt < kFeatures; ++attempt) {

@@ -68,9 +68,21 @@ struct PhaseCoeffs {
 // dropped and the rest refitted). Features that never vary are not fitted
 // (their coefficient stays at `prior`'s value). InvalidArgument when there
 // are no rows or a measured time is not positive.
+// `fit_mask` selects the fitted coefficients (bits of FitTerm); the others
+// keep `prior`'s value.
+enum FitTerm : unsigned {
+  kFitOverhead = 1, kFitCompute = 2, kFitMemory = 4, kFitComm = 8, kFitCommLatency = 16,
+  kFitAttention = 32, kFitAll = 63,
+};
+// Prefill: overhead, dense compute, attention and all-reduce count; weights
+// are read once at peak (memory scale 1), link bytes at peak.
+constexpr unsigned kPrefillFit = kFitOverhead | kFitCompute | kFitAttention | kFitMemory;
+// Decode: overhead, memory (weights + KV), compute and all-reduce count.
+constexpr unsigned kDecodeFit = kFitOverhead | kFitMemory | kFitCompute | kFitCommLatency;
 StatusOr<PhaseCoeffs> FitPhase(const std::vector<StepFeatures>& rows,
                                const std::vector<double>& measured_s,
-                               const PhaseCoeffs& prior = PhaseCoeffs{});
+                               const PhaseCoeffs& prior = PhaseCoeffs{},
+                               unsigned fit_mask = kFitAll);
 
 // Latency coefficients of one GPU type.
 struct GpuLatency {

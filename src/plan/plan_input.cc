@@ -79,11 +79,11 @@ StatusOr<TrainingJob> ParseTrainingJob(std::string_view text, std::string_view o
         if (!peaks.ok()) return r.FieldError(*t->get("gpu"), "gpu", peaks.status().message());
         est.peaks = *peaks;
         est.prefill = table->estimate_prefill;
+        est.decode = table->estimate_decode;
         lat = &est;
       }
-      double fwd = lat->prefill.compute_scale *
-                   PrefillFeatures(*model, lat->peaks, 1, static_cast<double>(tokens),
-                                   static_cast<double>(tokens) * tokens).compute_s;
+      double tok = static_cast<double>(tokens);
+      double fwd = lat->PrefillS(*model, 1, tok, tok * tok);
       unit_s = 3 * fwd / (data ? 1.0 : model->layers);
     }
     for (int64_t k = 0; k < count; ++k) {

@@ -262,8 +262,15 @@ StatusOr<std::string> RunCalibrationReport(const std::string& shared_dir, bool a
   out += "GPU types:\n";
   for (const auto& [k, l] : table.by_type) {
     out += "  " + k + ": " + l.source +
-           (l.estimate ? Fmt(" (estimate, expected error %.0f%%)", 100 * l.expected_error) : "") +
-           "\n";
+           (l.estimate ? Fmt(" (expected error %.0f%%)", 100 * l.expected_error) : "") + "\n";
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "    prefill: %.1f ms + %.2fx compute + %.2fx attention + %.2fx memory; decode: %.1f "
+                  "ms + %.2fx compute + %.2fx memory (x = time at peak)\n",
+                  1000 * l.prefill.overhead_s, l.prefill.compute_scale, l.prefill.attention_scale,
+                  l.prefill.memory_scale, 1000 * l.decode.overhead_s, l.decode.compute_scale,
+                  l.decode.memory_scale);
+    out += buf;
   }
   for (const std::string& n : notes) out += "Note: " + n + "\n";
   return out;

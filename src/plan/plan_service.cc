@@ -276,4 +276,23 @@ StatusOr<std::string> RunCalibrationReport(const std::string& shared_dir, bool a
   return out;
 }
 
+std::pair<int, std::string> HandlePlanRequest(std::string_view kind, std::string_view body,
+                                              const std::string& shared_dir) {
+  StatusOr<std::string> out = NotFoundError("unknown planner '" + std::string(kind) +
+                                            "' (inference, training, ring)");
+  if (kind == "inference") {
+    auto o = ParseInferenceOptions(body, "request body", shared_dir);
+    out = o.ok() ? RunInferencePlan(*o, true) : StatusOr<std::string>(o.status());
+  } else if (kind == "training") {
+    out = RunTrainingPlan(body, "request body", shared_dir, true);
+  } else if (kind == "ring") {
+    out = RunRingPlan(body, "request body", true);
+  }
+  if (out.ok()) return {200, *out};
+  int code = out.status().code() == StatusCode::kInvalidArgument ? 400
+             : out.status().code() == StatusCode::kNotFound      ? 404
+                                                                 : 500;
+  return {code, json{{"error", out.status().message()}}.dump() + "\n"};
+}
+
 }  // namespace gpufleet::plan

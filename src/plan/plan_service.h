@@ -9,6 +9,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/status.h"
@@ -47,5 +48,12 @@ StatusOr<std::string> RunRingPlan(std::string_view toml, std::string_view origin
 // The calibration table: leave-one-configuration-out errors per data set,
 // and each GPU type's latency source.
 StatusOr<std::string> RunCalibrationReport(const std::string& shared_dir, bool json);
+
+// The server's POST /api/v1/plan/<kind> (kind: inference, training, ring),
+// body as TOML (the CLI's files; inference: ParseInferenceOptions). Returns
+// (HTTP status, JSON): 200 with the plan, 400 on bad input, 404 for an
+// unknown kind or a trace that is absent, 500 otherwise.
+std::pair<int, std::string> HandlePlanRequest(std::string_view kind, std::string_view body,
+                                              const std::string& shared_dir);
 
 }  // namespace gpufleet::plan

@@ -25,7 +25,8 @@ int main() {
   const std::string shared = std::string(GPUFLEET_SOURCE_DIR) + "/../shared";
   const std::string path = shared + "/traces/azure-llm-2023/AzureLLMInferenceTrace_conv.csv";
   if (!std::filesystem::exists(path)) {
-    std::printf("plan_bench: skipped, %s not found (../shared is not beside the clone)\n", path.c_str());
+    std::printf("plan_bench: skipped, %s not found (../shared is not beside the clone)\n",
+                path.c_str());
     return 0;
   }
   auto trace = LoadAzureTrace(path);
@@ -60,8 +61,9 @@ int main() {
   if (!plan.ok()) return 1;
   std::printf("requests: %zu\n", trace->requests.size());
   std::printf("anchor (one single-type simulation, 4 x h100 TP8): %.3f s\n", anchor_s);
-  std::printf("full plan (3 GPU types, TP 1-8, colocated + disaggregated, %d simulations): %.3f s\n",
-              plan->simulations, plan_s);
+  std::printf(
+      "full plan (3 GPU types, TP 1-8, colocated + disaggregated, %d simulations): %.3f s\n",
+      plan->simulations, plan_s);
   std::printf("ratio plan / anchor: %.1fx (goal: plan < 10 s on one core)\n", plan_s / anchor_s);
   std::printf("plan: %s\n", plan->summary.c_str());
   return 0;

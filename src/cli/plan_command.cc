@@ -30,37 +30,52 @@ class PlanCommand : public Command {
     inference_ = app.add_subcommand(
         "inference", "Serving plan for a model and a request trace at the lowest cost within SLO");
     auto& o = opts_;
-    inference_->add_option("--model", o.model,
-                           "llama2-7b, llama2-70b, llama3-8b, llama3-70b, mixtral-8x7b (data/plan/models.toml)")
+    inference_
+        ->add_option(
+            "--model", o.model,
+            "llama2-7b, llama2-70b, llama3-8b, llama3-70b, mixtral-8x7b (data/plan/models.toml)")
         ->capture_default_str();
-    inference_->add_option("--trace", o.trace,
-                           "conv or code (Azure LLM traces under --shared), a CSV in that format, "
-                           "or synthetic")
+    inference_
+        ->add_option("--trace", o.trace,
+                     "conv or code (Azure LLM traces under --shared), a CSV in that format, "
+                     "or synthetic")
         ->capture_default_str();
-    inference_->add_option("--rate", o.rate_per_s, "synthetic: requests per second")->capture_default_str();
-    inference_->add_option("--duration-s", o.duration_s, "synthetic: seconds")->capture_default_str();
-    inference_->add_option("--prompt", o.prompt_tokens, "synthetic: prompt tokens")->capture_default_str();
-    inference_->add_option("--output", o.output_tokens, "synthetic: output tokens")->capture_default_str();
+    inference_->add_option("--rate", o.rate_per_s, "synthetic: requests per second")
+        ->capture_default_str();
+    inference_->add_option("--duration-s", o.duration_s, "synthetic: seconds")
+        ->capture_default_str();
+    inference_->add_option("--prompt", o.prompt_tokens, "synthetic: prompt tokens")
+        ->capture_default_str();
+    inference_->add_option("--output", o.output_tokens, "synthetic: output tokens")
+        ->capture_default_str();
     inference_->add_option("--rate-scale", o.rate_scale, "Speed arrivals up by this factor")
-        ->check(CLI::Range(1e-3, 1e3))->capture_default_str();
+        ->check(CLI::Range(1e-3, 1e3))
+        ->capture_default_str();
     inference_->add_option("--max-requests", o.max_requests, "Use the first N requests (0 = all)")
         ->check(CLI::NonNegativeNumber);
     inference_->add_option("--gpu-type", gpu_types_,
                            "GPU type (data/plan/gpus.toml) or catalog-key:USD_PER_GPU_HOUR; repeat "
                            "(default a100-80gb, h100, mi300x)");
-    inference_->add_option("--tp", o.tps, "Tensor-parallel degrees to consider")->capture_default_str();
-    inference_->add_option("--ttft-ms", ttft_ms_, "Time to first token SLO per request")->capture_default_str();
-    inference_->add_option("--tpot-ms", tpot_ms_, "Time per output token SLO per request")->capture_default_str();
+    inference_->add_option("--tp", o.tps, "Tensor-parallel degrees to consider")
+        ->capture_default_str();
+    inference_->add_option("--ttft-ms", ttft_ms_, "Time to first token SLO per request")
+        ->capture_default_str();
+    inference_->add_option("--tpot-ms", tpot_ms_, "Time per output token SLO per request")
+        ->capture_default_str();
     inference_->add_option("--attainment", o.slo.attainment, "Share of requests within SLO")
-        ->check(CLI::Range(0.01, 1.0))->capture_default_str();
+        ->check(CLI::Range(0.01, 1.0))
+        ->capture_default_str();
     inference_->add_option("--ttft-p50-ms", ttft_p50_ms_, "Median TTFT goal (0 = none)");
     inference_->add_option("--tpot-p50-ms", tpot_p50_ms_, "Median TPOT goal (0 = none)");
-    inference_->add_flag("--colocated-only", o.colocated_only, "Do not consider prefill/decode split");
+    inference_->add_flag("--colocated-only", o.colocated_only,
+                         "Do not consider prefill/decode split");
 
     training_ = app.add_subcommand("training", "Split micro-batches or layers over mixed ranks");
-    training_->add_option("--job", job_, "Training job TOML (data/plan/training-example.toml)")->required();
+    training_->add_option("--job", job_, "Training job TOML (data/plan/training-example.toml)")
+        ->required();
     ring_ = app.add_subcommand("ring", "Order an all-reduce ring over nodes, regions and clouds");
-    ring_->add_option("--topology", topology_, "Topology TOML (data/plan/ring-example.toml)")->required();
+    ring_->add_option("--topology", topology_, "Topology TOML (data/plan/ring-example.toml)")
+        ->required();
     calibration_ = app.add_subcommand(
         "calibration", "The latency model's leave-one-configuration-out errors per data set");
   }

@@ -11,7 +11,7 @@ namespace {
 double Quantile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  size_t idx = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size()))) ;
+  size_t idx = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
   idx = idx == 0 ? 0 : idx - 1;
   return v[std::min(idx, v.size() - 1)];
 }
@@ -145,8 +145,9 @@ StatusOr<LatencyTable> BuildLatencyTable(const CalData& data, const std::vector<
       est_pre = median_coeffs(pre);
       est_dec = median_coeffs(dec);
     } else {
-      table.note = "no calibration data found (../shared absent): every GPU type is an "
-                   "uncalibrated roofline estimate (peak FLOP/s and bandwidth, no overheads)";
+      table.note =
+          "no calibration data found (../shared absent): every GPU type is an "
+          "uncalibrated roofline estimate (peak FLOP/s and bandwidth, no overheads)";
     }
   }
   table.estimate_expected_error = lot_errs.empty() ? 0.5 : MedianOf(lot_errs);
@@ -186,8 +187,9 @@ StatusOr<LatencyTable> BuildLatencyTable(const CalData& data, const std::vector<
       l.decode = est_dec;
       l.estimate = true;
       l.expected_error = table.estimate_expected_error;
-      l.source = "roofline estimate from the hardware catalog with the measured types' median "
-                 "efficiencies";
+      l.source =
+          "roofline estimate from the hardware catalog with the measured types' median "
+          "efficiencies";
     }
     l.gpu_type = t.key;
     l.peaks = t.peaks;

@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <tuple>
-
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "core/file_util.h"
 #include "core/strings.h"
@@ -65,7 +64,8 @@ StatusOr<std::vector<CalPoint>> ParseSplitwise(std::string_view csv, std::string
                                                int* skipped) {
   std::vector<std::string_view> lines = Lines(csv);
   if (lines.empty() || !StartsWith(lines[0], "model,hardware,prompt_size")) {
-    return InvalidArgumentError(std::string(origin) + ":1: expected the header 'model,hardware,"
+    return InvalidArgumentError(std::string(origin) +
+                                ":1: expected the header 'model,hardware,"
                                 "prompt_size,...'");
   }
   using Key = std::tuple<std::string, std::string, int, int, int, int>;
@@ -82,8 +82,8 @@ StatusOr<std::vector<CalPoint>> ParseSplitwise(std::string_view csv, std::string
     if (prompt < 1 || batch < 1 || tp < 1 || tp > 64 || pt <= 0 || tt <= 0) {
       return RowError(origin, i + 1, "row", "sizes and times must be positive");
     }
-    Key k{std::string(f[0]), std::string(f[1]), static_cast<int>(tp), static_cast<int>(prompt),
-          static_cast<int>(batch), static_cast<int>(tokens)};
+    Key k{std::string(f[0]),        std::string(f[1]),       static_cast<int>(tp),
+          static_cast<int>(prompt), static_cast<int>(batch), static_cast<int>(tokens)};
     groups[k].first.push_back(pt / 1000.0);
     groups[k].second.push_back(tt / 1000.0);
   }
@@ -94,9 +94,11 @@ StatusOr<std::vector<CalPoint>> ParseSplitwise(std::string_view csv, std::string
                       : hw == "h100-80gb"      ? "h100"
                       : hw == "h100-80gb-pcap" ? "h100-pcap"
                                                : "";
-    if (gpu.empty()) return InvalidArgumentError(std::string(origin) + ": unknown hardware '" + hw + "'");
+    if (gpu.empty())
+      return InvalidArgumentError(std::string(origin) + ": unknown hardware '" + hw + "'");
     auto model = FindModel(model_key == "llama2-70b" ? "llama2-70b" : model_key);
-    if (!model.ok()) return InvalidArgumentError(std::string(origin) + ": " + model.status().message());
+    if (!model.ok())
+      return InvalidArgumentError(std::string(origin) + ": " + model.status().message());
     ASSIGN_OR_RETURN(GpuPeaks peaks, PeaksOfType(gpu));
     std::string cfg = model_key + " tp" + std::to_string(tp) + " p" + std::to_string(prompt) +
                       " b" + std::to_string(batch) + " o" + std::to_string(tokens);
@@ -106,9 +108,13 @@ StatusOr<std::vector<CalPoint>> ParseSplitwise(std::string_view csv, std::string
       ++*skipped;
       continue;
     }
-    CalPoint p{"splitwise", gpu, "prefill", cfg,
+    CalPoint p{"splitwise",
+               gpu,
+               "prefill",
+               cfg,
                PrefillFeatures(*model, peaks, tp, ptok, static_cast<double>(prompt) * ptok),
-               Median(times.first), false};
+               Median(times.first),
+               false};
     // Faster than the GPUs' peak FLOP/s allows: not a real measurement (the
     // table holds such rows, e.g. Llama-2-70B TP2 batch 64 at 0.79 s).
     if (p.measured_s < p.features.compute_s + p.features.attention_s) {
@@ -153,7 +159,8 @@ StatusOr<std::vector<CalPoint>> ParseVidurMlp(std::string_view csv, std::string_
   std::vector<CalPoint> out;
   for (size_t i = 1; i < lines.size(); ++i) {
     std::vector<std::string_view> f = SplitString(lines[i], ',');
-    if (f.size() != header.size()) return RowError(origin, i + 1, "row", "column count differs from header");
+    if (f.size() != header.size())
+      return RowError(origin, i + 1, "row", "column count differs from header");
     double total_ms = 0;
     for (size_t c : medians) {
       ASSIGN_OR_RETURN(double v, Number(f[c], origin, i + 1, header[c]));
@@ -171,8 +178,8 @@ StatusOr<std::vector<CalPoint>> ParseVidurMlp(std::string_view csv, std::string_
     sf.compute_s = 2.0 * tokens * params / (tp * g.flops_per_s);
     sf.memory_s = (params * 2.0 + act_bytes) / (tp * g.memory_bytes_per_s);
     out.push_back(CalPoint{"vidur", gpu_type, "linear",
-                           model_key + " tp" + Fmt(tp) + " t" + Fmt(tokens), sf,
-                           total_ms / 1000.0, false});
+                           model_key + " tp" + Fmt(tp) + " t" + Fmt(tokens), sf, total_ms / 1000.0,
+                           false});
   }
   return out;
 }
@@ -190,7 +197,8 @@ StatusOr<std::vector<CalPoint>> ParseDistServe(std::string_view text, std::strin
     std::string key = name.substr(name.find('/') + 1);
     auto m = FindModel(key);
     if (!m.ok() || !per_tp.is_object()) {
-      return InvalidArgumentError(std::string(origin) + ": model '" + name + "' unknown or malformed");
+      return InvalidArgumentError(std::string(origin) + ": model '" + name +
+                                  "' unknown or malformed");
     }
     for (const auto& [tp_s, fit] : per_tp.items()) {
       auto tpv = ParseInt64(tp_s);
@@ -248,7 +256,8 @@ StatusOr<std::vector<CalPoint>> ParseLlmCompassMatmul(std::string_view csv, std:
     if (!EndsWith(lat, "ms")) return RowError(origin, i + 1, "latency", "expected a value in ms");
     lat.remove_suffix(2);
     ASSIGN_OR_RETURN(double ms, Number(lat, origin, i + 1, "latency"));
-    if (mm < 1 || n < 1 || k < 1 || ms <= 0) return RowError(origin, i + 1, "row", "must be positive");
+    if (mm < 1 || n < 1 || k < 1 || ms <= 0)
+      return RowError(origin, i + 1, "row", "must be positive");
     StepFeatures sf;
     sf.compute_s = 2 * mm * n * k / g.flops_per_s;
     sf.memory_s = 2 * (mm * k + k * n + mm * n) / g.memory_bytes_per_s;
@@ -265,7 +274,8 @@ StatusOr<std::vector<CalPoint>> ParseDstack(std::string_view csv, std::string_vi
                                             int* skipped) {
   std::vector<std::string_view> lines = Lines(csv);
   if (lines.empty() || !StartsWith(lines[0], "gpu,input_len,output_len,batch_size,elapsed_time")) {
-    return InvalidArgumentError(std::string(origin) + ":1: expected the header 'gpu,input_len,"
+    return InvalidArgumentError(std::string(origin) +
+                                ":1: expected the header 'gpu,input_len,"
                                 "output_len,batch_size,elapsed_time,...'");
   }
   ASSIGN_OR_RETURN(ModelSpec m, FindModel("llama3.1-405b"));
@@ -279,7 +289,8 @@ StatusOr<std::vector<CalPoint>> ParseDstack(std::string_view csv, std::string_vi
     ASSIGN_OR_RETURN(double outl, Number(f[2], origin, i + 1, "output_len"));
     ASSIGN_OR_RETURN(double batch, Number(f[3], origin, i + 1, "batch_size"));
     ASSIGN_OR_RETURN(double elapsed, Number(f[4], origin, i + 1, "elapsed_time"));
-    if (batch < 1 || outl < 1 || elapsed <= 0) return RowError(origin, i + 1, "row", "must be positive");
+    if (batch < 1 || outl < 1 || elapsed <= 0)
+      return RowError(origin, i + 1, "row", "must be positive");
     // Only the decode-dominated runs (128 prompt tokens); "2fp8" rows are the
     // 4-GPU rows doubled (derived), and the meta checkpoint on MI300X ran
     // without the vendor's FP8 KV cache tuning: both left out.
@@ -327,9 +338,9 @@ StatusOr<CalData> LoadCalibrationData(const std::string& shared_dir) {
         continue;
       }
       ASSIGN_OR_RETURN(std::string s, read(p));
-      RETURN_IF_ERROR(add(ParseVidurMlp(s, p, std::string(gpu) == "a100" ? "a100-80gb" : "h100",
-                                        std::string(model) == "Llama-2-7b-hf" ? "llama2-7b"
-                                                                              : "llama2-70b")));
+      RETURN_IF_ERROR(
+          add(ParseVidurMlp(s, p, std::string(gpu) == "a100" ? "a100-80gb" : "h100",
+                            std::string(model) == "Llama-2-7b-hf" ? "llama2-7b" : "llama2-70b")));
     }
   }
   std::string ds = t + "distserve-profile/profiler-a100-80g.distserve.json";
@@ -339,8 +350,8 @@ StatusOr<CalData> LoadCalibrationData(const std::string& shared_dir) {
   } else {
     data.missing.push_back(ds);
   }
-  for (const auto& [file, gpu] : {std::pair{"matmul_A100.csv", "a100-80gb"},
-                                  std::pair{"matmul_MI210.csv", "mi210"}}) {
+  for (const auto& [file, gpu] :
+       {std::pair{"matmul_A100.csv", "a100-80gb"}, std::pair{"matmul_MI210.csv", "mi210"}}) {
     std::string p = t + "llmcompass-a100-mi210/" + file;
     if (!fs::exists(p)) {
       data.missing.push_back(p);

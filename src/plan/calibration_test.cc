@@ -44,7 +44,8 @@ TEST(CalibrationDataTest, BadRowsNameFileLineAndField) {
   EXPECT_NE(m.status().message().find("mm.csv:1: field 'latency'"), std::string::npos);
   EXPECT_FALSE(ParseDstack("gpu,oops\n", "d.csv", &skipped).ok());
   EXPECT_FALSE(ParseDistServe("[1,2]", "d.json").ok());
-  EXPECT_FALSE(ParseDistServe("{\"facebook/opt-13b\": {\"1\": {\"prefill\": [1]}}}", "d.json").ok());
+  EXPECT_FALSE(
+      ParseDistServe("{\"facebook/opt-13b\": {\"1\": {\"prefill\": [1]}}}", "d.json").ok());
 }
 
 // The calibration goal of issue 18: the median leave-one-configuration-out
@@ -95,7 +96,8 @@ TEST(CalibrationTest, TableMarksEstimatesWithTheirExpectedError) {
   auto m = FindModel("llama2-70b");
   ASSERT_TRUE(m.ok());
   // Splitwise's anchor (README): H100 ~1.8-2x faster on prefill, ~1.5x on decode.
-  double pre = a100->PrefillS(*m, 8, 2048, 2048.0 * 2048) / h100->PrefillS(*m, 8, 2048, 2048.0 * 2048);
+  double pre =
+      a100->PrefillS(*m, 8, 2048, 2048.0 * 2048) / h100->PrefillS(*m, 8, 2048, 2048.0 * 2048);
   double dec = a100->DecodeS(*m, 8, 1, 2048) / h100->DecodeS(*m, 8, 1, 2048);
   EXPECT_GT(pre, 1.6);
   EXPECT_LT(dec, 1.7);

@@ -17,8 +17,8 @@ StatusOr<GpuPeaks> PeaksOf(std::string_view hardware_key) {
   p.flops_per_s = s->peak_bf16_flops > 0 ? s->peak_bf16_flops : s->peak_fp16_flops;
   p.memory_bytes_per_s = s->memory_bandwidth_bytes_per_s;
   p.memory_bytes = static_cast<double>(s->memory_bytes);
-  p.link_bytes_per_s = s->interconnect_bytes_per_s > 0 ? s->interconnect_bytes_per_s
-                                                       : s->pcie_bytes_per_s;
+  p.link_bytes_per_s =
+      s->interconnect_bytes_per_s > 0 ? s->interconnect_bytes_per_s : s->pcie_bytes_per_s;
   if (!(p.flops_per_s > 0) || !(p.memory_bytes_per_s > 0) || !(p.memory_bytes > 0)) {
     return InvalidArgumentError("GPU '" + std::string(hardware_key) +
                                 "' lacks peak FLOP/s, bandwidth or memory in the catalog");

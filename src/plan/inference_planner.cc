@@ -47,8 +47,10 @@ class Planner {
     while (hi - lo > 1) {
       int mid = (lo + hi) / 2;
       ASSIGN_OR_RETURN(SimResult r, Sim(make(mid), slo, trace));
-      if (r.ok) hi = mid;
-      else lo = mid;
+      if (r.ok)
+        hi = mid;
+      else
+        lo = mid;
     }
     return hi;
   }
@@ -75,7 +77,8 @@ StatusOr<InferencePlan> Planner::Run() {
 
   for (const GpuType& g : req_.types) {
     const GpuLatency* lat = req_.table->Find(g.key);
-    if (lat == nullptr) return InvalidArgumentError("no latency model for GPU type '" + g.key + "'");
+    if (lat == nullptr)
+      return InvalidArgumentError("no latency model for GPU type '" + g.key + "'");
     if (lat->estimate) {
       char buf[256];
       std::snprintf(buf, sizeof buf, "%s: %s (expected error %.0f%%)", g.key.c_str(),
@@ -122,8 +125,9 @@ StatusOr<InferencePlan> Planner::Run() {
   }
   // Decode pools, sized against the arrivals the cheapest prefill pool hands over.
   if (req_.allow_disaggregated && !prefill_pools.empty()) {
-    std::sort(prefill_pools.begin(), prefill_pools.end(),
-              [](const PoolChoice& a, const PoolChoice& b) { return a.usd_per_hour < b.usd_per_hour; });
+    std::sort(
+        prefill_pools.begin(), prefill_pools.end(),
+        [](const PoolChoice& a, const PoolChoice& b) { return a.usd_per_hour < b.usd_per_hour; });
     for (PoolChoice& d : decode_pools) {
       const PoolChoice& p0 = prefill_pools[0];
       auto dec = [&](int n) {
@@ -139,7 +143,10 @@ StatusOr<InferencePlan> Planner::Run() {
       d.usd_per_hour = nd > 0 ? PoolCost(d.pool) : kInf;
     }
     // Pair every prefill choice with every decode choice; verify the cheapest few.
-    struct Pair { double cost; size_t p, d; };
+    struct Pair {
+      double cost;
+      size_t p, d;
+    };
     std::vector<Pair> pairs;
     for (size_t p = 0; p < prefill_pools.size(); ++p) {
       for (size_t d = 0; d < decode_pools.size(); ++d) {
@@ -148,7 +155,8 @@ StatusOr<InferencePlan> Planner::Run() {
         }
       }
     }
-    std::sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.cost < b.cost; });
+    std::sort(pairs.begin(), pairs.end(),
+              [](const Pair& a, const Pair& b) { return a.cost < b.cost; });
     // The cheapest pairs, and the cheapest single-type pair of each type.
     std::vector<Pair> verify;
     for (size_t i = 0; i < pairs.size() && verify.size() < 4; ++i) verify.push_back(pairs[i]);
@@ -181,8 +189,10 @@ StatusOr<InferencePlan> Planner::Run() {
         s1.attainment = req_.slo.attainment;
         ASSIGN_OR_RETURN(SimResult rt, Simulate(trace, c, s1, false));
         ++sims_;
-        if (rt.attainment < req_.slo.attainment) ++c.prefill.count;
-        else ++c.decode.count;
+        if (rt.attainment < req_.slo.attainment)
+          ++c.prefill.count;
+        else
+          ++c.decode.count;
       }
     }
   }
@@ -207,19 +217,18 @@ StatusOr<InferencePlan> Planner::Run() {
   const SimResult& a = plan.chosen.result;
   const SimResult& b = plan.best_single_type.result;
   char buf[1024];
-  std::snprintf(buf, sizeof buf,
-                "Serve %s with %s: %d GPUs, $%.2f/hour, $%.3f per million tokens, %.1f%% of %d "
-                "requests within the SLO (TTFT <= %.2f s, TPOT <= %.0f ms; p99 TTFT %.2f s, p99 "
-                "TPOT %.0f ms), %.0f tokens/s. Best single-type plan: %s, $%.3f per million tokens "
-                "(%.1f%% %s).",
-                req_.model.name.c_str(), plan.chosen.Describe().c_str(), a.gpus, a.usd_per_hour,
-                a.usd_per_mtoken, 100 * a.attainment, a.requests, req_.slo.ttft_s,
-                1000 * req_.slo.tpot_s, a.ttft_p99_s, 1000 * a.tpot_p99_s,
-                a.throughput_tokens_per_s, plan.best_single_type.Describe().c_str(),
-                b.usd_per_mtoken,
-                b.usd_per_mtoken > 0 ? 100 * std::fabs(1 - a.usd_per_mtoken / b.usd_per_mtoken) : 0,
-                a.usd_per_mtoken <= b.usd_per_mtoken ? "cheaper per token for the chosen plan"
-                                                     : "dearer");
+  std::snprintf(
+      buf, sizeof buf,
+      "Serve %s with %s: %d GPUs, $%.2f/hour, $%.3f per million tokens, %.1f%% of %d "
+      "requests within the SLO (TTFT <= %.2f s, TPOT <= %.0f ms; p99 TTFT %.2f s, p99 "
+      "TPOT %.0f ms), %.0f tokens/s. Best single-type plan: %s, $%.3f per million tokens "
+      "(%.1f%% %s).",
+      req_.model.name.c_str(), plan.chosen.Describe().c_str(), a.gpus, a.usd_per_hour,
+      a.usd_per_mtoken, 100 * a.attainment, a.requests, req_.slo.ttft_s, 1000 * req_.slo.tpot_s,
+      a.ttft_p99_s, 1000 * a.tpot_p99_s, a.throughput_tokens_per_s,
+      plan.best_single_type.Describe().c_str(), b.usd_per_mtoken,
+      b.usd_per_mtoken > 0 ? 100 * std::fabs(1 - a.usd_per_mtoken / b.usd_per_mtoken) : 0,
+      a.usd_per_mtoken <= b.usd_per_mtoken ? "cheaper per token for the chosen plan" : "dearer");
   plan.summary = buf;
   return plan;
 }
@@ -237,9 +246,9 @@ std::string PlanCandidate::Describe() const {
     std::snprintf(buf, sizeof buf,
                   "disaggregated prefill %d x %s TP%d + decode %d x %s TP%d (decode KV cache %.0fk "
                   "tokens per instance, KV transfer %.1f ms mean)",
-                  config.prefill.count, prefill_type.c_str(), config.prefill.tp, config.decode.count,
-                  decode_type.c_str(), config.decode.tp, r.kv_capacity_tokens / 1000,
-                  1000 * r.kv_transfer_s_mean);
+                  config.prefill.count, prefill_type.c_str(), config.prefill.tp,
+                  config.decode.count, decode_type.c_str(), config.decode.tp,
+                  r.kv_capacity_tokens / 1000, 1000 * r.kv_transfer_s_mean);
   }
   return buf;
 }
@@ -253,7 +262,8 @@ StatusOr<InferencePlan> PlanInference(const InferenceRequest& req) {
   }
   if (!(req.slo.ttft_s > 0) || !(req.slo.tpot_s > 0) || !(req.slo.attainment > 0) ||
       req.slo.attainment > 1) {
-    return InvalidArgumentError("inference plan: SLO needs TTFT > 0, TPOT > 0, 0 < attainment <= 1");
+    return InvalidArgumentError(
+        "inference plan: SLO needs TTFT > 0, TPOT > 0, 0 < attainment <= 1");
   }
   Planner p(req);
   return p.Run();

@@ -26,7 +26,8 @@ LatencyTable Table(const std::vector<GpuType>& types) {
 }
 
 TEST(InferencePlannerTest, ChoosesAPlanWithinSloNoDearerThanAnySingleType) {
-  std::vector<GpuType> types = {ResolveGpuType("a100-80gb").value(), ResolveGpuType("h100").value()};
+  std::vector<GpuType> types = {ResolveGpuType("a100-80gb").value(),
+                                ResolveGpuType("h100").value()};
   LatencyTable table = Table(types);
   RequestTrace trace = SyntheticTrace(3, 120, 1500, 150, 2);
   InferenceRequest req;
@@ -47,7 +48,8 @@ TEST(InferencePlannerTest, ChoosesAPlanWithinSloNoDearerThanAnySingleType) {
   ASSERT_TRUE(again.ok());
   EXPECT_DOUBLE_EQ(again->attainment, plan->chosen.result.attainment);
   // One instance fewer on a colocated plan would miss the SLO (minimal count).
-  if (!plan->best_single_type.config.disaggregated && plan->best_single_type.config.prefill.count > 1) {
+  if (!plan->best_single_type.config.disaggregated &&
+      plan->best_single_type.config.prefill.count > 1) {
     ServingConfig less = plan->best_single_type.config;
     --less.prefill.count;
     auto r = Simulate(trace, less, req.slo, false);

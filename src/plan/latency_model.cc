@@ -68,23 +68,35 @@ bool Solve(std::vector<std::vector<double>>& a, std::vector<double>& b) {
 
 double Feature(const StepFeatures& f, int i) {
   switch (i) {
-    case 0: return 1.0;
-    case 1: return f.compute_s;
-    case 2: return f.memory_s;
-    case 3: return f.comm_s;
-    case 4: return f.all_reduces;
-    default: return f.attention_s;
+    case 0:
+      return 1.0;
+    case 1:
+      return f.compute_s;
+    case 2:
+      return f.memory_s;
+    case 3:
+      return f.comm_s;
+    case 4:
+      return f.all_reduces;
+    default:
+      return f.attention_s;
   }
 }
 
 double& Coeff(PhaseCoeffs& c, int i) {
   switch (i) {
-    case 0: return c.overhead_s;
-    case 1: return c.compute_scale;
-    case 2: return c.memory_scale;
-    case 3: return c.comm_scale;
-    case 4: return c.comm_latency_s;
-    default: return c.attention_scale;
+    case 0:
+      return c.overhead_s;
+    case 1:
+      return c.compute_scale;
+    case 2:
+      return c.memory_scale;
+    case 3:
+      return c.comm_scale;
+    case 4:
+      return c.comm_latency_s;
+    default:
+      return c.attention_scale;
   }
 }
 

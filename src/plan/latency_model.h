@@ -7,11 +7,10 @@
 //
 // where compute_s is the step's dense FLOPs at the GPU's peak (per GPU of
 // the group), attention_s the prefill's quadratic attention FLOPs at peak
-// (kernels without flash attention pay far more than their FLOPs), memory_s its bytes (weights, KV cache) at peak HBM bandwidth,
-// comm_s the tensor-parallel all-reduce bytes at peak link bandwidth, and
-// all_reduces their count. A scale of 2 means "half the peak is achieved".
-// Prefill and decode have coefficients of their own: prefill is
-// compute-bound, decode bandwidth-bound.
+// (kernels without flash attention pay far more than their FLOPs), memory_s its bytes (weights, KV
+// cache) at peak HBM bandwidth, comm_s the tensor-parallel all-reduce bytes at peak link bandwidth,
+// and all_reduces their count. A scale of 2 means "half the peak is achieved". Prefill and decode
+// have coefficients of their own: prefill is compute-bound, decode bandwidth-bound.
 //
 // Thread safety: plain values and pure functions.
 #pragma once
@@ -26,10 +25,10 @@ namespace gpufleet::plan {
 
 // Peaks of one GPU (from the hardware catalog).
 struct GpuPeaks {
-  double flops_per_s = 0;           // dense bf16/fp16
-  double memory_bytes_per_s = 0;    // HBM
+  double flops_per_s = 0;         // dense bf16/fp16
+  double memory_bytes_per_s = 0;  // HBM
   double memory_bytes = 0;
-  double link_bytes_per_s = 0;      // intra-node interconnect, one direction
+  double link_bytes_per_s = 0;  // intra-node interconnect, one direction
 };
 
 // The features of one step, each a time in seconds at peak.
@@ -58,8 +57,7 @@ struct PhaseCoeffs {
   double comm_latency_s = 0;
   double Predict(const StepFeatures& f) const {
     return overhead_s + compute_scale * f.compute_s + attention_scale * f.attention_s +
-           memory_scale * f.memory_s +
-           comm_scale * f.comm_s + comm_latency_s * f.all_reduces;
+           memory_scale * f.memory_s + comm_scale * f.comm_s + comm_latency_s * f.all_reduces;
   }
 };
 
@@ -71,8 +69,13 @@ struct PhaseCoeffs {
 // `fit_mask` selects the fitted coefficients (bits of FitTerm); the others
 // keep `prior`'s value.
 enum FitTerm : unsigned {
-  kFitOverhead = 1, kFitCompute = 2, kFitMemory = 4, kFitComm = 8, kFitCommLatency = 16,
-  kFitAttention = 32, kFitAll = 63,
+  kFitOverhead = 1,
+  kFitCompute = 2,
+  kFitMemory = 4,
+  kFitComm = 8,
+  kFitCommLatency = 16,
+  kFitAttention = 32,
+  kFitAll = 63,
 };
 // Prefill: overhead, dense compute, attention and all-reduce count; weights
 // are read once at peak (memory scale 1), link bytes at peak.
@@ -90,9 +93,9 @@ struct GpuLatency {
   GpuPeaks peaks;
   PhaseCoeffs prefill;
   PhaseCoeffs decode;
-  bool estimate = false;           // roofline estimate, not fitted on this type
-  double expected_error = 0;       // median relative error expected (0.12 = 12%)
-  std::string source;              // where the coefficients come from
+  bool estimate = false;      // roofline estimate, not fitted on this type
+  double expected_error = 0;  // median relative error expected (0.12 = 12%)
+  std::string source;         // where the coefficients come from
 
   double PrefillS(const ModelSpec& m, int tp, double tokens, double sum_sq) const {
     return prefill.Predict(PrefillFeatures(m, peaks, tp, tokens, sum_sq));

@@ -17,8 +17,8 @@ TEST(ModelSpecTest, Llama2_70BShapes) {
   EXPECT_DOUBLE_EQ(m->KvBytesPerToken(), 2.0 * 80 * 1024 * 2);
   auto mix = FindModel("Mixtral-8x7B");
   ASSERT_TRUE(mix.ok());
-  EXPECT_NEAR(mix->TotalParams() / 1e9, 46.7, 1.0);           // 46.7B stored
-  EXPECT_NEAR(mix->FlopsPerToken() / 2 / 1e9, 12.9, 0.5);     // 12.9B active
+  EXPECT_NEAR(mix->TotalParams() / 1e9, 46.7, 1.0);        // 46.7B stored
+  EXPECT_NEAR(mix->FlopsPerToken() / 2 / 1e9, 12.9, 0.5);  // 12.9B active
   auto bad = FindModel("llama2-7");
   EXPECT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("did you mean"), std::string::npos);

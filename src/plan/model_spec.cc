@@ -39,7 +39,8 @@ StatusOr<std::vector<ModelSpec>> ParseModels(std::string_view text, std::string_
   if (arr == nullptr) return top.Missing("model");
   for (size_t i = 0; i < arr->size(); ++i) {
     const toml::table* t = (*arr)[i].as_table();
-    if (t == nullptr) return top.Error((*arr)[i], "model[" + std::to_string(i) + "] must be a table");
+    if (t == nullptr)
+      return top.Error((*arr)[i], "model[" + std::to_string(i) + "] must be a table");
     TomlReader r(*t, origin, "model[" + std::to_string(i) + "]");
     RETURN_IF_ERROR(r.CheckKeys({"key", "name", "layers", "hidden", "heads", "kv_heads", "ffn",
                                  "vocab", "gated_mlp", "experts", "active_experts"}));

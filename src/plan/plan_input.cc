@@ -11,7 +11,8 @@ StatusOr<const toml::array*> Array(const toml::table& root, const TomlReader& to
                                    std::string_view key) {
   const toml::node* n = root.get(key);
   if (n == nullptr) return top.Missing(key);
-  if (!n->is_array()) return top.FieldError(*n, key, "must be an array of tables ([[" + std::string(key) + "]])");
+  if (!n->is_array())
+    return top.FieldError(*n, key, "must be an array of tables ([[" + std::string(key) + "]])");
   return n->as_array();
 }
 
@@ -43,8 +44,10 @@ StatusOr<TrainingJob> ParseTrainingJob(std::string_view text, std::string_view o
     model = *m;
   }
   if (job.mode == TrainMode::kPipeline) {
-    if (model && !top.Has("layers")) layers = model->layers;
-    else RETURN_IF_ERROR(top.Require("layers", layers, 1, 100'000));
+    if (model && !top.Has("layers"))
+      layers = model->layers;
+    else
+      RETURN_IF_ERROR(top.Require("layers", layers, 1, 100'000));
   }
   job.microbatches = static_cast<int>(mb);
   job.layers = static_cast<int>(layers);
@@ -115,8 +118,9 @@ StatusOr<RingTopology> ParseRingTopology(std::string_view text, std::string_view
   if (links == nullptr) return top.Missing("links");
   TomlReader lr(*links, origin, "links");
   RETURN_IF_ERROR(lr.CheckKeys({"node", "region", "cloud", "intercloud"}));
-  for (auto [key, dst] : {std::pair{"node", &t.same_node}, std::pair{"region", &t.same_region},
-                          std::pair{"cloud", &t.same_cloud}, std::pair{"intercloud", &t.cross_cloud}}) {
+  for (auto [key, dst] :
+       {std::pair{"node", &t.same_node}, std::pair{"region", &t.same_region},
+        std::pair{"cloud", &t.same_cloud}, std::pair{"intercloud", &t.cross_cloud}}) {
     const toml::table* lt = (*links)[key].as_table();
     if (lt == nullptr) return lr.Missing(key);
     TomlReader r(*lt, origin, std::string("links.") + key);
@@ -155,7 +159,8 @@ StatusOr<RingTopology> ParseRingTopology(std::string_view text, std::string_view
       t.measured.push_back(m);
     }
   }
-  if (t.ranks.size() > 4096) return InvalidArgumentError(std::string(origin) + ": more than 4096 ranks");
+  if (t.ranks.size() > 4096)
+    return InvalidArgumentError(std::string(origin) + ": more than 4096 ranks");
   return t;
 }
 

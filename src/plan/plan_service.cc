@@ -2,7 +2,6 @@
 
 #include <cstdio>
 #include <filesystem>
-
 #include <nlohmann/json.hpp>
 
 #include "core/file_util.h"
@@ -41,17 +40,27 @@ json ResultJson(const PlanCandidate& c) {
   const SimResult& r = c.result;
   json j = {{"layout", c.config.disaggregated ? "disaggregated" : "colocated"},
             {"description", c.Describe()},
-            {"prefill", {{"gpu_type", c.prefill_type}, {"tp", c.config.prefill.tp},
-                         {"instances", c.config.prefill.count}}},
-            {"gpus", r.gpus}, {"usd_per_hour", r.usd_per_hour}, {"usd_per_mtoken", r.usd_per_mtoken},
-            {"attainment", r.attainment}, {"requests", r.requests}, {"completed", r.completed},
-            {"failed", r.failed}, {"ttft_p50_s", r.ttft_p50_s}, {"ttft_p99_s", r.ttft_p99_s},
-            {"tpot_p50_s", r.tpot_p50_s}, {"tpot_p99_s", r.tpot_p99_s},
+            {"prefill",
+             {{"gpu_type", c.prefill_type},
+              {"tp", c.config.prefill.tp},
+              {"instances", c.config.prefill.count}}},
+            {"gpus", r.gpus},
+            {"usd_per_hour", r.usd_per_hour},
+            {"usd_per_mtoken", r.usd_per_mtoken},
+            {"attainment", r.attainment},
+            {"requests", r.requests},
+            {"completed", r.completed},
+            {"failed", r.failed},
+            {"ttft_p50_s", r.ttft_p50_s},
+            {"ttft_p99_s", r.ttft_p99_s},
+            {"tpot_p50_s", r.tpot_p50_s},
+            {"tpot_p99_s", r.tpot_p99_s},
             {"throughput_tokens_per_s", r.throughput_tokens_per_s},
             {"kv_capacity_tokens_per_instance", r.kv_capacity_tokens},
             {"kv_transfer_s_mean", r.kv_transfer_s_mean}};
   if (c.config.disaggregated) {
-    j["decode"] = {{"gpu_type", c.decode_type}, {"tp", c.config.decode.tp},
+    j["decode"] = {{"gpu_type", c.decode_type},
+                   {"tp", c.config.decode.tp},
                    {"instances", c.config.decode.count}};
   }
   return j;
@@ -63,10 +72,10 @@ StatusOr<InferenceOptions> ParseInferenceOptions(std::string_view text, std::str
                                                  const std::string& shared_dir) {
   ASSIGN_OR_RETURN(toml::table root, ParseToml(text, origin));
   TomlReader r(root, origin);
-  RETURN_IF_ERROR(r.CheckKeys({"model", "trace", "rate_per_s", "duration_s", "prompt_tokens",
-                               "output_tokens", "rate_scale", "max_requests", "gpu_types", "tps",
-                               "ttft_ms", "tpot_ms", "attainment", "ttft_p50_ms", "tpot_p50_ms",
-                               "colocated_only"}));
+  RETURN_IF_ERROR(
+      r.CheckKeys({"model", "trace", "rate_per_s", "duration_s", "prompt_tokens", "output_tokens",
+                   "rate_scale", "max_requests", "gpu_types", "tps", "ttft_ms", "tpot_ms",
+                   "attainment", "ttft_p50_ms", "tpot_p50_ms", "colocated_only"}));
   InferenceOptions o;
   o.shared_dir = shared_dir;
   int64_t prompt = o.prompt_tokens, output = o.output_tokens, maxr = 0;
@@ -150,9 +159,13 @@ StatusOr<std::string> RunInferencePlan(const InferenceOptions& o, bool as_json) 
   ASSIGN_OR_RETURN(InferencePlan plan, PlanInference(req));
   for (const std::string& n : plan.notes) notes.push_back(n);
   if (as_json) {
-    json j = {{"model", model.key}, {"trace", trace.origin},
-              {"requests", trace.requests.size()}, {"skipped_rows", trace.skipped},
-              {"simulations", plan.simulations}, {"summary", plan.summary}, {"notes", notes}};
+    json j = {{"model", model.key},
+              {"trace", trace.origin},
+              {"requests", trace.requests.size()},
+              {"skipped_rows", trace.skipped},
+              {"simulations", plan.simulations},
+              {"summary", plan.summary},
+              {"notes", notes}};
     if (plan.has_plan) {
       j["chosen"] = ResultJson(plan.chosen);
       j["best_single_type"] = ResultJson(plan.best_single_type);
@@ -160,9 +173,10 @@ StatusOr<std::string> RunInferencePlan(const InferenceOptions& o, bool as_json) 
     return j.dump(2) + "\n";
   }
   std::string out = plan.summary + "\n";
-  out += "Trace: " + trace.origin + ", " + std::to_string(trace.requests.size()) + " requests over " +
-         Fmt("%.0f", trace.DurationS()) + " s" +
-         (trace.skipped ? " (" + std::to_string(trace.skipped) + " rows with zero tokens skipped)" : "") +
+  out += "Trace: " + trace.origin + ", " + std::to_string(trace.requests.size()) +
+         " requests over " + Fmt("%.0f", trace.DurationS()) + " s" +
+         (trace.skipped ? " (" + std::to_string(trace.skipped) + " rows with zero tokens skipped)"
+                        : "") +
          "; " + std::to_string(plan.simulations) + " simulations.\n";
   for (const std::string& n : notes) out += "Note: " + n + "\n";
   return out;
@@ -185,16 +199,23 @@ StatusOr<std::string> RunTrainingPlan(std::string_view toml, std::string_view or
     json ranks = json::array();
     for (size_t i = 0; i < plan.planned.ranks.size(); ++i) {
       const TrainRank& r = job.ranks[plan.planned.ranks[i]];
-      ranks.push_back({{"name", r.name}, {"gpu_type", r.gpu_type}, {"unit_s", r.unit_s},
-                       {"measured", r.measured}, {"planned", plan.planned.units[i]},
+      ranks.push_back({{"name", r.name},
+                       {"gpu_type", r.gpu_type},
+                       {"unit_s", r.unit_s},
+                       {"measured", r.measured},
+                       {"planned", plan.planned.units[i]},
                        {"even", plan.even.units[i]}});
     }
     json j = {{"mode", job.mode == TrainMode::kData ? "data" : "pipeline"},
-              {"step_s", plan.planned.step_s}, {"even_step_s", plan.even.step_s},
+              {"step_s", plan.planned.step_s},
+              {"even_step_s", plan.even.step_s},
               {"even_feasible", plan.even.feasible},
               {"homogeneous_type", plan.homogeneous_type},
-              {"homogeneous_step_s", plan.homogeneous.step_s}, {"bound_s", plan.bound_s},
-              {"ranks", ranks}, {"summary", plan.summary}, {"notes", notes}};
+              {"homogeneous_step_s", plan.homogeneous.step_s},
+              {"bound_s", plan.bound_s},
+              {"ranks", ranks},
+              {"summary", plan.summary},
+              {"notes", notes}};
     return j.dump(2) + "\n";
   }
   std::string out = plan.summary + "\n";
@@ -208,15 +229,17 @@ StatusOr<std::string> RunRingPlan(std::string_view toml, std::string_view origin
   auto rj = [&](const RingResult& r) {
     json order = json::array();
     for (int i : r.order) order.push_back(t.ranks[i].name);
-    return json{{"algorithm", r.algorithm}, {"time_s", r.time_s},
+    return json{{"algorithm", r.algorithm},
+                {"time_s", r.time_s},
                 {"cross_cloud_bytes", r.cross_cloud_bytes},
-                {"cross_cloud_edges", r.cross_cloud_edges}, {"egress_usd", r.egress_usd},
+                {"cross_cloud_edges", r.cross_cloud_edges},
+                {"egress_usd", r.egress_usd},
                 {"order", order}};
   };
   if (as_json) {
-    json j = {{"chosen", rj(plan.chosen)}, {"naive", rj(plan.naive)}, {"grouped", rj(plan.grouped)},
-              {"min_cross_cloud_bytes", plan.min_cross_cloud_bytes}, {"clouds", plan.clouds},
-              {"summary", plan.summary}};
+    json j = {{"chosen", rj(plan.chosen)},   {"naive", rj(plan.naive)},
+              {"grouped", rj(plan.grouped)}, {"min_cross_cloud_bytes", plan.min_cross_cloud_bytes},
+              {"clouds", plan.clouds},       {"summary", plan.summary}};
     if (plan.clouds >= 2) j["hierarchical"] = rj(plan.hierarchical);
     return j.dump(2) + "\n";
   }
@@ -237,20 +260,26 @@ StatusOr<std::string> RunCalibrationReport(const std::string& shared_dir, bool a
   if (as_json) {
     json e = json::array();
     for (const LooError& x : errs) {
-      e.push_back({{"dataset", x.dataset}, {"gpu_type", x.gpu_type}, {"phase", x.phase},
-                   {"points", x.points}, {"median_rel_error", x.median_rel_error},
-                   {"p90_rel_error", x.p90_rel_error}, {"derived", x.derived}});
+      e.push_back({{"dataset", x.dataset},
+                   {"gpu_type", x.gpu_type},
+                   {"phase", x.phase},
+                   {"points", x.points},
+                   {"median_rel_error", x.median_rel_error},
+                   {"p90_rel_error", x.p90_rel_error},
+                   {"derived", x.derived}});
     }
     json types = json::array();
     for (const auto& [k, l] : table.by_type) {
-      types.push_back({{"gpu_type", k}, {"estimate", l.estimate},
-                       {"expected_error", l.expected_error}, {"source", l.source}});
+      types.push_back({{"gpu_type", k},
+                       {"estimate", l.estimate},
+                       {"expected_error", l.expected_error},
+                       {"source", l.source}});
     }
-    return json{{"leave_one_configuration_out", e}, {"gpu_types", types}, {"notes", notes}}.dump(2) +
+    return json{{"leave_one_configuration_out", e}, {"gpu_types", types}, {"notes", notes}}.dump(
+               2) +
            "\n";
   }
-  std::string out =
-      "Latency model, leave-one-configuration-out relative error (median / p90):\n";
+  std::string out = "Latency model, leave-one-configuration-out relative error (median / p90):\n";
   for (const LooError& x : errs) {
     char buf[200];
     std::snprintf(buf, sizeof buf, "  %-10s %-10s %-8s %5d points  %5.1f%% / %5.1f%%%s\n",
@@ -264,12 +293,13 @@ StatusOr<std::string> RunCalibrationReport(const std::string& shared_dir, bool a
     out += "  " + k + ": " + l.source +
            (l.estimate ? Fmt(" (expected error %.0f%%)", 100 * l.expected_error) : "") + "\n";
     char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "    prefill: %.1f ms + %.2fx compute + %.2fx attention + %.2fx memory; decode: %.1f "
-                  "ms + %.2fx compute + %.2fx memory (x = time at peak)\n",
-                  1000 * l.prefill.overhead_s, l.prefill.compute_scale, l.prefill.attention_scale,
-                  l.prefill.memory_scale, 1000 * l.decode.overhead_s, l.decode.compute_scale,
-                  l.decode.memory_scale);
+    std::snprintf(
+        buf, sizeof buf,
+        "    prefill: %.1f ms + %.2fx compute + %.2fx attention + %.2fx memory; decode: %.1f "
+        "ms + %.2fx compute + %.2fx memory (x = time at peak)\n",
+        1000 * l.prefill.overhead_s, l.prefill.compute_scale, l.prefill.attention_scale,
+        l.prefill.memory_scale, 1000 * l.decode.overhead_s, l.decode.compute_scale,
+        l.decode.memory_scale);
     out += buf;
   }
   for (const std::string& n : notes) out += "Note: " + n + "\n";
@@ -278,8 +308,8 @@ StatusOr<std::string> RunCalibrationReport(const std::string& shared_dir, bool a
 
 std::pair<int, std::string> HandlePlanRequest(std::string_view kind, std::string_view body,
                                               const std::string& shared_dir) {
-  StatusOr<std::string> out = NotFoundError("unknown planner '" + std::string(kind) +
-                                            "' (inference, training, ring)");
+  StatusOr<std::string> out =
+      NotFoundError("unknown planner '" + std::string(kind) + "' (inference, training, ring)");
   if (kind == "inference") {
     auto o = ParseInferenceOptions(body, "request body", shared_dir);
     out = o.ok() ? RunInferencePlan(*o, true) : StatusOr<std::string>(o.status());

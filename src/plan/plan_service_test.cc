@@ -29,7 +29,8 @@ TEST(PlanServiceTest, RingAndTrainingExamplesAnswerWithJson) {
 }
 
 TEST(PlanServiceTest, BadInputIs400UnknownKindIs404) {
-  auto [code, body] = HandlePlanRequest("training", "mode = \"data\"\nmicrobatches = \"x\"\n", "/nonexistent");
+  auto [code, body] =
+      HandlePlanRequest("training", "mode = \"data\"\nmicrobatches = \"x\"\n", "/nonexistent");
   EXPECT_EQ(code, 400) << body;
   EXPECT_NE(body.find("request body:2"), std::string::npos) << body;
   EXPECT_EQ(HandlePlanRequest("placement", "", "/nonexistent").first, 404);

@@ -8,7 +8,8 @@
 namespace gpufleet::plan {
 namespace {
 
-Status RowError(std::string_view origin, size_t line, std::string_view field, std::string_view msg) {
+Status RowError(std::string_view origin, size_t line, std::string_view field,
+                std::string_view msg) {
   return InvalidArgumentError(std::string(origin) + ":" + std::to_string(line) + ": field '" +
                               std::string(field) + "': " + std::string(msg));
 }
@@ -72,8 +73,10 @@ StatusOr<RequestTrace> ParseAzureTrace(std::string_view csv, std::string_view or
     }
     auto in = ParseInt64(TrimWhitespace(f[1]));
     auto out = ParseInt64(TrimWhitespace(f[2]));
-    if (!in || *in < 0 || *in > 10'000'000) return RowError(origin, i + 1, "ContextTokens", "not a token count");
-    if (!out || *out < 0 || *out > 10'000'000) return RowError(origin, i + 1, "GeneratedTokens", "not a token count");
+    if (!in || *in < 0 || *in > 10'000'000)
+      return RowError(origin, i + 1, "ContextTokens", "not a token count");
+    if (!out || *out < 0 || *out > 10'000'000)
+      return RowError(origin, i + 1, "GeneratedTokens", "not a token count");
     if (t.requests.empty() && t.skipped == 0) first = ts;
     if (ts < last && !(t.requests.empty() && t.skipped == 0)) {
       return RowError(origin, i + 1, "TIMESTAMP", "goes back in time (rows must be in time order)");

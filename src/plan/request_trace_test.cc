@@ -7,7 +7,8 @@ namespace {
 
 TEST(RequestTraceTest, ReadsTheAzureConversationHead) {
   // tests/data/plan/azure_conv_head.csv: the first 40 rows of the real trace.
-  auto t = LoadAzureTrace(std::string(GPUFLEET_SOURCE_DIR) + "/tests/data/plan/azure_conv_head.csv");
+  auto t =
+      LoadAzureTrace(std::string(GPUFLEET_SOURCE_DIR) + "/tests/data/plan/azure_conv_head.csv");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   ASSERT_EQ(t->requests.size(), 40u);
   // 2023-11-16 18:15:46.6805900,374,44 then 18:15:50.9951690,396,109.
@@ -21,14 +22,16 @@ TEST(RequestTraceTest, ReadsTheAzureConversationHead) {
 
 TEST(RequestTraceTest, BadRowsNameLineAndField) {
   const std::string h = "TIMESTAMP,ContextTokens,GeneratedTokens\r\n";
-  auto a = ParseAzureTrace(h + "2023-11-16 18:15:46.68,374,44\r\n2023-11-16 18:15:4x.0,1,1\r\n", "t.csv");
+  auto a = ParseAzureTrace(h + "2023-11-16 18:15:46.68,374,44\r\n2023-11-16 18:15:4x.0,1,1\r\n",
+                           "t.csv");
   ASSERT_FALSE(a.ok());
   EXPECT_NE(a.status().message().find("t.csv:3: field 'TIMESTAMP'"), std::string::npos)
       << a.status().ToString();
   auto b = ParseAzureTrace(h + "2023-11-16 18:15:46.68,-3,44\r\n", "t.csv");
   ASSERT_FALSE(b.ok());
   EXPECT_NE(b.status().message().find("ContextTokens"), std::string::npos);
-  auto c = ParseAzureTrace(h + "2023-11-16 18:15:46.68,3,44\r\n2023-11-16 18:15:40.00,3,4\r\n", "t.csv");
+  auto c =
+      ParseAzureTrace(h + "2023-11-16 18:15:46.68,3,44\r\n2023-11-16 18:15:40.00,3,4\r\n", "t.csv");
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("back in time"), std::string::npos);
   EXPECT_FALSE(ParseAzureTrace("", "t.csv").ok());
@@ -36,9 +39,10 @@ TEST(RequestTraceTest, BadRowsNameLineAndField) {
 }
 
 TEST(RequestTraceTest, ZeroTokenRowsAreSkippedAndCounted) {
-  auto t = ParseAzureTrace("TIMESTAMP,ContextTokens,GeneratedTokens\n"
-                           "2023-11-16 23:59:59.5,0,44\n2023-11-17 00:00:00.5,10,4\n",
-                           "t.csv");
+  auto t = ParseAzureTrace(
+      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+      "2023-11-16 23:59:59.5,0,44\n2023-11-17 00:00:00.5,10,4\n",
+      "t.csv");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_EQ(t->skipped, 1);
   ASSERT_EQ(t->requests.size(), 1u);

@@ -108,7 +108,8 @@ StatusOr<RingPlan> PlanRing(const RingTopology& t) {
       if (inner.size() >= 2) {
         intra = std::max(intra, 2 * (m - 1) * StepTime(t, inner, s / m));
         for (size_t i = 0; i < inner.size(); ++i) {
-          const LinkSpec& l = LinkBetween(t, t.ranks[inner[i]], t.ranks[inner[(i + 1) % inner.size()]]);
+          const LinkSpec& l =
+              LinkBetween(t, t.ranks[inner[i]], t.ranks[inner[(i + 1) % inner.size()]]);
           egress += 2 * (m - 1) / m * s / 1e9 * l.egress_usd_per_gb;
         }
       }

@@ -55,8 +55,9 @@ struct RingTopology {
 };
 
 struct RingResult {
-  std::string algorithm;      // "flat ring (given order)", "flat ring (grouped)", "hierarchical by cloud"
-  std::vector<int> order;     // rank indices, the flat ring (grouped within clouds when hierarchical)
+  std::string
+      algorithm;  // "flat ring (given order)", "flat ring (grouped)", "hierarchical by cloud"
+  std::vector<int> order;  // rank indices, the flat ring (grouped within clouds when hierarchical)
   double time_s = 0;
   double cross_cloud_bytes = 0;
   int cross_cloud_edges = 0;
@@ -66,7 +67,7 @@ struct RingResult {
 struct RingPlan {
   RingResult naive;
   RingResult grouped;
-  RingResult hierarchical;   // only when more than one cloud
+  RingResult hierarchical;  // only when more than one cloud
   RingResult chosen;
   double min_cross_cloud_bytes = 0;  // 2(k-1)S for k clouds
   int clouds = 0;

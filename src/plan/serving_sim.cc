@@ -33,8 +33,8 @@ struct Instance {
   bool doing_prefill = false;
   int64_t step = 0;
   // (finishing step, request), soonest first.
-  std::priority_queue<std::pair<int64_t, int>, std::vector<std::pair<int64_t, int>>,
-                      std::greater<>> finishing;
+  std::priority_queue<std::pair<int64_t, int>, std::vector<std::pair<int64_t, int>>, std::greater<>>
+      finishing;
   int running = 0;
   double ctx_sum = 0;
   double kv_used = 0;
@@ -112,7 +112,9 @@ void Sim::CountOutcome(int r) {
     return;
   }
   double ttft = s.first_token_s - q.arrival_s;
-  double tpot = q.output_tokens > 1 && !cfg_.prefill_only ? (s.finish_s - s.first_token_s) / (q.output_tokens - 1) : 0;
+  double tpot = q.output_tokens > 1 && !cfg_.prefill_only
+                    ? (s.finish_s - s.first_token_s) / (q.output_tokens - 1)
+                    : 0;
   if (ttft > slo_.ttft_s || tpot > slo_.tpot_s) ++violations_;
 }
 
@@ -140,7 +142,9 @@ void Sim::Start(int i, double now) {
       bool first = in.prefill_batch.empty();
       if (!first && tokens + q.prompt_tokens > cfg_.max_batch_tokens) break;
       if (in.kv_used + need > pool.kv_capacity) break;
-      if (colocated && in.running + static_cast<int>(in.prefill_batch.size()) >= cfg_.max_batch_requests) break;
+      if (colocated &&
+          in.running + static_cast<int>(in.prefill_batch.size()) >= cfg_.max_batch_requests)
+        break;
       in.kv_used += need;
       tokens += q.prompt_tokens;
       sumsq += static_cast<double>(q.prompt_tokens) * q.prompt_tokens;
@@ -208,7 +212,8 @@ StatusOr<SimResult> Sim::Run() {
   dec_.spec = cfg_.disaggregated ? &cfg_.decode : &cfg_.prefill;
   for (const Pool* p : {&pre_, &dec_}) {
     if (p->spec->latency == nullptr || p->spec->count < 1 || p->spec->tp < 1) {
-      return InvalidArgumentError("serving plan: every pool needs a GPU type, TP >= 1 and count >= 1");
+      return InvalidArgumentError(
+          "serving plan: every pool needs a GPU type, TP >= 1 and count >= 1");
     }
   }
   pre_.kv_capacity = KvCapacityTokens(m, cfg_.prefill, cfg_.memory_util);
@@ -236,7 +241,8 @@ StatusOr<SimResult> Sim::Run() {
       res.aborted = true;
       break;
     }
-    bool arrival = next < n && (events_.empty() || trace_.requests[next].arrival_s <= events_.top().t);
+    bool arrival =
+        next < n && (events_.empty() || trace_.requests[next].arrival_s <= events_.top().t);
     if (arrival) {
       int r = static_cast<int>(next++);
       const Request& q = trace_.requests[r];
@@ -272,7 +278,9 @@ StatusOr<SimResult> Sim::Run() {
     if (s.failed || s.finish_s < 0) continue;
     ++res.completed;
     double a = s.first_token_s - q.arrival_s;
-    double b = q.output_tokens > 1 && !cfg_.prefill_only ? (s.finish_s - s.first_token_s) / (q.output_tokens - 1) : 0;
+    double b = q.output_tokens > 1 && !cfg_.prefill_only
+                   ? (s.finish_s - s.first_token_s) / (q.output_tokens - 1)
+                   : 0;
     ttft.push_back(a);
     tpot.push_back(b);
     if (a <= slo_.ttft_s && b <= slo_.tpot_s) ++within;
@@ -296,16 +304,19 @@ StatusOr<SimResult> Sim::Run() {
   res.kv_transfer_s_mean = transfers_ ? transfer_sum_ / transfers_ : 0;
   res.gpus = cfg_.prefill.count * cfg_.prefill.tp +
              (cfg_.disaggregated ? cfg_.decode.count * cfg_.decode.tp : 0);
-  res.usd_per_hour = cfg_.prefill.count * cfg_.prefill.tp * cfg_.prefill.price_usd_per_hour +
-                     (cfg_.disaggregated ? cfg_.decode.count * cfg_.decode.tp *
-                                               cfg_.decode.price_usd_per_hour
-                                         : 0);
-  res.usd_per_mtoken = res.tokens > 0 ? res.usd_per_hour * res.span_s / 3600.0 / res.tokens * 1e6 : 0;
+  res.usd_per_hour =
+      cfg_.prefill.count * cfg_.prefill.tp * cfg_.prefill.price_usd_per_hour +
+      (cfg_.disaggregated ? cfg_.decode.count * cfg_.decode.tp * cfg_.decode.price_usd_per_hour
+                          : 0);
+  res.usd_per_mtoken =
+      res.tokens > 0 ? res.usd_per_hour * res.span_s / 3600.0 / res.tokens * 1e6 : 0;
   bool p50 = (slo_.ttft_p50_s <= 0 || res.ttft_p50_s <= slo_.ttft_p50_s) &&
              (slo_.tpot_p50_s <= 0 || res.tpot_p50_s <= slo_.tpot_p50_s);
   res.ok = !res.aborted && res.attainment >= slo_.attainment && p50;
-  if (res.aborted) res.why = "stopped early: more than the allowed share of requests missed the SLO";
-  else if (!res.ok) res.why = "SLO missed";
+  if (res.aborted)
+    res.why = "stopped early: more than the allowed share of requests missed the SLO";
+  else if (!res.ok)
+    res.why = "SLO missed";
   return res;
 }
 

@@ -51,26 +51,26 @@ struct ServingConfig {
 };
 
 struct Slo {
-  double ttft_s = 2.0;      // per request
-  double tpot_s = 0.1;      // per request
+  double ttft_s = 2.0;       // per request
+  double tpot_s = 0.1;       // per request
   double attainment = 0.99;  // share of requests within both
-  double ttft_p50_s = 0;    // 0 = no p50 goal
+  double ttft_p50_s = 0;     // 0 = no p50 goal
   double tpot_p50_s = 0;
 };
 
 struct SimResult {
-  bool ok = false;          // the trace ran and the SLO held
-  bool aborted = false;     // stopped early: too many requests missed the SLO
-  std::string why;          // when not ok
+  bool ok = false;       // the trace ran and the SLO held
+  bool aborted = false;  // stopped early: too many requests missed the SLO
+  std::string why;       // when not ok
   int requests = 0;
   int completed = 0;
-  int failed = 0;           // did not fit any instance
+  int failed = 0;  // did not fit any instance
   double attainment = 0;
   double ttft_p50_s = 0, ttft_p99_s = 0, tpot_p50_s = 0, tpot_p99_s = 0;
-  double span_s = 0;        // first arrival to last completion
-  double tokens = 0;        // prompt + output tokens served
+  double span_s = 0;  // first arrival to last completion
+  double tokens = 0;  // prompt + output tokens served
   double throughput_tokens_per_s = 0;
-  double kv_capacity_tokens = 0;         // per instance (decode pool when disaggregated)
+  double kv_capacity_tokens = 0;  // per instance (decode pool when disaggregated)
   double kv_transfer_s_mean = 0;
   int gpus = 0;
   double usd_per_hour = 0;

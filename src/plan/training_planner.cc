@@ -64,8 +64,10 @@ Split PipelineSplit(const TrainingJob& job, const std::vector<int>& ranks) {
   std::vector<int> units;
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
-    if (FillStages(job, ranks, cands[mid], &units)) hi = mid;
-    else lo = mid + 1;
+    if (FillStages(job, ranks, cands[mid], &units))
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   if (lo == cands.size()) {
     s.feasible = false;
@@ -119,8 +121,8 @@ double StepTime(const TrainingJob& job, const std::vector<int>& ranks,
     worst = std::max(worst, units[i] * job.ranks[ranks[i]].unit_s);
   }
   if (job.mode == TrainMode::kData) return worst + job.allreduce_s;
-  double stages = static_cast<double>(std::count_if(units.begin(), units.end(),
-                                                    [](int u) { return u > 0; }));
+  double stages =
+      static_cast<double>(std::count_if(units.begin(), units.end(), [](int u) { return u > 0; }));
   return (job.microbatches + stages - 1) * worst;
 }
 
@@ -167,9 +169,10 @@ StatusOr<TrainingPlan> PlanTraining(const TrainingJob& job) {
   double total = job.mode == TrainMode::kData ? job.microbatches : job.layers;
   double rate = 0;
   for (const TrainRank& r : job.ranks) rate += 1.0 / r.unit_s;
-  plan.bound_s = job.mode == TrainMode::kData
-                     ? total / rate + job.allreduce_s
-                     : (job.microbatches + static_cast<double>(job.ranks.size()) - 1) * total / rate;
+  plan.bound_s =
+      job.mode == TrainMode::kData
+          ? total / rate + job.allreduce_s
+          : (job.microbatches + static_cast<double>(job.ranks.size()) - 1) * total / rate;
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "Split %s: step %.3f s, %.2fx faster than the even split (%.3f s%s) and %.2fx "

@@ -31,8 +31,8 @@ namespace gpufleet::plan {
 struct TrainRank {
   std::string name;
   std::string gpu_type;
-  double unit_s = 0;  // data: one micro-batch (fwd+bwd); pipeline: one layer, one micro-batch
-  int cap = 0;        // data: most micro-batches; pipeline: most layers (memory); 0 = no cap
+  double unit_s = 0;      // data: one micro-batch (fwd+bwd); pipeline: one layer, one micro-batch
+  int cap = 0;            // data: most micro-batches; pipeline: most layers (memory); 0 = no cap
   bool measured = false;  // unit_s measured (agent) rather than estimated
 };
 
@@ -40,8 +40,8 @@ enum class TrainMode { kData, kPipeline };
 
 struct TrainingJob {
   TrainMode mode = TrainMode::kData;
-  int microbatches = 0;  // per step, over all ranks (data) / through the pipeline
-  int layers = 0;        // pipeline only
+  int microbatches = 0;    // per step, over all ranks (data) / through the pipeline
+  int layers = 0;          // pipeline only
   double allreduce_s = 0;  // data: gradient all-reduce per step
   std::vector<TrainRank> ranks;
 };
@@ -50,16 +50,16 @@ struct Split {
   std::vector<int> units;  // micro-batches (data) or layers (pipeline) per rank
   std::vector<int> ranks;  // indices into job.ranks that take part
   double step_s = 0;
-  bool feasible = true;    // false: a cap is exceeded (the even split may be)
+  bool feasible = true;  // false: a cap is exceeded (the even split may be)
 };
 
 struct TrainingPlan {
   Split planned;
   Split even;
-  Split homogeneous;        // best single-GPU-type subset
+  Split homogeneous;  // best single-GPU-type subset
   std::string homogeneous_type;
-  double bound_s = 0;       // continuous lower bound of the step time
-  std::string summary;      // plain-language answer
+  double bound_s = 0;   // continuous lower bound of the step time
+  std::string summary;  // plain-language answer
 };
 
 // InvalidArgument on an empty job, non-positive times or caps too small to

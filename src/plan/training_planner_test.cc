@@ -12,8 +12,10 @@ TrainingJob TwoVendorJob(int per_type, int microbatches) {
   TrainingJob job;
   job.microbatches = microbatches;
   job.allreduce_s = 0.05;
-  for (int i = 0; i < per_type; ++i) job.ranks.push_back({"fast" + std::to_string(i), "h100", 0.1, 0, true});
-  for (int i = 0; i < per_type; ++i) job.ranks.push_back({"slow" + std::to_string(i), "mi250x", 0.2, 0, true});
+  for (int i = 0; i < per_type; ++i)
+    job.ranks.push_back({"fast" + std::to_string(i), "h100", 0.1, 0, true});
+  for (int i = 0; i < per_type; ++i)
+    job.ranks.push_back({"slow" + std::to_string(i), "mi250x", 0.2, 0, true});
   return job;
 }
 
@@ -69,7 +71,8 @@ TEST(TrainingPlannerTest, DataSplitMatchesExhaustiveOptimum) {
     int n = 2 + trial % 3;
     for (int i = 0; i < n; ++i) {
       int c = cap(rng);
-      job.ranks.push_back({"r" + std::to_string(i), i % 2 ? "a" : "b", speed(rng), c == 0 ? 0 : c + 2, false});
+      job.ranks.push_back(
+          {"r" + std::to_string(i), i % 2 ? "a" : "b", speed(rng), c == 0 ? 0 : c + 2, false});
     }
     auto plan = PlanTraining(job);
     if (!plan.ok()) continue;  // caps too small: nothing to compare
@@ -87,7 +90,8 @@ TEST(TrainingPlannerTest, PipelineSplitMatchesExhaustiveOptimumWithinMemory) {
     job.layers = 6 + trial % 7;
     int n = 2 + trial % 3;
     for (int i = 0; i < n; ++i) {
-      job.ranks.push_back({"s" + std::to_string(i), i % 2 ? "a" : "b", speed(rng), trial % 2 ? 0 : 5, false});
+      job.ranks.push_back(
+          {"s" + std::to_string(i), i % 2 ? "a" : "b", speed(rng), trial % 2 ? 0 : 5, false});
     }
     auto plan = PlanTraining(job);
     if (!plan.ok()) continue;

@@ -4,6 +4,7 @@
 //   plan training --job FILE [--json]
 //   plan ring --topology FILE [--json]
 //   plan calibration [--json]
+//   plan splitwise [--trace conv|code] [--budget-h100-machines N]
 #include <cstdio>
 
 #include "cli/command.h"
@@ -76,6 +77,19 @@ class PlanCommand : public Command {
     ring_ = app.add_subcommand("ring", "Order an all-reduce ring over nodes, regions and clouds");
     ring_->add_option("--topology", topology_, "Topology TOML (data/plan/ring-example.toml)")
         ->required();
+    splitwise_ = app.add_subcommand(
+        "splitwise", "Splitwise's equal-cost comparison (A100 / H100 / power-capped H100, TP8)");
+    splitwise_->add_option("--trace", sw_trace_, "conv or code")
+        ->check(CLI::IsMember({"conv", "code"}))
+        ->capture_default_str();
+    splitwise_->add_option("--max-requests", sw_max_, "Use the first N requests (0 = all)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    splitwise_->add_option("--budget-h100-machines", sw_budget_, "Budget in DGX-H100 machines")
+        ->check(CLI::Range(2, 64))
+        ->capture_default_str();
+    splitwise_->add_option("--ttft-ms", sw_ttft_ms_, "TTFT SLO per request")->capture_default_str();
+    splitwise_->add_option("--tpot-ms", sw_tpot_ms_, "TPOT SLO per request")->capture_default_str();
     calibration_ = app.add_subcommand(
         "calibration", "The latency model's leave-one-configuration-out errors per data set");
   }
@@ -96,6 +110,11 @@ class PlanCommand : public Command {
     } else if (ring_->parsed()) {
       ASSIGN_OR_RETURN(std::string text, ReadFileToString(topology_));
       out = plan::RunRingPlan(text, topology_, json_);
+    } else if (splitwise_->parsed()) {
+      plan::Slo slo;
+      slo.ttft_s = sw_ttft_ms_ / 1000;
+      slo.tpot_s = sw_tpot_ms_ / 1000;
+      out = plan::RunSplitwiseRepro(sw_trace_, shared_, sw_max_, sw_budget_, slo, json_);
     } else if (calibration_->parsed()) {
       out = plan::RunCalibrationReport(shared_, json_);
     }
@@ -109,6 +128,11 @@ class PlanCommand : public Command {
   CLI::App* training_ = nullptr;
   CLI::App* ring_ = nullptr;
   CLI::App* calibration_ = nullptr;
+  CLI::App* splitwise_ = nullptr;
+  std::string sw_trace_ = "conv";
+  int sw_max_ = 0;
+  int sw_budget_ = 4;
+  double sw_ttft_ms_ = 2000, sw_tpot_ms_ = 100;
   plan::InferenceOptions opts_;
   std::vector<std::string> gpu_types_;
   double ttft_ms_ = 2000, tpot_ms_ = 100, ttft_p50_ms_ = 0, tpot_p50_ms_ = 0;

@@ -9,6 +9,7 @@
 #include "plan/calibration.h"
 #include "plan/inference_planner.h"
 #include "plan/plan_input.h"
+#include "plan/splitwise_repro.h"
 
 namespace gpufleet::plan {
 namespace {
@@ -300,6 +301,52 @@ StatusOr<std::string> RunCalibrationReport(const std::string& shared_dir, bool a
         1000 * l.prefill.overhead_s, l.prefill.compute_scale, l.prefill.attention_scale,
         l.prefill.memory_scale, 1000 * l.decode.overhead_s, l.decode.compute_scale,
         l.decode.memory_scale);
+    out += buf;
+  }
+  for (const std::string& n : notes) out += "Note: " + n + "\n";
+  return out;
+}
+
+StatusOr<std::string> RunSplitwiseRepro(const std::string& trace_name,
+                                        const std::string& shared_dir, int max_requests,
+                                        int budget_h100_machines, const Slo& slo, bool as_json) {
+  std::string path =
+      shared_dir + "/traces/azure-llm-2023/AzureLLMInferenceTrace_" + trace_name + ".csv";
+  if (!std::filesystem::exists(path)) {
+    return NotFoundError("the Azure LLM trace is not at " + path + " (pass --shared DIR)");
+  }
+  ASSIGN_OR_RETURN(RequestTrace trace, LoadAzureTrace(path));
+  if (max_requests > 0 && static_cast<int>(trace.requests.size()) > max_requests) {
+    trace.requests.resize(static_cast<size_t>(max_requests));
+  }
+  std::vector<GpuType> types;
+  for (const char* k : {"a100-80gb", "h100", "h100-pcap"}) {
+    ASSIGN_OR_RETURN(GpuType g, ResolveGpuType(k));
+    types.push_back(g);
+  }
+  std::vector<std::string> notes;
+  ASSIGN_OR_RETURN(LatencyTable table, Table(shared_dir, types, &notes));
+  ASSIGN_OR_RETURN(SplitwiseRepro r, ReproduceSplitwise(trace, table, slo, budget_h100_machines));
+  if (as_json) {
+    json d = json::array();
+    for (const DesignResult& x : r.designs) {
+      d.push_back({{"design", x.name}, {"prefill_machines", x.prefill_machines},
+                   {"decode_machines", x.decode_machines}, {"cost_dgx_a100", x.cost},
+                   {"rate_factor", x.rate_factor}, {"tokens_per_s", x.tokens_per_s}});
+    }
+    return json{{"designs", d}, {"throughput_ratio", r.throughput_ratio},
+                {"cost_ratio", r.cost_ratio}, {"summary", r.summary}, {"notes", notes}}
+               .dump(2) +
+           "\n";
+  }
+  std::string out = r.summary + "\n";
+  for (const DesignResult& x : r.designs) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "  %-16s %2d prefill + %2d decode machines, cost %5.1f DGX-A100: rate x%.2f, "
+                  "%.0f tokens/s\n",
+                  x.name.c_str(), x.prefill_machines, x.decode_machines, x.cost, x.rate_factor,
+                  x.tokens_per_s);
     out += buf;
   }
   for (const std::string& n : notes) out += "Note: " + n + "\n";

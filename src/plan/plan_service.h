@@ -49,6 +49,12 @@ StatusOr<std::string> RunRingPlan(std::string_view toml, std::string_view origin
 // and each GPU type's latency source.
 StatusOr<std::string> RunCalibrationReport(const std::string& shared_dir, bool json);
 
+// Splitwise's headline on the Azure trace `trace` ("conv" / "code"): equal
+// cost, highest rate within SLO per design (plan/splitwise_repro.h).
+StatusOr<std::string> RunSplitwiseRepro(const std::string& trace, const std::string& shared_dir,
+                                        int max_requests, int budget_h100_machines,
+                                        const Slo& slo, bool json);
+
 // The server's POST /api/v1/plan/<kind> (kind: inference, training, ring),
 // body as TOML (the CLI's files; inference: ParseInferenceOptions). Returns
 // (HTTP status, JSON): 200 with the plan, 400 on bad input, 404 for an

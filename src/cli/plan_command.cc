@@ -24,6 +24,7 @@ class PlanCommand : public Command {
   }
   void Configure(CLI::App& app) override {
     app.require_subcommand(1, 1);
+    app.fallthrough();  // --json / --shared may follow the subcommand
     app.add_option("--shared", shared_, "Folder of the shared data (traces for calibration)")
         ->capture_default_str();
     app.add_flag("--json", json_, "Print the plan as JSON");
@@ -42,12 +43,16 @@ class PlanCommand : public Command {
                      "or synthetic")
         ->capture_default_str();
     inference_->add_option("--rate", o.rate_per_s, "synthetic: requests per second")
+        ->check(CLI::Range(1e-6, 1e6))
         ->capture_default_str();
     inference_->add_option("--duration-s", o.duration_s, "synthetic: seconds")
+        ->check(CLI::Range(1.0, 86400.0))
         ->capture_default_str();
     inference_->add_option("--prompt", o.prompt_tokens, "synthetic: prompt tokens")
+        ->check(CLI::Range(1, 1000000))
         ->capture_default_str();
     inference_->add_option("--output", o.output_tokens, "synthetic: output tokens")
+        ->check(CLI::Range(1, 1000000))
         ->capture_default_str();
     inference_->add_option("--rate-scale", o.rate_scale, "Speed arrivals up by this factor")
         ->check(CLI::Range(1e-3, 1e3))
@@ -58,6 +63,7 @@ class PlanCommand : public Command {
                            "GPU type (data/plan/gpus.toml) or catalog-key:USD_PER_GPU_HOUR; repeat "
                            "(default a100-80gb, h100, mi300x)");
     inference_->add_option("--tp", o.tps, "Tensor-parallel degrees to consider")
+        ->check(CLI::Range(1, 64))
         ->capture_default_str();
     inference_->add_option("--ttft-ms", ttft_ms_, "Time to first token SLO per request")
         ->capture_default_str();

@@ -65,6 +65,11 @@ TEST(CalibrationTest, LeaveOneConfigurationOutErrorPerDataSet) {
                 e.gpu_type.empty() ? "(all)" : e.gpu_type.c_str(),
                 e.phase.empty() ? "(all)" : e.phase.c_str(), e.points, 100 * e.median_rel_error,
                 100 * e.p90_rel_error, e.derived ? " derived" : "");
+    if (e.dataset == "splitwise" && e.phase == "prefill") {
+      // Short of the 10% goal on its own: the achieved bound, documented in
+      // docs/plan.md (batched prefills cost more per token than one prompt).
+      EXPECT_LE(e.median_rel_error, 0.13) << e.gpu_type;
+    }
     if (!e.gpu_type.empty()) continue;
     ++datasets;
     EXPECT_GT(e.points, 10) << e.dataset;

@@ -193,14 +193,19 @@ StatusOr<std::vector<CalPoint>> ParseDistServe(std::string_view text, std::strin
   }
   ASSIGN_OR_RETURN(GpuPeaks g, PeaksOfType("a100-80gb"));
   std::vector<CalPoint> out;
-  for (const auto& [name, per_tp] : j.items()) {
+  for (const auto& model_item : j.items()) {
+    // Plain names, not structured bindings: lambdas below capture them.
+    const std::string name = model_item.key();
+    const nlohmann::json& per_tp = model_item.value();
     std::string key = name.substr(name.find('/') + 1);
     auto m = FindModel(key);
     if (!m.ok() || !per_tp.is_object()) {
       return InvalidArgumentError(std::string(origin) + ": model '" + name +
                                   "' unknown or malformed");
     }
-    for (const auto& [tp_s, fit] : per_tp.items()) {
+    for (const auto& tp_item : per_tp.items()) {
+      const std::string tp_s = tp_item.key();
+      const nlohmann::json& fit = tp_item.value();
       auto tpv = ParseInt64(tp_s);
       auto coef = [&](const char* k, int i) -> StatusOr<double> {
         if (!fit.is_object() || !fit.contains(k) || !fit[k].is_array() || fit[k].size() != 3 ||

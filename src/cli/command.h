@@ -37,6 +37,7 @@ std::unique_ptr<Command> NewCostCommand();
 std::unique_ptr<Command> NewDetectCommand();
 std::unique_ptr<Command> NewPlaceCommand();
 std::unique_ptr<Command> NewPlaceSlurmCommand();  // hosted by `place` as `place slurm`
+std::unique_ptr<Command> NewPlanCommand();
 
 
 }  // namespace gpufleet

@@ -213,6 +213,16 @@ void HttpApi::Routes() {
     res.set_content(r.second, "application/json");
   });
 
+  for (const char* kind : {"inference", "training", "ring"}) {
+    s.Post(std::string("/api/v1/plan/") + kind,
+           [this, kind](const HttpServerRequest& req, HttpServerResponse& res) {
+             if (!backend_.plan) return Error(res, 404, "planning is not configured");
+             std::pair<int, std::string> r = backend_.plan(kind, req.body());
+             res.set_status(r.first);
+             res.set_content(r.second, "application/json");
+           });
+  }
+
   s.Get("/metrics", [this](const HttpServerRequest&, HttpServerResponse& res) {
     res.set_content(backend_.render_metrics ? backend_.render_metrics() : std::string(),
                     "text/plain; version=0.0.4; charset=utf-8");

@@ -22,6 +22,8 @@
 //   POST /api/v1/place          JSON workload request -> placement decision with
 //                               alternatives and rejections (place/place_service.h);
 //                               404 when no [place] inventory is configured
+//   POST /api/v1/plan/inference|training|ring  TOML body -> plan as JSON
+//                               (plan/plan_service.h; docs/plan.md)
 //   GET  /metrics               self-metrics, Prometheus text format
 //   GET  /-/healthy, /-/ready   liveness and readiness
 // Every request passes the per-address rate limit (429 + Retry-After) and
@@ -73,6 +75,9 @@ struct HttpApiBackend {
       cost;
   // POST /api/v1/place: body -> (HTTP status, JSON). Empty = not configured (404).
   std::function<std::pair<int, std::string>(const std::string&)> place;
+  // POST /api/v1/plan/{inference,training,ring}: (kind, TOML body) -> (HTTP
+  // status, JSON) (plan/plan_service.h). Empty = not configured (404).
+  std::function<std::pair<int, std::string>(const std::string&, const std::string&)> plan;
   // Alerts for canary incidents opened / resolved over POST /api/v1/canary;
   // may be null. `external_url` as in DetectorLoopOptions.
   AlertSender* alerts = nullptr;

@@ -9,6 +9,7 @@
 #include "cost/cost_api.h"
 #include "net/url.h"
 #include "place/place_service.h"
+#include "plan/plan_service.h"
 
 namespace gpufleet {
 namespace {
@@ -146,6 +147,11 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
       return self->CostReport(*prices, path, params);
     };
   }
+  // Planners read calibration data and traces from ../shared beside the
+  // working directory (docs/plan.md); absent data is said in the answer.
+  b.plan = [](const std::string& kind, const std::string& body) {
+    return plan::HandlePlanRequest(kind, body, "../shared");
+  };
   s->http_ = std::make_unique<HttpApi>(h, std::move(b), RealClock::Get());
   return s;
 }

@@ -1,0 +1,375 @@
+#include "plan/plan_service.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "core/file_util.h"
+#include "core/toml_reader.h"
+#include "plan/calibration.h"
+#include "plan/inference_planner.h"
+#include "plan/plan_input.h"
+#include "plan/splitwise_repro.h"
+
+namespace gpufleet::plan {
+namespace {
+
+using nlohmann::json;
+
+StatusOr<LatencyTable> Table(const std::string& shared_dir, const std::vector<GpuType>& types,
+                             std::vector<std::string>* notes) {
+  CalData data;
+  if (std::filesystem::exists(shared_dir + "/traces")) {
+    ASSIGN_OR_RETURN(data, LoadCalibrationData(shared_dir));
+    for (const std::string& m : data.missing) notes->push_back("calibration file absent: " + m);
+  } else {
+    notes->push_back("calibration data not found under " + shared_dir +
+                     "/traces (pass --shared DIR): latency is an uncalibrated roofline estimate");
+  }
+  ASSIGN_OR_RETURN(LatencyTable t, BuildLatencyTable(data, types));
+  if (!t.note.empty()) notes->push_back(t.note);
+  return t;
+}
+
+std::string Fmt(const char* fmt, double a) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, a);
+  return buf;
+}
+
+json ResultJson(const PlanCandidate& c) {
+  const SimResult& r = c.result;
+  json j = {{"layout", c.config.disaggregated ? "disaggregated" : "colocated"},
+            {"description", c.Describe()},
+            {"prefill",
+             {{"gpu_type", c.prefill_type},
+              {"tp", c.config.prefill.tp},
+              {"instances", c.config.prefill.count}}},
+            {"gpus", r.gpus},
+            {"usd_per_hour", r.usd_per_hour},
+            {"usd_per_mtoken", r.usd_per_mtoken},
+            {"attainment", r.attainment},
+            {"requests", r.requests},
+            {"completed", r.completed},
+            {"failed", r.failed},
+            {"ttft_p50_s", r.ttft_p50_s},
+            {"ttft_p99_s", r.ttft_p99_s},
+            {"tpot_p50_s", r.tpot_p50_s},
+            {"tpot_p99_s", r.tpot_p99_s},
+            {"throughput_tokens_per_s", r.throughput_tokens_per_s},
+            {"kv_capacity_tokens_per_instance", r.kv_capacity_tokens},
+            {"kv_transfer_s_mean", r.kv_transfer_s_mean}};
+  if (c.config.disaggregated) {
+    j["decode"] = {{"gpu_type", c.decode_type},
+                   {"tp", c.config.decode.tp},
+                   {"instances", c.config.decode.count}};
+  }
+  return j;
+}
+
+}  // namespace
+
+StatusOr<InferenceOptions> ParseInferenceOptions(std::string_view text, std::string_view origin,
+                                                 const std::string& shared_dir) {
+  ASSIGN_OR_RETURN(toml::table root, ParseToml(text, origin));
+  TomlReader r(root, origin);
+  RETURN_IF_ERROR(
+      r.CheckKeys({"model", "trace", "rate_per_s", "duration_s", "prompt_tokens", "output_tokens",
+                   "rate_scale", "max_requests", "gpu_types", "tps", "ttft_ms", "tpot_ms",
+                   "attainment", "ttft_p50_ms", "tpot_p50_ms", "colocated_only"}));
+  InferenceOptions o;
+  o.shared_dir = shared_dir;
+  int64_t prompt = o.prompt_tokens, output = o.output_tokens, maxr = 0;
+  double ttft_ms = o.slo.ttft_s * 1000, tpot_ms = o.slo.tpot_s * 1000, p50a = 0, p50b = 0;
+  RETURN_IF_ERROR(r.Read("model", o.model));
+  RETURN_IF_ERROR(r.Read("trace", o.trace));
+  if (o.trace != "conv" && o.trace != "code" && o.trace != "synthetic") {
+    return r.FieldError(*root.get("trace"), "trace",
+                        "must be \"conv\", \"code\" or \"synthetic\" (files are CLI-only)");
+  }
+  RETURN_IF_ERROR(r.Read("rate_per_s", o.rate_per_s, 1e-6, 1e6));
+  RETURN_IF_ERROR(r.Read("duration_s", o.duration_s, 1.0, 86400.0));
+  RETURN_IF_ERROR(r.Read("prompt_tokens", prompt, 1, 1'000'000));
+  RETURN_IF_ERROR(r.Read("output_tokens", output, 1, 1'000'000));
+  RETURN_IF_ERROR(r.Read("rate_scale", o.rate_scale, 1e-3, 1e3));
+  RETURN_IF_ERROR(r.Read("max_requests", maxr, 0, 10'000'000));
+  RETURN_IF_ERROR(r.Read("gpu_types", o.gpu_types));
+  RETURN_IF_ERROR(r.Read("ttft_ms", ttft_ms, 1e-3, 1e9));
+  RETURN_IF_ERROR(r.Read("tpot_ms", tpot_ms, 1e-3, 1e9));
+  RETURN_IF_ERROR(r.Read("attainment", o.slo.attainment, 0.01, 1.0));
+  RETURN_IF_ERROR(r.Read("ttft_p50_ms", p50a, 0.0, 1e9));
+  RETURN_IF_ERROR(r.Read("tpot_p50_ms", p50b, 0.0, 1e9));
+  RETURN_IF_ERROR(r.Read("colocated_only", o.colocated_only));
+  if (const toml::node* n = root.get("tps")) {
+    const toml::array* a = n->as_array();
+    if (a == nullptr) return r.FieldError(*n, "tps", "must be an array of integers");
+    o.tps.clear();
+    for (const toml::node& e : *a) {
+      auto v = e.value<int64_t>();
+      if (!v || *v < 1 || *v > 64) return r.FieldError(e, "tps", "entries must be integers 1..64");
+      o.tps.push_back(static_cast<int>(*v));
+    }
+  }
+  o.prompt_tokens = static_cast<int>(prompt);
+  o.output_tokens = static_cast<int>(output);
+  o.max_requests = static_cast<int>(maxr);
+  o.slo.ttft_s = ttft_ms / 1000;
+  o.slo.tpot_s = tpot_ms / 1000;
+  o.slo.ttft_p50_s = p50a / 1000;
+  o.slo.tpot_p50_s = p50b / 1000;
+  return o;
+}
+
+StatusOr<std::string> RunInferencePlan(const InferenceOptions& o, bool as_json) {
+  ASSIGN_OR_RETURN(ModelSpec model, FindModel(o.model));
+  std::vector<GpuType> types;
+  for (const std::string& s : o.gpu_types) {
+    ASSIGN_OR_RETURN(GpuType g, ResolveGpuType(s));
+    types.push_back(g);
+  }
+  if (types.empty()) return InvalidArgumentError("no GPU types given");
+  RequestTrace trace;
+  if (o.trace == "synthetic") {
+    trace = SyntheticTrace(o.rate_per_s, o.duration_s, o.prompt_tokens, o.output_tokens, 1);
+  } else {
+    std::string path = o.trace;
+    if (o.trace == "conv" || o.trace == "code") {
+      path = o.shared_dir + "/traces/azure-llm-2023/AzureLLMInferenceTrace_" + o.trace + ".csv";
+      if (!std::filesystem::exists(path)) {
+        return NotFoundError("the Azure LLM trace is not at " + path +
+                             " (../shared absent? pass --shared DIR, a CSV path, or --trace "
+                             "synthetic)");
+      }
+    }
+    ASSIGN_OR_RETURN(trace, LoadAzureTrace(path));
+  }
+  if (o.max_requests > 0 && static_cast<int>(trace.requests.size()) > o.max_requests) {
+    trace.requests.resize(static_cast<size_t>(o.max_requests));
+  }
+  if (o.rate_scale != 1) trace = ScaleRate(trace, o.rate_scale);
+  std::vector<std::string> notes;
+  ASSIGN_OR_RETURN(LatencyTable table, Table(o.shared_dir, types, &notes));
+  InferenceRequest req;
+  req.model = model;
+  req.trace = &trace;
+  req.slo = o.slo;
+  req.types = types;
+  req.table = &table;
+  req.tps = o.tps;
+  req.allow_disaggregated = !o.colocated_only;
+  ASSIGN_OR_RETURN(InferencePlan plan, PlanInference(req));
+  for (const std::string& n : plan.notes) notes.push_back(n);
+  if (as_json) {
+    json j = {{"model", model.key},
+              {"trace", trace.origin},
+              {"requests", trace.requests.size()},
+              {"skipped_rows", trace.skipped},
+              {"simulations", plan.simulations},
+              {"summary", plan.summary},
+              {"notes", notes}};
+    if (plan.has_plan) {
+      j["chosen"] = ResultJson(plan.chosen);
+      j["best_single_type"] = ResultJson(plan.best_single_type);
+    }
+    return j.dump(2) + "\n";
+  }
+  std::string out = plan.summary + "\n";
+  out += "Trace: " + trace.origin + ", " + std::to_string(trace.requests.size()) +
+         " requests over " + Fmt("%.0f", trace.DurationS()) + " s" +
+         (trace.skipped ? " (" + std::to_string(trace.skipped) + " rows with zero tokens skipped)"
+                        : "") +
+         "; " + std::to_string(plan.simulations) + " simulations.\n";
+  for (const std::string& n : notes) out += "Note: " + n + "\n";
+  return out;
+}
+
+StatusOr<std::string> RunTrainingPlan(std::string_view toml, std::string_view origin,
+                                      const std::string& shared_dir, bool as_json) {
+  std::vector<std::string> notes;
+  ASSIGN_OR_RETURN(LatencyTable table, Table(shared_dir, DefaultGpuTypes(), &notes));
+  ASSIGN_OR_RETURN(TrainingJob job, ParseTrainingJob(toml, origin, &table));
+  ASSIGN_OR_RETURN(TrainingPlan plan, PlanTraining(job));
+  int estimated = 0;
+  for (const TrainRank& r : job.ranks) estimated += r.measured ? 0 : 1;
+  if (estimated > 0) {
+    notes.push_back(std::to_string(estimated) +
+                    " rank time(s) estimated from the calibrated latency model (3x the forward "
+                    "pass); give measured times for better plans");
+  }
+  if (as_json) {
+    json ranks = json::array();
+    for (size_t i = 0; i < plan.planned.ranks.size(); ++i) {
+      const TrainRank& r = job.ranks[plan.planned.ranks[i]];
+      ranks.push_back({{"name", r.name},
+                       {"gpu_type", r.gpu_type},
+                       {"unit_s", r.unit_s},
+                       {"measured", r.measured},
+                       {"planned", plan.planned.units[i]},
+                       {"even", plan.even.units[i]}});
+    }
+    json j = {{"mode", job.mode == TrainMode::kData ? "data" : "pipeline"},
+              {"step_s", plan.planned.step_s},
+              {"even_step_s", plan.even.step_s},
+              {"even_feasible", plan.even.feasible},
+              {"homogeneous_type", plan.homogeneous_type},
+              {"homogeneous_step_s", plan.homogeneous.step_s},
+              {"bound_s", plan.bound_s},
+              {"ranks", ranks},
+              {"summary", plan.summary},
+              {"notes", notes}};
+    return j.dump(2) + "\n";
+  }
+  std::string out = plan.summary + "\n";
+  for (const std::string& n : notes) out += "Note: " + n + "\n";
+  return out;
+}
+
+StatusOr<std::string> RunRingPlan(std::string_view toml, std::string_view origin, bool as_json) {
+  ASSIGN_OR_RETURN(RingTopology t, ParseRingTopology(toml, origin));
+  ASSIGN_OR_RETURN(RingPlan plan, PlanRing(t));
+  auto rj = [&](const RingResult& r) {
+    json order = json::array();
+    for (int i : r.order) order.push_back(t.ranks[i].name);
+    return json{{"algorithm", r.algorithm},
+                {"time_s", r.time_s},
+                {"cross_cloud_bytes", r.cross_cloud_bytes},
+                {"cross_cloud_edges", r.cross_cloud_edges},
+                {"egress_usd", r.egress_usd},
+                {"order", order}};
+  };
+  if (as_json) {
+    json j = {{"chosen", rj(plan.chosen)},   {"naive", rj(plan.naive)},
+              {"grouped", rj(plan.grouped)}, {"min_cross_cloud_bytes", plan.min_cross_cloud_bytes},
+              {"clouds", plan.clouds},       {"summary", plan.summary}};
+    if (plan.clouds >= 2) j["hierarchical"] = rj(plan.hierarchical);
+    return j.dump(2) + "\n";
+  }
+  std::string out = plan.summary + "\nOrder:";
+  for (int i : plan.chosen.order) out += " " + t.ranks[i].name;
+  return out + "\n";
+}
+
+StatusOr<std::string> RunCalibrationReport(const std::string& shared_dir, bool as_json) {
+  if (!std::filesystem::exists(shared_dir + "/traces")) {
+    return NotFoundError("calibration data not found under " + shared_dir +
+                         "/traces (pass --shared DIR)");
+  }
+  ASSIGN_OR_RETURN(CalData data, LoadCalibrationData(shared_dir));
+  std::vector<LooError> errs = LeaveOneConfigOut(data.points);
+  std::vector<std::string> notes;
+  ASSIGN_OR_RETURN(LatencyTable table, Table(shared_dir, DefaultGpuTypes(), &notes));
+  if (as_json) {
+    json e = json::array();
+    for (const LooError& x : errs) {
+      e.push_back({{"dataset", x.dataset},
+                   {"gpu_type", x.gpu_type},
+                   {"phase", x.phase},
+                   {"points", x.points},
+                   {"median_rel_error", x.median_rel_error},
+                   {"p90_rel_error", x.p90_rel_error},
+                   {"derived", x.derived}});
+    }
+    json types = json::array();
+    for (const auto& [k, l] : table.by_type) {
+      types.push_back({{"gpu_type", k},
+                       {"estimate", l.estimate},
+                       {"expected_error", l.expected_error},
+                       {"source", l.source}});
+    }
+    return json{{"leave_one_configuration_out", e}, {"gpu_types", types}, {"notes", notes}}.dump(
+               2) +
+           "\n";
+  }
+  std::string out = "Latency model, leave-one-configuration-out relative error (median / p90):\n";
+  for (const LooError& x : errs) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "  %-10s %-10s %-8s %5d points  %5.1f%% / %5.1f%%%s\n",
+                  x.dataset.c_str(), x.gpu_type.empty() ? "all" : x.gpu_type.c_str(),
+                  x.phase.empty() ? "all" : x.phase.c_str(), x.points, 100 * x.median_rel_error,
+                  100 * x.p90_rel_error, x.derived ? "  (derived from a published fit)" : "");
+    out += buf;
+  }
+  out += "GPU types:\n";
+  for (const auto& [k, l] : table.by_type) {
+    out += "  " + k + ": " + l.source +
+           (l.estimate ? Fmt(" (expected error %.0f%%)", 100 * l.expected_error) : "") + "\n";
+    char buf[256];
+    std::snprintf(
+        buf, sizeof buf,
+        "    prefill: %.1f ms + %.2fx compute + %.2fx attention + %.2fx memory; decode: %.1f "
+        "ms + %.2fx compute + %.2fx memory (x = time at peak)\n",
+        1000 * l.prefill.overhead_s, l.prefill.compute_scale, l.prefill.attention_scale,
+        l.prefill.memory_scale, 1000 * l.decode.overhead_s, l.decode.compute_scale,
+        l.decode.memory_scale);
+    out += buf;
+  }
+  for (const std::string& n : notes) out += "Note: " + n + "\n";
+  return out;
+}
+
+StatusOr<std::string> RunSplitwiseRepro(const std::string& trace_name,
+                                        const std::string& shared_dir, int max_requests,
+                                        int budget_h100_machines, const Slo& slo, bool as_json) {
+  std::string path =
+      shared_dir + "/traces/azure-llm-2023/AzureLLMInferenceTrace_" + trace_name + ".csv";
+  if (!std::filesystem::exists(path)) {
+    return NotFoundError("the Azure LLM trace is not at " + path + " (pass --shared DIR)");
+  }
+  ASSIGN_OR_RETURN(RequestTrace trace, LoadAzureTrace(path));
+  if (max_requests > 0 && static_cast<int>(trace.requests.size()) > max_requests) {
+    trace.requests.resize(static_cast<size_t>(max_requests));
+  }
+  std::vector<GpuType> types;
+  for (const char* k : {"a100-80gb", "h100", "h100-pcap"}) {
+    ASSIGN_OR_RETURN(GpuType g, ResolveGpuType(k));
+    types.push_back(g);
+  }
+  std::vector<std::string> notes;
+  ASSIGN_OR_RETURN(LatencyTable table, Table(shared_dir, types, &notes));
+  ASSIGN_OR_RETURN(SplitwiseRepro r, ReproduceSplitwise(trace, table, slo, budget_h100_machines));
+  if (as_json) {
+    json d = json::array();
+    for (const DesignResult& x : r.designs) {
+      d.push_back({{"design", x.name}, {"prefill_machines", x.prefill_machines},
+                   {"decode_machines", x.decode_machines}, {"cost_dgx_a100", x.cost},
+                   {"rate_factor", x.rate_factor}, {"tokens_per_s", x.tokens_per_s}});
+    }
+    return json{{"designs", d}, {"throughput_ratio", r.throughput_ratio},
+                {"cost_ratio", r.cost_ratio}, {"summary", r.summary}, {"notes", notes}}
+               .dump(2) +
+           "\n";
+  }
+  std::string out = r.summary + "\n";
+  for (const DesignResult& x : r.designs) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "  %-16s %2d prefill + %2d decode machines, cost %5.1f DGX-A100: rate x%.2f, "
+                  "%.0f tokens/s\n",
+                  x.name.c_str(), x.prefill_machines, x.decode_machines, x.cost, x.rate_factor,
+                  x.tokens_per_s);
+    out += buf;
+  }
+  for (const std::string& n : notes) out += "Note: " + n + "\n";
+  return out;
+}
+
+std::pair<int, std::string> HandlePlanRequest(std::string_view kind, std::string_view body,
+                                              const std::string& shared_dir) {
+  StatusOr<std::string> out =
+      NotFoundError("unknown planner '" + std::string(kind) + "' (inference, training, ring)");
+  if (kind == "inference") {
+    auto o = ParseInferenceOptions(body, "request body", shared_dir);
+    out = o.ok() ? RunInferencePlan(*o, true) : StatusOr<std::string>(o.status());
+  } else if (kind == "training") {
+    out = RunTrainingPlan(body, "request body", shared_dir, true);
+  } else if (kind == "ring") {
+    out = RunRingPlan(body, "request body", true);
+  }
+  if (out.ok()) return {200, *out};
+  int code = out.status().code() == StatusCode::kInvalidArgument ? 400
+             : out.status().code() == StatusCode::kNotFound      ? 404
+                                                                 : 500;
+  return {code, json{{"error", out.status().message()}}.dump() + "\n"};
+}
+
+}  // namespace gpufleet::plan

@@ -1,0 +1,57 @@
+#include "plan/plan_service.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/file_util.h"
+
+namespace gpufleet::plan {
+namespace {
+
+const std::string kRepo = GPUFLEET_SOURCE_DIR;
+
+TEST(PlanServiceTest, RingAndTrainingExamplesAnswerWithJson) {
+  auto ring = ReadFileToString(kRepo + "/data/plan/ring-example.toml");
+  ASSERT_TRUE(ring.ok());
+  auto [code, body] = HandlePlanRequest("ring", *ring, kRepo + "/../shared");
+  ASSERT_EQ(code, 200) << body;
+  auto j = nlohmann::json::parse(body);
+  EXPECT_EQ(j["chosen"]["algorithm"], "hierarchical by cloud");
+  EXPECT_DOUBLE_EQ(j["chosen"]["cross_cloud_bytes"].get<double>(),
+                   j["min_cross_cloud_bytes"].get<double>());
+  auto train = ReadFileToString(kRepo + "/data/plan/training-example.toml");
+  ASSERT_TRUE(train.ok());
+  auto [tcode, tbody] = HandlePlanRequest("training", *train, kRepo + "/../shared");
+  ASSERT_EQ(tcode, 200) << tbody;
+  auto t = nlohmann::json::parse(tbody);
+  EXPECT_GE(t["even_step_s"].get<double>() / t["step_s"].get<double>(), 1.3);
+}
+
+TEST(PlanServiceTest, BadInputIs400UnknownKindIs404) {
+  auto [code, body] =
+      HandlePlanRequest("training", "mode = \"data\"\nmicrobatches = \"x\"\n", "/nonexistent");
+  EXPECT_EQ(code, 400) << body;
+  EXPECT_NE(body.find("request body:2"), std::string::npos) << body;
+  EXPECT_EQ(HandlePlanRequest("placement", "", "/nonexistent").first, 404);
+  // A named Azure trace that is absent says where it looked.
+  auto [icode, ibody] = HandlePlanRequest("inference", "trace = \"conv\"\n", "/nonexistent");
+  EXPECT_EQ(icode, 404);
+  EXPECT_NE(ibody.find("/nonexistent/traces/azure-llm-2023"), std::string::npos) << ibody;
+}
+
+TEST(PlanServiceTest, SyntheticInferenceWithoutSharedDataIsMarkedUncalibrated) {
+  auto [code, body] = HandlePlanRequest(
+      "inference",
+      "model = \"llama3-8b\"\ntrace = \"synthetic\"\nrate_per_s = 2\nduration_s = 60\n"
+      "gpu_types = [\"h100\", \"a100-80gb\"]\ntps = [1]\n",
+      "/nonexistent");
+  ASSERT_EQ(code, 200) << body;
+  auto j = nlohmann::json::parse(body);
+  ASSERT_TRUE(j.contains("chosen")) << body;
+  EXPECT_GE(j["chosen"]["attainment"].get<double>(), 0.99);
+  EXPECT_NE(j["notes"].dump().find("uncalibrated"), std::string::npos) << body;
+}
+
+}  // namespace
+}  // namespace gpufleet::plan

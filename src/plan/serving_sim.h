@@ -1,0 +1,87 @@
+// Discrete-event simulation of a request trace through planned inference
+// pools: colocated (every instance runs prefill and decode, prefill first,
+// as vLLM does without chunked prefill) or disaggregated (a prefill pool
+// hands the KV cache over a link to a decode pool, as in Splitwise and
+// DistServe).
+//
+// An instance is `tp` GPUs of one type running one copy of the model. It
+// iterates: a prefill batch of waiting requests (FIFO, up to
+// max_batch_tokens and the KV capacity), else one decode step of every
+// running request. Step times come from the calibrated latency model. KV
+// capacity per instance = (tp * memory * memory_util - weights) / KV bytes
+// per token; a request reserves prompt + output tokens when admitted. New
+// requests go to the instance with the fewest waiting and running requests.
+//
+// TTFT = first token (end of its prefill) - arrival; TPOT = (finish - first
+// token) / (output - 1). A request meets the SLO when TTFT <= ttft_s and
+// TPOT <= tpot_s. Requests that fit no instance are counted as failed.
+//
+// Thread safety: pure function of its inputs; the latency pointers must
+// outlive the call.
+#pragma once
+
+#include <string>
+
+#include "core/status.h"
+#include "plan/latency_model.h"
+#include "plan/model_spec.h"
+#include "plan/request_trace.h"
+
+namespace gpufleet::plan {
+
+struct PoolSpec {
+  const GpuLatency* latency = nullptr;
+  double price_usd_per_hour = 0;  // per GPU
+  int tp = 1;
+  int count = 0;  // instances
+};
+
+struct ServingConfig {
+  ModelSpec model;
+  bool disaggregated = false;
+  PoolSpec prefill;  // colocated: the only pool
+  PoolSpec decode;   // disaggregated only
+  int max_batch_tokens = 8192;
+  int max_batch_requests = 256;
+  double memory_util = 0.9;
+  double kv_link_bytes_per_s = 50e9;  // per instance, prefill -> decode (InfiniBand 400 Gb/s)
+  // Disaggregated only: requests end at their first token (sizes the prefill
+  // pool on its own; TPOT is then 0).
+  bool prefill_only = false;
+};
+
+struct Slo {
+  double ttft_s = 2.0;       // per request
+  double tpot_s = 0.1;       // per request
+  double attainment = 0.99;  // share of requests within both
+  double ttft_p50_s = 0;     // 0 = no p50 goal
+  double tpot_p50_s = 0;
+};
+
+struct SimResult {
+  bool ok = false;       // the trace ran and the SLO held
+  bool aborted = false;  // stopped early: too many requests missed the SLO
+  std::string why;       // when not ok
+  int requests = 0;
+  int completed = 0;
+  int failed = 0;  // did not fit any instance
+  double attainment = 0;
+  double ttft_p50_s = 0, ttft_p99_s = 0, tpot_p50_s = 0, tpot_p99_s = 0;
+  double span_s = 0;  // first arrival to last completion
+  double tokens = 0;  // prompt + output tokens served
+  double throughput_tokens_per_s = 0;
+  double kv_capacity_tokens = 0;  // per instance (decode pool when disaggregated)
+  double kv_transfer_s_mean = 0;
+  int gpus = 0;
+  double usd_per_hour = 0;
+  double usd_per_mtoken = 0;
+};
+
+// Instances of one pool hold a copy of the model each: InvalidArgument when
+// the weights do not fit in tp GPUs.
+double KvCapacityTokens(const ModelSpec& m, const PoolSpec& p, double memory_util);
+
+StatusOr<SimResult> Simulate(const RequestTrace& trace, const ServingConfig& cfg, const Slo& slo,
+                             bool abort_early = true);
+
+}  // namespace gpufleet::plan

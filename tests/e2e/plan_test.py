@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""E2E: the planners through the real `gpufleet` binary.
+1. `gpufleet plan training|ring` on data/plan/ examples (text and JSON), bad
+   input exits 2 naming file:line.
+2. `gpufleet plan inference --trace synthetic` (no shared data needed), and
+   `plan calibration` / `plan inference --trace conv` when ../shared/traces is
+   beside the clone (first 1,500 requests).
+3. `gpufleet server`: POST /api/v1/plan/ring and /api/v1/plan/training."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from server_harness import ServerProcess, dump_log, http  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PLAN = os.path.join(ROOT, "data", "plan")
+SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+
+
+def run(gpufleet, *args):
+    return subprocess.run([gpufleet, *args], capture_output=True, text=True, timeout=120)
+
+
+def check_cli(gpufleet, tmp):
+    out = run(gpufleet, "plan", "training", "--job", os.path.join(PLAN, "training-example.toml"))
+    assert out.returncode == 0, (out.returncode, out.stderr)
+    assert "4x h100 11, 4x mi250x 5 micro-batches each" in out.stdout, out.stdout
+    assert "1.44x faster than the even split" in out.stdout, out.stdout
+    out = run(gpufleet, "plan", "--json", "ring", "--topology", os.path.join(PLAN, "ring-example.toml"))
+    assert out.returncode == 0, (out.returncode, out.stderr)
+    j = json.loads(out.stdout)
+    assert j["chosen"]["cross_cloud_bytes"] == j["min_cross_cloud_bytes"] == 2 * 1024 * 1048576, j
+    assert j["naive"]["cross_cloud_edges"] == 4, j
+    bad = os.path.join(tmp, "bad.toml")
+    with open(bad, "w") as f:
+        f.write('mode = "data"\nmicrobatches = 0\n')
+    out = run(gpufleet, "plan", "training", "--job", bad)
+    assert out.returncode == 2 and "bad.toml:2" in out.stderr, (out.returncode, out.stderr)
+    out = run(gpufleet, "plan", "--shared", os.path.join(tmp, "none"), "--json", "inference",
+              "--trace", "synthetic", "--model", "llama3-8b", "--rate", "2", "--duration-s", "60",
+              "--gpu-type", "h100", "--gpu-type", "a100-80gb", "--tp", "1")
+    assert out.returncode == 0, (out.returncode, out.stderr)
+    j = json.loads(out.stdout)
+    assert j["chosen"]["attainment"] >= 0.99, j
+    assert any("uncalibrated" in n for n in j["notes"]), j["notes"]
+    out = run(gpufleet, "plan", "--shared", os.path.join(tmp, "none"), "inference")
+    assert out.returncode != 0 and "azure-llm-2023" in out.stderr, (out.returncode, out.stderr)
+    print("plan CLI: ok")
+
+
+def check_shared(gpufleet):
+    if not os.path.isdir(os.path.join(SHARED, "traces", "azure-llm-2023")):
+        print(f"skipping the shared-data checks: {SHARED}/traces not found")
+        return
+    out = run(gpufleet, "plan", "--shared", SHARED, "calibration")
+    assert out.returncode == 0, (out.returncode, out.stderr)
+    assert "splitwise  all" in out.stdout and "mi300x" in out.stdout, out.stdout
+    out = run(gpufleet, "plan", "--shared", SHARED, "--json", "inference", "--trace", "conv",
+              "--max-requests", "1500")
+    assert out.returncode == 0, (out.returncode, out.stderr)
+    j = json.loads(out.stdout)
+    assert j["requests"] == 1500 and j["chosen"]["attainment"] >= 0.99, j
+    assert j["chosen"]["usd_per_mtoken"] <= j["best_single_type"]["usd_per_mtoken"], j
+    print("plan with shared data: ok")
+
+
+def check_server(gpufleet, tmp):
+    log = os.path.join(tmp, "server.log")
+    try:
+        with ServerProcess(gpufleet, ["--db", os.path.join(tmp, "s.db")], log) as srv:
+            srv.wait_ready()
+            with open(os.path.join(PLAN, "ring-example.toml"), "rb") as f:
+                status, text = http("POST", srv.url + "/api/v1/plan/ring", f.read())
+            assert status == 200, (status, text)
+            assert json.loads(text)["chosen"]["algorithm"] == "hierarchical by cloud", text
+            with open(os.path.join(PLAN, "training-example.toml"), "rb") as f:
+                status, text = http("POST", srv.url + "/api/v1/plan/training", f.read())
+            assert status == 200 and json.loads(text)["step_s"] > 0, (status, text)
+            status, text = http("POST", srv.url + "/api/v1/plan/training", b"microbatches = 'x'\n")
+            assert status == 400 and "request body:1" in text, (status, text)
+    except Exception:
+        dump_log(log)
+        raise
+    print("plan server: ok")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gpufleet", required=True)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        check_cli(a.gpufleet, tmp)
+        check_shared(a.gpufleet)
+        check_server(a.gpufleet, tmp)
+
+
+if __name__ == "__main__":
+    main()

@@ -24,7 +24,9 @@ class SimGavelCommand : public Command {
     app.add_option("--throughputs", throughputs_,
                    "Gavel's simulation_throughputs.json (../shared/traces/gavel/)")
         ->required();
-    app.add_option("--trace", trace_, "continuous-single or continuous-multiple")
+    app.add_option("--trace", trace_,
+                   "continuous-single, continuous-multiple, or static-multiple (all jobs at t=0; "
+                   "--rates then gives numbers of jobs and the makespan is compared)")
         ->capture_default_str();
     std::string names;
     for (const std::string& n : place::GavelPolicyNames()) names += (names.empty() ? "" : ", ") + n;
@@ -76,8 +78,9 @@ class SimGavelCommand : public Command {
       ASSIGN_OR_RETURN(std::vector<place::GavelCurvePoint> points,
                        place::RunGavelCurve(table, o, compare_.empty() ? nullptr : &expected));
       for (const place::GavelCurvePoint& p : points) {
-        std::fprintf(stderr, "%s %.2f jobs/h: avg JCT %.2f h%s, $%.2f/job%s\n", policy.c_str(),
-                     p.result.jobs_per_hour, p.result.avg_jct_hours,
+        std::fprintf(stderr, "%s %.2f %s: %s %.2f h%s, $%.2f/job%s\n", policy.c_str(),
+                     p.result.jobs_per_hour, p.makespan ? "jobs" : "jobs/h",
+                     p.makespan ? "makespan" : "avg JCT", p.Ours(),
                      p.has_gavel ? (" (Gavel " + std::to_string(p.gavel_jct_hours).substr(0, 6) + " h)").c_str() : "",
                      p.result.avg_cost_usd, p.result.saturated ? " [saturated]" : "");
       }

@@ -2,6 +2,8 @@
 
 #include <glpk.h>
 
+#include <csetjmp>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -9,6 +11,86 @@
 
 namespace gpufleet::place {
 namespace {
+
+// One LP as plain arrays (GLPK's 1-based layout), so it can be rebuilt after
+// GLPK hits an internal error.
+struct LpData {
+  bool maximize = true;
+  std::vector<int> col_type, row_type;
+  std::vector<double> col_lb, col_ub, obj, row_lb, row_ub;
+  std::vector<int> ia = {0}, ja = {0};
+  std::vector<double> ar = {0.0};
+  void AddCol(int type, double lb, double ub, double objective) {
+    col_type.push_back(type), col_lb.push_back(lb), col_ub.push_back(ub), obj.push_back(objective);
+  }
+  int AddRow(int type, double lb, double ub) {
+    row_type.push_back(type), row_lb.push_back(lb), row_ub.push_back(ub);
+    return static_cast<int>(row_type.size());
+  }
+  void Put(int row, int col, double v) { ia.push_back(row), ja.push_back(col), ar.push_back(v); }
+};
+
+thread_local std::jmp_buf* t_glpk_jump = nullptr;
+void GlpkErrorHook(void*) {
+  if (t_glpk_jump != nullptr) std::longjmp(*t_glpk_jump, 1);
+}
+
+glp_prob* LoadLp(const LpData& d) {
+  glp_prob* lp = glp_create_prob();
+  glp_set_obj_dir(lp, d.maximize ? GLP_MAX : GLP_MIN);
+  glp_add_cols(lp, static_cast<int>(d.col_type.size()));
+  for (size_t c = 0; c < d.col_type.size(); ++c) {
+    glp_set_col_bnds(lp, static_cast<int>(c + 1), d.col_type[c], d.col_lb[c], d.col_ub[c]);
+    glp_set_obj_coef(lp, static_cast<int>(c + 1), d.obj[c]);
+  }
+  glp_add_rows(lp, static_cast<int>(d.row_type.size()));
+  for (size_t r = 0; r < d.row_type.size(); ++r) {
+    glp_set_row_bnds(lp, static_cast<int>(r + 1), d.row_type[r], d.row_lb[r], d.row_ub[r]);
+  }
+  glp_load_matrix(lp, static_cast<int>(d.ia.size()) - 1, d.ia.data(), d.ja.data(), d.ar.data());
+  return lp;
+}
+
+// Solves with GLPK's interior-point method or its simplex; false when there
+// is no optimum. GLPK reports internal trouble (e.g. a failed assertion in
+// the interior-point code on a degenerate problem) through its error hook,
+// which would abort the process; here it jumps back, and the thread's GLPK
+// environment, now unusable, is freed. No C++ object lives inside the jump
+// region. `cols` must already hold one slot per column.
+bool SolveLp(const LpData& d, bool interior, std::vector<double>* cols) {
+  std::jmp_buf env;
+  volatile bool ok = false;
+  if (setjmp(env) == 0) {
+    t_glpk_jump = &env;
+    glp_error_hook(GlpkErrorHook, nullptr);
+    glp_prob* lp = LoadLp(d);
+    if (interior) {
+      glp_iptcp parm;
+      glp_init_iptcp(&parm);
+      parm.msg_lev = GLP_MSG_OFF;
+      if (glp_interior(lp, &parm) == 0 && glp_ipt_status(lp) == GLP_OPT) {
+        for (size_t c = 0; c < cols->size(); ++c) (*cols)[c] = glp_ipt_col_prim(lp, static_cast<int>(c + 1));
+        ok = true;
+      }
+    } else {
+      glp_smcp sm;
+      glp_init_smcp(&sm);
+      sm.msg_lev = GLP_MSG_OFF;
+      sm.presolve = GLP_ON;
+      if (glp_simplex(lp, &sm) == 0 && glp_get_status(lp) == GLP_OPT) {
+        for (size_t c = 0; c < cols->size(); ++c) (*cols)[c] = glp_get_col_prim(lp, static_cast<int>(c + 1));
+        ok = true;
+      }
+    }
+    glp_delete_prob(lp);
+  } else {
+    glp_free_env();
+    ok = false;
+  }
+  glp_error_hook(nullptr, nullptr);
+  t_glpk_jump = nullptr;
+  return ok;
+}
 
 // FIFO (`scheduler/policies/fifo.py`): jobs in arrival order each get one GPU
 // type with enough free GPUs for the whole of their time. Agnostic: a random
@@ -112,6 +194,37 @@ class MaxMinFairnessPolicy : public GavelPolicy {
   std::string name_;
 };
 
+// Makespan minimisation (`scheduler/policies/min_total_duration.py`): the
+// smallest T with steps_remaining_m <= T * sum_j T_mj X_mj for every job,
+// which is the max-min LP on coefficients T_mj / steps_remaining_m (the
+// maximum of the minimum is 1/T). Agnostic form: every type counts as 1.
+class MinTotalDurationPolicy : public GavelPolicy {
+ public:
+  explicit MinTotalDurationPolicy(bool perf)
+      : perf_(perf), name_(perf ? "min_total_duration_perf" : "min_total_duration") {}
+  const std::string& name() const override { return name_; }
+  bool heterogeneity_aware() const override { return perf_; }
+
+  StatusOr<GavelAllocation> Allocate(const GavelAllocationInput& in) override {
+    const size_t m = in.jobs.size(), nt = in.workers.size();
+    std::vector<int> sf(m);
+    std::vector<std::vector<double>> coeff(m, std::vector<double>(nt, 0.0));
+    for (size_t i = 0; i < m; ++i) {
+      sf[i] = in.jobs[i].scale_factor;
+      const double left = std::max(in.jobs[i].steps_remaining, 1.0);
+      for (size_t t = 0; t < nt; ++t) {
+        const double tput = in.jobs[i].steps_per_s[t];
+        coeff[i][t] = tput > 0 ? (perf_ ? tput : 1.0) / left : 0.0;
+      }
+    }
+    return SolveMaxMinLp(coeff, sf, in.workers);
+  }
+
+ private:
+  bool perf_;
+  std::string name_;
+};
+
 // gpufleet's cost-aware form: first Gavel's max_min_fairness_perf allocation
 // X*, then the cheapest allocation (sum of sf_m * price_j * X_mj, the dollars
 // per hour the cluster bills while jobs run) that gives every job at least
@@ -167,50 +280,41 @@ StatusOr<GavelAllocation> SolveMinCostLp(const std::vector<std::vector<double>>&
   const int m = static_cast<int>(steps_per_s.size()), nt = static_cast<int>(workers.size());
   GavelAllocation x(m, std::vector<double>(nt, 0.0));
   if (m == 0) return x;
-  glp_prob* lp = glp_create_prob();
-  glp_set_obj_dir(lp, GLP_MIN);
-  glp_add_cols(lp, m * nt);
-  for (int i = 0; i < m; ++i) {
-    for (int j = 0; j < nt; ++j) {
-      const int c = i * nt + j + 1;
-      if (steps_per_s[i][j] > 0) {
-        glp_set_col_bnds(lp, c, GLP_DB, 0.0, 1.0);
-      } else {
-        glp_set_col_bnds(lp, c, GLP_FX, 0.0, 0.0);
-      }
-      glp_set_obj_coef(lp, c, cost_per_hour[i][j]);
-    }
-  }
   // Rows 1..m: sum_j T_mj X_mj >= floor_m (relaxed by 1e-6 relative for
   // rounding); rows m+1..2m: sum_j X_mj <= 1; then sum_m sf_m X_mj <= workers_j.
-  glp_add_rows(lp, 2 * m + nt);
-  std::vector<int> ia = {0}, ja = {0};
-  std::vector<double> ar = {0};
+  LpData d;
+  d.maximize = false;
   for (int i = 0; i < m; ++i) {
-    glp_set_row_bnds(lp, i + 1, GLP_LO, floor_steps_per_s[i] * (1 - 1e-6), 0.0);
-    glp_set_row_bnds(lp, m + i + 1, GLP_UP, 0.0, 1.0);
     for (int j = 0; j < nt; ++j) {
-      if (steps_per_s[i][j] <= 0) continue;
-      ia.push_back(i + 1), ja.push_back(i * nt + j + 1), ar.push_back(steps_per_s[i][j]);
-      ia.push_back(m + i + 1), ja.push_back(i * nt + j + 1), ar.push_back(1.0);
-      ia.push_back(2 * m + j + 1), ja.push_back(i * nt + j + 1), ar.push_back(scale_factors[i]);
+      const bool usable = steps_per_s[i][j] > 0;
+      d.AddCol(usable ? GLP_DB : GLP_FX, 0.0, usable ? 1.0 : 0.0, cost_per_hour[i][j]);
     }
   }
-  for (int j = 0; j < nt; ++j) glp_set_row_bnds(lp, 2 * m + j + 1, GLP_UP, 0.0, workers[j]);
-  glp_load_matrix(lp, static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
-  glp_smcp sm;
-  glp_init_smcp(&sm);
-  sm.msg_lev = GLP_MSG_OFF;
-  sm.presolve = GLP_ON;
-  const int rc = glp_simplex(lp, &sm);
-  const bool ok = rc == 0 && glp_get_status(lp) == GLP_OPT;
-  if (ok) {
+  for (int i = 0; i < m; ++i) {
+    const int r = d.AddRow(GLP_LO, floor_steps_per_s[i] * (1 - 1e-6), 0.0);
+    for (int j = 0; j < nt; ++j) {
+      if (steps_per_s[i][j] > 0) d.Put(r, i * nt + j + 1, steps_per_s[i][j]);
+    }
+  }
+  for (int i = 0; i < m; ++i) {
+    const int r = d.AddRow(GLP_UP, 0.0, 1.0);
+    for (int j = 0; j < nt; ++j) {
+      if (steps_per_s[i][j] > 0) d.Put(r, i * nt + j + 1, 1.0);
+    }
+  }
+  for (int j = 0; j < nt; ++j) {
+    const int r = d.AddRow(GLP_UP, 0.0, workers[j]);
     for (int i = 0; i < m; ++i) {
-      for (int j = 0; j < nt; ++j) x[i][j] = std::clamp(glp_get_col_prim(lp, i * nt + j + 1), 0.0, 1.0);
+      if (steps_per_s[i][j] > 0) d.Put(r, i * nt + j + 1, scale_factors[i]);
     }
   }
-  glp_delete_prob(lp);
-  if (!ok) return InternalError("GLPK found no optimum for the min-cost LP (rc " + std::to_string(rc) + ")");
+  std::vector<double> cols(m * nt, 0.0);
+  if (!SolveLp(d, /*interior=*/false, &cols)) {
+    return InternalError("GLPK found no optimum for the min-cost LP (" + std::to_string(m) + " jobs)");
+  }
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < nt; ++j) x[i][j] = std::clamp(cols[i * nt + j], 0.0, 1.0);
+  }
   return x;
 }
 
@@ -220,91 +324,49 @@ StatusOr<GavelAllocation> SolveMaxMinLp(const std::vector<std::vector<double>>& 
   const int m = static_cast<int>(coeff.size()), nt = static_cast<int>(workers.size());
   GavelAllocation x(m, std::vector<double>(nt, 0.0));
   if (m == 0) return x;
-  glp_prob* lp = glp_create_prob();
-  glp_set_obj_dir(lp, GLP_MAX);
-  // Columns: X_mj (m*nt), then t. Rows: m fairness rows, m job rows, nt type rows.
+  // Columns: X_mj (m*nt), then t. Rows 1..m: sum_j coeff_mj X_mj - t >= 0;
+  // rows m+1..2m: sum_j X_mj <= 1; rows 2m+1..2m+nt: sum_m sf_m X_mj <= workers_j.
+  LpData d;
+  d.maximize = true;
   const int ncols = m * nt + 1, t_col = ncols;
-  glp_add_cols(lp, ncols);
   for (int i = 0; i < m; ++i) {
-    for (int j = 0; j < nt; ++j) {
-      const int c = i * nt + j + 1;
-      if (coeff[i][j] > 0) {
-        glp_set_col_bnds(lp, c, GLP_DB, 0.0, 1.0);
-      } else {
-        glp_set_col_bnds(lp, c, GLP_FX, 0.0, 0.0);
-      }
-    }
+    for (int j = 0; j < nt; ++j) d.AddCol(coeff[i][j] > 0 ? GLP_DB : GLP_FX, 0.0, coeff[i][j] > 0 ? 1.0 : 0.0, 0.0);
   }
-  glp_set_col_bnds(lp, t_col, GLP_LO, 0.0, 0.0);
-  glp_set_obj_coef(lp, t_col, 1.0);
-  glp_add_rows(lp, 2 * m + nt);
-  std::vector<int> ia = {0}, ja = {0};
-  std::vector<double> ar = {0};
-  const auto put = [&](int r, int c, double v) {
-    ia.push_back(r);
-    ja.push_back(c);
-    ar.push_back(v);
-  };
-  // Rows 1..m: sum_j coeff_mj X_mj - t >= 0; rows m+1..2m: sum_j X_mj <= 1;
-  // rows 2m+1..2m+nt: sum_m sf_m X_mj <= workers_j.
+  d.AddCol(GLP_LO, 0.0, 0.0, 1.0);
   for (int i = 0; i < m; ++i) {
-    const int r = i + 1;
-    glp_set_row_bnds(lp, r, GLP_LO, 0.0, 0.0);
+    const int r = d.AddRow(GLP_LO, 0.0, 0.0);
     for (int j = 0; j < nt; ++j) {
-      if (coeff[i][j] > 0) put(r, i * nt + j + 1, coeff[i][j]);
+      if (coeff[i][j] > 0) d.Put(r, i * nt + j + 1, coeff[i][j]);
     }
-    put(r, t_col, -1.0);
-    const int r2 = m + i + 1;
-    glp_set_row_bnds(lp, r2, GLP_UP, 0.0, 1.0);
+    d.Put(r, t_col, -1.0);
+  }
+  for (int i = 0; i < m; ++i) {
+    const int r = d.AddRow(GLP_UP, 0.0, 1.0);
     for (int j = 0; j < nt; ++j) {
-      if (coeff[i][j] > 0) put(r2, i * nt + j + 1, 1.0);
+      if (coeff[i][j] > 0) d.Put(r, i * nt + j + 1, 1.0);
     }
   }
   for (int j = 0; j < nt; ++j) {
-    const int r = 2 * m + j + 1;
-    glp_set_row_bnds(lp, r, GLP_UP, 0.0, workers[j]);
+    const int r = d.AddRow(GLP_UP, 0.0, workers[j]);
     for (int i = 0; i < m; ++i) {
-      if (coeff[i][j] > 0) put(r, i * nt + j + 1, scale_factors[i]);
+      if (coeff[i][j] > 0) d.Put(r, i * nt + j + 1, scale_factors[i]);
     }
   }
-  glp_load_matrix(lp, static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
-  glp_iptcp parm;
-  glp_init_iptcp(&parm);
-  parm.msg_lev = GLP_MSG_OFF;
-  int rc = glp_interior(lp, &parm);
-  bool ok = rc == 0 && glp_ipt_status(lp) == GLP_OPT;
-  if (ok) {
-    for (int i = 0; i < m; ++i) {
-      for (int j = 0; j < nt; ++j) {
-        x[i][j] = std::clamp(glp_ipt_col_prim(lp, i * nt + j + 1), 0.0, 1.0);
-      }
-    }
-  } else {
-    // Interior point can stall on tiny or degenerate problems; simplex is exact.
-    glp_smcp sm;
-    glp_init_smcp(&sm);
-    sm.msg_lev = GLP_MSG_OFF;
-    sm.presolve = GLP_ON;
-    rc = glp_simplex(lp, &sm);
-    ok = rc == 0 && glp_get_status(lp) == GLP_OPT;
-    if (ok) {
-      for (int i = 0; i < m; ++i) {
-        for (int j = 0; j < nt; ++j) {
-          x[i][j] = std::clamp(glp_get_col_prim(lp, i * nt + j + 1), 0.0, 1.0);
-        }
-      }
-    }
+  std::vector<double> cols(ncols, 0.0);
+  // Interior point first (see the header); GLPK's can fail on degenerate
+  // problems, and then the simplex's exact vertex is used.
+  if (!SolveLp(d, /*interior=*/true, &cols) && !SolveLp(d, /*interior=*/false, &cols)) {
+    return InternalError("GLPK found no optimum for the max-min LP (" + std::to_string(m) + " jobs)");
   }
-  glp_delete_prob(lp);
-  if (!ok) {
-    return InternalError("GLPK found no optimum for the max-min LP (" + std::to_string(m) +
-                         " jobs, rc " + std::to_string(rc) + ")");
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < nt; ++j) x[i][j] = std::clamp(cols[i * nt + j], 0.0, 1.0);
   }
   return x;
 }
 
 std::vector<std::string> GavelPolicyNames() {
-  return {"fifo", "fifo_perf", "max_min_fairness", "max_min_fairness_perf", "gpufleet_cost"};
+  return {"fifo", "fifo_perf", "max_min_fairness", "max_min_fairness_perf",
+          "min_total_duration", "min_total_duration_perf", "gpufleet_cost"};
 }
 
 StatusOr<std::unique_ptr<GavelPolicy>> MakeGavelPolicy(const std::string& name, uint64_t seed) {
@@ -313,6 +375,10 @@ StatusOr<std::unique_ptr<GavelPolicy>> MakeGavelPolicy(const std::string& name, 
   if (name == "max_min_fairness") return std::unique_ptr<GavelPolicy>(new MaxMinFairnessPolicy(false));
   if (name == "max_min_fairness_perf") {
     return std::unique_ptr<GavelPolicy>(new MaxMinFairnessPolicy(true));
+  }
+  if (name == "min_total_duration") return std::unique_ptr<GavelPolicy>(new MinTotalDurationPolicy(false));
+  if (name == "min_total_duration_perf") {
+    return std::unique_ptr<GavelPolicy>(new MinTotalDurationPolicy(true));
   }
   if (name == "gpufleet_cost") return std::unique_ptr<GavelPolicy>(new CostAwarePolicy(1.0));
   std::string known;

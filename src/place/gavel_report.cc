@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <mutex>
@@ -59,12 +60,26 @@ StatusOr<GavelNotebookJct> ParseGavelNotebookCsv(std::string_view text, std::str
     const auto f = SplitComma(line);
     if (f.size() != 5) return InvalidArgumentError(where + ": expected 5 fields, got " + std::to_string(f.size()));
     if (line_no == 1 && f[0] == "trace") continue;
-    if (f[1] != "avg_JCT_hours") continue;
+    const bool makespan = f[1] == "makespan_hours";
+    if (f[1] != "avg_JCT_hours" && !makespan) continue;
     std::string trace(f[0]);
     if (const size_t p = trace.find(" ("); p != std::string::npos) trace.resize(p);
-    ASSIGN_OR_RETURN(double rate, ParseDouble(f[2], where + ": field input_job_rate"));
+    std::string policy(f[3]);
+    std::string_view rate_field = f[2];
+    if (makespan) {
+      // "static-multiple makespan,makespan_hours,num_jobs=100,Gavel (min_total_duration_perf),161.16"
+      trace = "static-multiple";
+      if (rate_field.substr(0, 9) == "num_jobs=") rate_field.remove_prefix(9);
+      if (const size_t open = policy.find('('), close = policy.rfind(')');
+          open != std::string::npos && close != std::string::npos && close > open) {
+        policy = policy.substr(open + 1, close - open - 1);
+      } else {
+        for (char& c : policy) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      }
+    }
+    ASSIGN_OR_RETURN(double rate, ParseDouble(rate_field, where + ": field input_job_rate"));
     ASSIGN_OR_RETURN(double value, ParseDouble(f[4], where + ": field value"));
-    out[{trace, std::string(f[3]), std::round(rate * 100) / 100}] = value;
+    out[{trace, policy, std::round(rate * 100) / 100}] = value;
   }
   return out;
 }
@@ -77,9 +92,11 @@ StatusOr<GavelNotebookJct> LoadGavelNotebookCsv(const std::string& path) {
 StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& table,
                                                      const GavelCurveOptions& options,
                                                      const GavelNotebookJct* expected) {
-  if (options.trace != "continuous-single" && options.trace != "continuous-multiple") {
-    return InvalidArgumentError("trace must be continuous-single or continuous-multiple, got \"" +
-                                options.trace + "\"");
+  const bool is_static = options.trace == "static-multiple";
+  if (options.trace != "continuous-single" && options.trace != "continuous-multiple" && !is_static) {
+    return InvalidArgumentError(
+        "trace must be continuous-single, continuous-multiple or static-multiple, got \"" +
+        options.trace + "\"");
   }
   RETURN_IF_ERROR(MakeGavelPolicy(options.policy, options.seed).status());
   const size_t n = options.rates_per_hour.size();
@@ -89,23 +106,31 @@ StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& tab
   const auto work = [&] {
     for (size_t i = next++; i < n; i = next++) {
       GavelTraceOptions to;
+      GavelSimOptions so = options.sim;
       to.jobs_per_hour = options.rates_per_hour[i];
-      to.multi_gpu = options.trace == "continuous-multiple";
+      to.multi_gpu = options.trace != "continuous-single";
       to.seed = options.seed;
       to.num_jobs = static_cast<int>(options.sim.measure_end);
+      if (is_static) {
+        to.jobs_per_hour = 0;
+        to.num_jobs = static_cast<int>(options.rates_per_hour[i]);
+        so.measure_begin = 0;
+        so.measure_end = to.num_jobs;
+      }
       auto jobs = GenerateGavelJobs(table, to);
       if (!jobs.ok()) {
         errors[i] = jobs.status();
         continue;
       }
       auto policy = MakeGavelPolicy(options.policy, options.seed);
-      auto r = SimulateGavel(table, *jobs, **policy, options.sim);
+      auto r = SimulateGavel(table, *jobs, **policy, so);
       if (!r.ok()) {
         errors[i] = r.status();
         continue;
       }
       points[i].result = *r;
-      points[i].result.jobs_per_hour = to.jobs_per_hour;
+      points[i].result.jobs_per_hour = options.rates_per_hour[i];
+      points[i].makespan = is_static;
     }
   };
   std::vector<std::thread> pool;
@@ -137,12 +162,13 @@ StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& tab
 std::string GavelCurvesToCsv(const std::string& trace, const std::vector<GavelCurvePoint>& points) {
   std::string out =
       "trace,policy,rate_per_hour,avg_jct_hours,gavel_avg_jct_hours,rel_error,avg_cost_usd,"
-      "completed,measured,saturated,allocations,solve_s\n";
+      "makespan_hours,completed,measured,saturated,allocations,solve_s\n";
   for (const GavelCurvePoint& p : points) {
     const GavelSimResult& r = p.result;
     out += trace + "," + r.policy + "," + Fixed(r.jobs_per_hour, 2) + "," + Fixed(r.avg_jct_hours, 2) +
            "," + (p.has_gavel ? Fixed(p.gavel_jct_hours, 2) : "") + "," +
            (p.has_gavel ? Fixed(p.RelativeError(), 3) : "") + "," + Fixed(r.avg_cost_usd, 2) + "," +
+           Fixed(r.makespan_hours, 2) + "," +
            std::to_string(r.completed_measured) + "," + std::to_string(r.measured_jobs) + "," +
            (r.saturated ? "1" : "0") + "," + std::to_string(r.allocations) + "," +
            Fixed(r.solve_seconds, 2) + "\n";

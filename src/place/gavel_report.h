@@ -21,16 +21,22 @@
 namespace gpufleet::place {
 
 // (trace, policy, rate) -> average JCT in hours. trace: "continuous-single"
-// or "continuous-multiple" (the CSV's "(Fig.N)" suffix is dropped).
+// or "continuous-multiple" (the CSV's "(Fig.N)" suffix is dropped); and
+// ("static-multiple", policy, number of jobs) -> makespan in hours, with the
+// notebook's labels mapped to policy names ("FIFO" -> fifo, "Gavel
+// (min_total_duration_perf)" -> min_total_duration_perf, ...).
 using GavelNotebookJct = std::map<std::tuple<std::string, std::string, double>, double>;
 
 // Parses the CSV (trace,metric,input_job_rate_per_hour_or_jobs,policy,value);
-// keeps avg_JCT_hours rows. Errors name origin:line.
+// keeps avg_JCT_hours and makespan_hours rows. Errors name origin:line.
 StatusOr<GavelNotebookJct> ParseGavelNotebookCsv(std::string_view text, std::string_view origin);
 StatusOr<GavelNotebookJct> LoadGavelNotebookCsv(const std::string& path);
 
 struct GavelCurveOptions {
-  std::string trace = "continuous-single";  // or "continuous-multiple"
+  // "continuous-single", "continuous-multiple", or "static-multiple" (all jobs
+  // at t=0, every job measured, makespan compared; rates_per_hour then holds
+  // numbers of jobs).
+  std::string trace = "continuous-single";
   std::string policy = "max_min_fairness_perf";
   std::vector<double> rates_per_hour;
   uint64_t seed = 0;
@@ -43,8 +49,10 @@ struct GavelCurvePoint {
   bool has_gavel = false;
   double gavel_jct_hours = 0;
   bool below_saturation = false;  // by Gavel's curve, see above
+  bool makespan = false;          // static trace: gavel_jct_hours holds Gavel's makespan
+  double Ours() const { return makespan ? result.makespan_hours : result.avg_jct_hours; }
   double RelativeError() const {
-    return has_gavel ? (result.avg_jct_hours - gavel_jct_hours) / gavel_jct_hours : 0;
+    return has_gavel ? (Ours() - gavel_jct_hours) / gavel_jct_hours : 0;
   }
 };
 
@@ -53,7 +61,8 @@ StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& tab
                                                      const GavelNotebookJct* expected);
 
 // CSV: trace,policy,rate_per_hour,avg_jct_hours,gavel_avg_jct_hours,rel_error,
-// avg_cost_usd,completed,measured,saturated,allocations,solve_s.
+// avg_cost_usd,makespan_hours,completed,measured,saturated,allocations,solve_s
+// (gavel_avg_jct_hours is Gavel's makespan for the static trace).
 std::string GavelCurvesToCsv(const std::string& trace, const std::vector<GavelCurvePoint>& points);
 // Two panels (JCT, cost per job) against rate; ours solid, Gavel's dashed.
 std::string GavelCurvesToSvg(const std::string& title, const std::vector<GavelCurvePoint>& points);

@@ -31,7 +31,7 @@
 namespace gpufleet::place {
 
 struct GavelTraceOptions {
-  double jobs_per_hour = 1;
+  double jobs_per_hour = 1;  // 0: every job arrives at t=0 (Gavel's static traces)
   bool multi_gpu = false;  // false: continuous-single; true: continuous-multiple
   uint64_t seed = 0;
   int num_jobs = 5000;
@@ -66,6 +66,7 @@ struct GavelSimResult {
   double jobs_per_hour = 0;
   double avg_jct_hours = 0;       // over the measured jobs
   double avg_cost_usd = 0;        // GPU-hours x price, per measured job
+  double makespan_hours = 0;      // last completion among the measured jobs
   int measured_jobs = 0;
   int completed_measured = 0;     // < measured_jobs when the run hit max_sim_hours
   bool saturated = false;         // max_sim_hours reached first

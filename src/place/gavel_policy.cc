@@ -62,6 +62,7 @@ bool SolveLp(const LpData& d, bool interior, std::vector<double>* cols) {
   volatile bool ok = false;
   if (setjmp(env) == 0) {
     t_glpk_jump = &env;
+    glp_term_out(GLP_OFF);  // GLPK's own messages, including the assertion it recovers from
     glp_error_hook(GlpkErrorHook, nullptr);
     glp_prob* lp = LoadLp(d);
     if (interior) {

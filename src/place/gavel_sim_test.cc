@@ -84,6 +84,31 @@ TEST(GavelSimTest, GeneratorFollowsPublishedDistributions) {
   EXPECT_NEAR(single / 20000.0, 0.7, 0.02);  // Gavel's Philly-derived 70% single-GPU
 }
 
+TEST(GavelSimTest, StaticTraceArrivesAtOnceAndMakespanPolicySharesTheGpu) {
+  const GavelThroughputs t = TwoTypeTable();
+  GavelTraceOptions o;
+  o.jobs_per_hour = 0;  // static
+  o.num_jobs = 3;
+  auto jobs = GenerateGavelJobs(t, o);
+  ASSERT_TRUE(jobs.ok());
+  for (const GavelSimJob& j : *jobs) EXPECT_EQ(j.arrival_s, 0.0);
+  // Equal work, one GPU: the makespan-optimal shares are equal.
+  GavelAllocationInput in;
+  in.workers = {1};
+  in.jobs.resize(2);
+  for (int i = 0; i < 2; ++i) {
+    in.jobs[i].id = i;
+    in.jobs[i].steps_per_s = {1.0};
+    in.jobs[i].steps_remaining = 100;
+  }
+  auto p = MakeGavelPolicy("min_total_duration_perf", 0);
+  ASSERT_TRUE(p.ok());
+  auto x = (*p)->Allocate(in);
+  ASSERT_TRUE(x.ok()) << x.status().ToString();
+  EXPECT_NEAR((*x)[0][0], 0.5, 1e-4);
+  EXPECT_NEAR((*x)[1][0], 0.5, 1e-4);
+}
+
 TEST(GavelSimTest, OneJobRunsAtItsFastestThroughputUnderFifoPerf) {
   const GavelThroughputs t = TwoTypeTable();
   GavelSimJob job;

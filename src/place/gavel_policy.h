@@ -11,6 +11,10 @@
 // solver; the optimum is degenerate (only the minimum is pinned), so GLPK's
 // interior-point method is used too, to land near the centre of the optimal
 // face as cvxpy does rather than on a simplex vertex.
+// Also: FIFO (`fifo`, `fifo_perf`), makespan minimisation
+// (`min_total_duration[_perf]`, the same LP on T_mj / steps_remaining_m) and
+// gpufleet's `gpufleet_cost` (the fair allocation, then the cheapest one that
+// keeps every job's throughput; see docs/scheduling.md).
 // Thread safety: a policy object is used by one simulation at a time.
 #pragma once
 

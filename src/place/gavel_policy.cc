@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <utility>
 
@@ -236,7 +237,8 @@ class MinTotalDurationPolicy : public GavelPolicy {
 // an idle expensive GPU.
 class CostAwarePolicy : public GavelPolicy {
  public:
-  explicit CostAwarePolicy(double keep) : keep_(keep), name_("gpufleet_cost") {}
+  explicit CostAwarePolicy(double keep)
+      : keep_(keep), name_(keep == 1.0 ? "gpufleet_cost" : "gpufleet_cost:" + std::to_string(keep).substr(0, 4)) {}
   const std::string& name() const override { return name_; }
   bool heterogeneity_aware() const override { return true; }
   bool strict_allocation() const override { return true; }
@@ -382,6 +384,15 @@ StatusOr<std::unique_ptr<GavelPolicy>> MakeGavelPolicy(const std::string& name, 
     return std::unique_ptr<GavelPolicy>(new MinTotalDurationPolicy(true));
   }
   if (name == "gpufleet_cost") return std::unique_ptr<GavelPolicy>(new CostAwarePolicy(1.0));
+  // "gpufleet_cost:0.8": keep at least 80% of each job's fair throughput.
+  if (name.rfind("gpufleet_cost:", 0) == 0) {
+    char* end = nullptr;
+    const double keep = std::strtod(name.c_str() + 14, &end);
+    if (end != nullptr && *end == '\0' && keep > 0 && keep <= 1) {
+      return std::unique_ptr<GavelPolicy>(new CostAwarePolicy(keep));
+    }
+    return InvalidArgumentError("policy \"" + name + "\": the kept share must be in (0, 1]");
+  }
   std::string known;
   for (const std::string& n : GavelPolicyNames()) known += (known.empty() ? "" : ", ") + n;
   return NotFoundError("unknown Gavel policy \"" + name + "\" (known: " + known + ")");

@@ -43,6 +43,9 @@ TEST(GavelPolicyTest, PerfFormGivesEachJobTheTypeItGainsMostOn) {
   EXPECT_GT((*x)[0][1], (*x)[1][1]);
   EXPECT_GT((*x)[1][0], (*x)[0][0]);
   EXPECT_FALSE(MakeGavelPolicy("nope", 0).ok());
+  EXPECT_TRUE(MakeGavelPolicy("gpufleet_cost:0.9", 0).ok());
+  EXPECT_FALSE(MakeGavelPolicy("gpufleet_cost:2", 0).ok());
+  EXPECT_FALSE(MakeGavelPolicy("gpufleet_cost:x", 0).ok());
 }
 
 TEST(GavelPolicyTest, FifoPerfTakesTheFastestTypeInArrivalOrder) {

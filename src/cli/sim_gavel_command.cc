@@ -7,7 +7,10 @@
 
 #include "cli/command.h"
 #include "core/file_util.h"
+#include "place/gavel_choice.h"
+#include "place/gavel_colocation_model.h"
 #include "place/gavel_data.h"
+#include "place/gavel_throughput_model.h"
 #include "place/gavel_policy.h"
 #include "place/gavel_report.h"
 
@@ -45,11 +48,23 @@ class SimGavelCommand : public Command {
     app.add_option("--seed", seed_, "Trace and shuffle seed")->capture_default_str();
     app.add_option("--threads", threads_, "Rates simulated in parallel")->capture_default_str();
     app.add_option("--csv", csv_, "Write the curve as CSV here ('-' = stdout, the default)");
+    app.add_option("--choose", choose_,
+                   "Instead of simulating: which GPU type for one job of this Gavel job type "
+                   "(e.g. 'ResNet-50 (batch size 64)'), with per-type duration, $/job, $/effective "
+                   "TFLOP and co-location penalty");
+    app.add_option("--scale-factor", scale_factor_, "With --choose: GPUs of the job")->capture_default_str();
+    app.add_option("--v100-hours", v100_hours_, "With --choose: the job's length on one V100 set")
+        ->capture_default_str();
+    app.add_option("--objective", objective_,
+                   "With --choose: fastest, cheapest-per-job or cheapest-meeting-deadline")
+        ->capture_default_str();
+    app.add_option("--deadline-hours", deadline_hours_, "With --choose: the deadline");
     app.add_option("--svg", svg_, "Write an SVG plot here");
   }
 
   Status Run() override {
     ASSIGN_OR_RETURN(place::GavelThroughputs table, place::LoadGavelThroughputs(throughputs_));
+    if (!choose_.empty()) return Choose(table);
     place::GavelNotebookJct expected;
     if (!compare_.empty()) {
       ASSIGN_OR_RETURN(expected, place::LoadGavelNotebookCsv(compare_));
@@ -99,6 +114,39 @@ class SimGavelCommand : public Command {
   }
 
  private:
+  Status Choose(const place::GavelThroughputs& table) {
+    const int job = table.FindJobType(choose_, scale_factor_);
+    const int v100 = table.FindWorker("v100");
+    if (job < 0 || v100 < 0 || table.Isolated(job, v100) <= 0) {
+      return NotFoundError("--choose: no job type \"" + choose_ + "\" at scale factor " +
+                           std::to_string(scale_factor_) + " with a V100 throughput in " + throughputs_);
+    }
+    ASSIGN_OR_RETURN(std::vector<place::WorkerPeaks> peaks, place::GavelWorkerPeaks(table));
+    place::ThroughputModel tm(&table, peaks);
+    place::ColocationModel cm(&table);
+    place::GpuChoiceRequest r;
+    r.job_type = job;
+    r.total_steps = v100_hours_ * 3600 * table.Isolated(job, v100);
+    ASSIGN_OR_RETURN(r.objective, place::ParseGpuObjective(objective_));
+    r.deadline_hours = deadline_hours_;
+    r.price_usd_per_hour = prices_;
+    ASSIGN_OR_RETURN(place::GpuChoice c, place::ChooseGpuType(table, tm, cm, peaks, r));
+    std::printf("%-6s %10s %-22s %10s %9s %14s %12s\n", "gpu", "steps/s", "basis", "hours", "$/job",
+                "$/eff-TFLOP", "coloc-pen");
+    for (size_t i = 0; i < c.options.size(); ++i) {
+      const place::GpuOptionEstimate& o = c.options[i];
+      std::printf("%-6s %10.3f %-22s %10.2f %9.2f %14.6f %12.2f%s\n", o.worker.c_str(), o.steps_per_s,
+                  place::ThroughputBasisName(o.basis), o.duration_hours, o.usd_per_job,
+                  o.usd_per_effective_tflop, o.colocation_penalty,
+                  static_cast<int>(i) == c.chosen ? "  <- chosen" : "");
+    }
+    std::printf("%s\n", c.reason.c_str());
+    return OkStatus();
+  }
+
+  std::string choose_, objective_ = "fastest";
+  int scale_factor_ = 1;
+  double v100_hours_ = 10, deadline_hours_ = 0;
   std::string throughputs_, trace_ = "continuous-single", compare_, csv_, svg_;
   std::vector<std::string> policies_;
   std::vector<double> rates_;

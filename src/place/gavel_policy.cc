@@ -56,7 +56,8 @@ glp_prob* LoadLp(const LpData& d) {
 // is no optimum. GLPK reports internal trouble (e.g. a failed assertion in
 // the interior-point code on a degenerate problem) through its error hook,
 // which would abort the process; here it jumps back, and the thread's GLPK
-// environment, now unusable, is freed. No C++ object lives inside the jump
+// environment, now unusable, is freed (Debian's GLPK keeps it in
+// thread-local storage, so other threads' problems are untouched). No C++ object lives inside the jump
 // region. `cols` must already hold one slot per column.
 bool SolveLp(const LpData& d, bool interior, std::vector<double>* cols) {
   std::jmp_buf env;

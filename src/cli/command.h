@@ -30,6 +30,7 @@ std::unique_ptr<Command> NewCompatCommand();
 std::unique_ptr<Command> NewSimCommand();
 std::unique_ptr<Command> NewRulesCommand();
 std::unique_ptr<Command> NewSimDetectCommand();  // hosted by `sim` as `sim detect`
+std::unique_ptr<Command> NewSimGavelCommand();   // hosted by `sim` as `sim gavel`
 std::unique_ptr<Command> NewTraceCommand();
 std::unique_ptr<Command> NewServerCommand();
 std::unique_ptr<Command> NewIncidentsCommand();

@@ -23,7 +23,8 @@ class SimCommand : public Command {
   std::string_view name() const override { return "sim"; }
   std::string_view help() const override {
     return "Offline simulations. 'sim place' replays a pod trace (Alibaba GPU trace CSV) "
-           "against a node list with placement policies.";
+           "against a node list with placement policies; 'sim gavel' runs Gavel's round-based "
+           "scheduling simulation on its measured throughputs.";
   }
   void Configure(CLI::App& app) override {
     app.require_subcommand(1);
@@ -55,10 +56,13 @@ class SimCommand : public Command {
     place_->add_flag("-q,--quiet", quiet_, "No progress on stderr");
     detect_ = app.add_subcommand("detect", std::string(sim_detect_->help()));
     sim_detect_->Configure(*detect_);
+    gavel_ = app.add_subcommand("gavel", std::string(sim_gavel_->help()));
+    sim_gavel_->Configure(*gavel_);
   }
 
   Status Run() override {
     if (detect_->parsed()) return sim_detect_->Run();
+    if (gavel_->parsed()) return sim_gavel_->Run();
     if (!expected_dir_.empty()) return RunCompare();
     if (nodes_.empty() || pods_.empty()) {
       return InvalidArgumentError("sim place needs --nodes and --pods (or --compare-expected)");
@@ -146,6 +150,8 @@ class SimCommand : public Command {
   CLI::App* place_ = nullptr;
   CLI::App* detect_ = nullptr;  // `sim detect`: detection quality (detect_eval_command.cc)
   std::unique_ptr<Command> sim_detect_ = NewSimDetectCommand();
+  CLI::App* gavel_ = nullptr;  // `sim gavel`: Gavel-style scheduling (sim_gavel_command.cc)
+  std::unique_ptr<Command> sim_gavel_ = NewSimGavelCommand();
   std::string nodes_, pods_;
   std::vector<std::string> policies_;
   uint64_t seed_ = 42;

@@ -55,7 +55,7 @@ TEST(HardwareCatalogTest, EveryEntryIsPhysicallyPlausible) {
     EXPECT_LT(low, 3e15) << "dense figures only";
     // Compute intensity at the ridge point (FLOP per byte) of any real part.
     const double ridge = low / m.memory_bandwidth_bytes_per_s;
-    EXPECT_GT(ridge, 20);
+    EXPECT_GT(ridge, 15);  // the oldest part, K80 (2014): 18
     EXPECT_LT(ridge, 600);
     EXPECT_GT(m.pcie_bytes_per_s, 10e9);
     EXPECT_LE(m.pcie_bytes_per_s, 64e9);
@@ -64,7 +64,7 @@ TEST(HardwareCatalogTest, EveryEntryIsPhysicallyPlausible) {
       EXPECT_GT(m.interconnect_bytes_per_s, m.pcie_bytes_per_s);
     }
     if (m.max_sm_clock_hz > 0) {
-      EXPECT_GE(m.max_sm_clock_hz, 1.0e9);
+      EXPECT_GE(m.max_sm_clock_hz, 0.8e9);  // K80 boosts to 875 MHz
       EXPECT_LE(m.max_sm_clock_hz, 3.0e9);
     }
     EXPECT_GT(m.compute_units, 0);

@@ -1,0 +1,163 @@
+// gpufleet sim gavel: Gavel's (OSDI'20) round-based cluster simulation on its
+// measured throughputs: one or more policies over a range of input job rates,
+// average JCT and cost per job as CSV and SVG, compared with the numbers cached
+// in Gavel's notebooks when --compare is given.
+#include <cstdio>
+#include <sstream>
+
+#include "cli/command.h"
+#include "core/file_util.h"
+#include "place/gavel_choice.h"
+#include "place/gavel_colocation_model.h"
+#include "place/gavel_data.h"
+#include "place/gavel_throughput_model.h"
+#include "place/gavel_policy.h"
+#include "place/gavel_report.h"
+
+namespace gpufleet {
+namespace {
+
+class SimGavelCommand : public Command {
+ public:
+  std::string_view name() const override { return "gavel"; }
+  std::string_view help() const override {
+    return "Gavel-style round-based scheduling simulation (avg JCT and cost vs job rate)";
+  }
+  void Configure(CLI::App& app) override {
+    app.add_option("--throughputs", throughputs_,
+                   "Gavel's simulation_throughputs.json (../shared/traces/gavel/)")
+        ->required();
+    app.add_option("--trace", trace_,
+                   "continuous-single, continuous-multiple, or static-multiple (all jobs at t=0; "
+                   "--rates then gives numbers of jobs and the makespan is compared)")
+        ->capture_default_str();
+    std::string names;
+    for (const std::string& n : place::GavelPolicyNames()) names += (names.empty() ? "" : ", ") + n;
+    app.add_option("--policy", policies_, "Policy (repeatable): " + names);
+    app.add_option("--rates", rates_, "Input job rates in jobs/hour (comma-separated)")
+        ->delimiter(',');
+    app.add_option("--compare", compare_,
+                   "Gavel's gavel_notebook_results.csv: compare, and take its rates when "
+                   "--rates is not given");
+    app.add_option("--workers", workers_, "GPUs per type k80,p100,v100")
+        ->delimiter(',')
+        ->capture_default_str();
+    app.add_option("--prices", prices_, "USD per GPU-hour k80,p100,v100 (GCP on-demand, Gavel)")
+        ->delimiter(',')
+        ->capture_default_str();
+    app.add_option("--seed", seed_, "Trace and shuffle seed")->capture_default_str();
+    app.add_option("--threads", threads_, "Rates simulated in parallel")->capture_default_str();
+    app.add_option("--csv", csv_, "Write the curve as CSV here ('-' = stdout, the default)");
+    app.add_option("--choose", choose_,
+                   "Instead of simulating: which GPU type for one job of this Gavel job type "
+                   "(e.g. 'ResNet-50 (batch size 64)'), with per-type duration, $/job, $/effective "
+                   "TFLOP and co-location penalty");
+    app.add_option("--scale-factor", scale_factor_, "With --choose: GPUs of the job")->capture_default_str();
+    app.add_option("--v100-hours", v100_hours_, "With --choose: the job's length on one V100 set")
+        ->capture_default_str();
+    app.add_option("--objective", objective_,
+                   "With --choose: fastest, cheapest-per-job or cheapest-meeting-deadline")
+        ->capture_default_str();
+    app.add_option("--deadline-hours", deadline_hours_, "With --choose: the deadline");
+    app.add_option("--svg", svg_, "Write an SVG plot here");
+  }
+
+  Status Run() override {
+    ASSIGN_OR_RETURN(place::GavelThroughputs table, place::LoadGavelThroughputs(throughputs_));
+    if (!choose_.empty()) return Choose(table);
+    place::GavelNotebookJct expected;
+    if (!compare_.empty()) {
+      ASSIGN_OR_RETURN(expected, place::LoadGavelNotebookCsv(compare_));
+    }
+    if (policies_.empty()) policies_ = {"max_min_fairness_perf"};
+    std::vector<place::GavelCurvePoint> all;
+    std::string csv;
+    for (const std::string& policy : policies_) {
+      place::GavelCurveOptions o;
+      o.trace = trace_;
+      o.policy = policy;
+      o.seed = seed_;
+      o.threads = threads_;
+      o.sim.workers = workers_;
+      o.sim.price_usd_per_hour = prices_;
+      o.sim.seed = seed_;
+      o.rates_per_hour = rates_;
+      if (o.rates_per_hour.empty()) {
+        for (const auto& [key, v] : expected) {
+          if (std::get<0>(key) == trace_ && std::get<1>(key) == policy) o.rates_per_hour.push_back(std::get<2>(key));
+        }
+      }
+      if (o.rates_per_hour.empty()) {
+        return InvalidArgumentError("no rates for policy " + policy + ": give --rates (or --compare with its rows)");
+      }
+      ASSIGN_OR_RETURN(std::vector<place::GavelCurvePoint> points,
+                       place::RunGavelCurve(table, o, compare_.empty() ? nullptr : &expected));
+      for (const place::GavelCurvePoint& p : points) {
+        std::fprintf(stderr, "%s %.2f %s: %s %.2f h%s, $%.2f/job%s\n", policy.c_str(),
+                     p.result.jobs_per_hour, p.makespan ? "jobs" : "jobs/h",
+                     p.makespan ? "makespan" : "avg JCT", p.Ours(),
+                     p.has_gavel ? (" (Gavel " + std::to_string(p.gavel_jct_hours).substr(0, 6) + " h)").c_str() : "",
+                     p.result.avg_cost_usd, p.result.saturated ? " [saturated]" : "");
+      }
+      all.insert(all.end(), points.begin(), points.end());
+    }
+    const std::string text = place::GavelCurvesToCsv(trace_, all);
+    if (csv_.empty() || csv_ == "-") {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+    } else {
+      RETURN_IF_ERROR(WriteStringToFile(csv_, text));
+    }
+    if (!svg_.empty()) {
+      RETURN_IF_ERROR(WriteStringToFile(svg_, place::GavelCurvesToSvg("Gavel " + trace_ + " (36 K80 + 36 P100 + 36 V100)", all)));
+    }
+    return OkStatus();
+  }
+
+ private:
+  Status Choose(const place::GavelThroughputs& table) {
+    const int job = table.FindJobType(choose_, scale_factor_);
+    const int v100 = table.FindWorker("v100");
+    if (job < 0 || v100 < 0 || table.Isolated(job, v100) <= 0) {
+      return NotFoundError("--choose: no job type \"" + choose_ + "\" at scale factor " +
+                           std::to_string(scale_factor_) + " with a V100 throughput in " + throughputs_);
+    }
+    ASSIGN_OR_RETURN(std::vector<place::WorkerPeaks> peaks, place::GavelWorkerPeaks(table));
+    place::ThroughputModel tm(&table, peaks);
+    place::ColocationModel cm(&table);
+    place::GpuChoiceRequest r;
+    r.job_type = job;
+    r.total_steps = v100_hours_ * 3600 * table.Isolated(job, v100);
+    ASSIGN_OR_RETURN(r.objective, place::ParseGpuObjective(objective_));
+    r.deadline_hours = deadline_hours_;
+    r.price_usd_per_hour = prices_;
+    ASSIGN_OR_RETURN(place::GpuChoice c, place::ChooseGpuType(table, tm, cm, peaks, r));
+    std::printf("%-6s %10s %-22s %10s %9s %14s %12s\n", "gpu", "steps/s", "basis", "hours", "$/job",
+                "$/eff-TFLOP", "coloc-pen");
+    for (size_t i = 0; i < c.options.size(); ++i) {
+      const place::GpuOptionEstimate& o = c.options[i];
+      std::printf("%-6s %10.3f %-22s %10.2f %9.2f %14.6f %12.2f%s\n", o.worker.c_str(), o.steps_per_s,
+                  place::ThroughputBasisName(o.basis), o.duration_hours, o.usd_per_job,
+                  o.usd_per_effective_tflop, o.colocation_penalty,
+                  static_cast<int>(i) == c.chosen ? "  <- chosen" : "");
+    }
+    std::printf("%s\n", c.reason.c_str());
+    return OkStatus();
+  }
+
+  std::string choose_, objective_ = "fastest";
+  int scale_factor_ = 1;
+  double v100_hours_ = 10, deadline_hours_ = 0;
+  std::string throughputs_, trace_ = "continuous-single", compare_, csv_, svg_;
+  std::vector<std::string> policies_;
+  std::vector<double> rates_;
+  std::vector<int> workers_ = {36, 36, 36};
+  std::vector<double> prices_ = {0.52, 1.68, 2.85};
+  uint64_t seed_ = 0;
+  int threads_ = 2;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> NewSimGavelCommand() { return std::make_unique<SimGavelCommand>(); }
+
+}  // namespace gpufleet

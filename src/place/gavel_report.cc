@@ -1,0 +1,243 @@
+#include "place/gavel_report.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include "core/file_util.h"
+
+namespace gpufleet::place {
+namespace {
+
+std::string Fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
+  return buf;
+}
+
+std::vector<std::string_view> SplitComma(std::string_view line) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  for (size_t i = 0; i <= line.size(); ++i) {
+    if (i == line.size() || line[i] == ',') {
+      out.push_back(line.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+StatusOr<double> ParseDouble(std::string_view s, const std::string& where) {
+  std::string tmp(s);
+  char* end = nullptr;
+  const double v = std::strtod(tmp.c_str(), &end);
+  if (tmp.empty() || end != tmp.c_str() + tmp.size() || !std::isfinite(v)) {
+    return InvalidArgumentError(where + ": expected a number, got \"" + tmp.substr(0, 40) + "\"");
+  }
+  return v;
+}
+
+}  // namespace
+
+// Real line: "continuous-single (Fig.8),avg_JCT_hours,0.40,fifo,17.58".
+StatusOr<GavelNotebookJct> ParseGavelNotebookCsv(std::string_view text, std::string_view origin) {
+  GavelNotebookJct out;
+  int line_no = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    std::string_view line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) continue;
+    const std::string where = std::string(origin) + ":" + std::to_string(line_no);
+    const auto f = SplitComma(line);
+    if (f.size() != 5) return InvalidArgumentError(where + ": expected 5 fields, got " + std::to_string(f.size()));
+    if (line_no == 1 && f[0] == "trace") continue;
+    const bool makespan = f[1] == "makespan_hours";
+    if (f[1] != "avg_JCT_hours" && !makespan) continue;
+    std::string trace(f[0]);
+    if (const size_t p = trace.find(" ("); p != std::string::npos) trace.resize(p);
+    std::string policy(f[3]);
+    std::string_view rate_field = f[2];
+    if (makespan) {
+      // "static-multiple makespan,makespan_hours,num_jobs=100,Gavel (min_total_duration_perf),161.16"
+      trace = "static-multiple";
+      if (rate_field.substr(0, 9) == "num_jobs=") rate_field.remove_prefix(9);
+      if (const size_t open = policy.find('('), close = policy.rfind(')');
+          open != std::string::npos && close != std::string::npos && close > open) {
+        policy = policy.substr(open + 1, close - open - 1);
+      } else {
+        for (char& c : policy) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      }
+    }
+    ASSIGN_OR_RETURN(double rate, ParseDouble(rate_field, where + ": field input_job_rate"));
+    ASSIGN_OR_RETURN(double value, ParseDouble(f[4], where + ": field value"));
+    out[{trace, policy, std::round(rate * 100) / 100}] = value;
+  }
+  return out;
+}
+
+StatusOr<GavelNotebookJct> LoadGavelNotebookCsv(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
+  return ParseGavelNotebookCsv(text, path);
+}
+
+StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& table,
+                                                     const GavelCurveOptions& options,
+                                                     const GavelNotebookJct* expected) {
+  const bool is_static = options.trace == "static-multiple";
+  if (options.trace != "continuous-single" && options.trace != "continuous-multiple" && !is_static) {
+    return InvalidArgumentError(
+        "trace must be continuous-single, continuous-multiple or static-multiple, got \"" +
+        options.trace + "\"");
+  }
+  RETURN_IF_ERROR(MakeGavelPolicy(options.policy, options.seed).status());
+  const size_t n = options.rates_per_hour.size();
+  std::vector<GavelCurvePoint> points(n);
+  std::vector<Status> errors(n);
+  std::atomic<size_t> next{0};
+  const auto work = [&] {
+    for (size_t i = next++; i < n; i = next++) {
+      GavelTraceOptions to;
+      GavelSimOptions so = options.sim;
+      to.jobs_per_hour = options.rates_per_hour[i];
+      to.multi_gpu = options.trace != "continuous-single";
+      to.seed = options.seed;
+      to.num_jobs = static_cast<int>(options.sim.measure_end);
+      if (is_static) {
+        to.jobs_per_hour = 0;
+        to.num_jobs = static_cast<int>(options.rates_per_hour[i]);
+        so.measure_begin = 0;
+        so.measure_end = to.num_jobs;
+      }
+      auto jobs = GenerateGavelJobs(table, to);
+      if (!jobs.ok()) {
+        errors[i] = jobs.status();
+        continue;
+      }
+      auto policy = MakeGavelPolicy(options.policy, options.seed);
+      auto r = SimulateGavel(table, *jobs, **policy, so);
+      if (!r.ok()) {
+        errors[i] = r.status();
+        continue;
+      }
+      points[i].result = *r;
+      points[i].result.jobs_per_hour = options.rates_per_hour[i];
+      points[i].makespan = is_static;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 0; t < std::max(1, options.threads); ++t) pool.emplace_back(work);
+  for (std::thread& t : pool) t.join();
+  for (const Status& s : errors) RETURN_IF_ERROR(s);
+  if (expected != nullptr) {
+    // Gavel's value at its lowest rate for this trace and policy: the knee reference.
+    double lowest_rate = 1e18, lowest_jct = 0;
+    for (const auto& [key, v] : *expected) {
+      if (std::get<0>(key) == options.trace && std::get<1>(key) == options.policy &&
+          std::get<2>(key) < lowest_rate) {
+        lowest_rate = std::get<2>(key);
+        lowest_jct = v;
+      }
+    }
+    for (GavelCurvePoint& p : points) {
+      const auto it = expected->find(
+          {options.trace, options.policy, std::round(p.result.jobs_per_hour * 100) / 100});
+      if (it == expected->end()) continue;
+      p.has_gavel = true;
+      p.gavel_jct_hours = it->second;
+      p.below_saturation = it->second <= 1.5 * lowest_jct;
+    }
+  }
+  return points;
+}
+
+std::string GavelCurvesToCsv(const std::string& trace, const std::vector<GavelCurvePoint>& points) {
+  std::string out =
+      "trace,policy,rate_per_hour,avg_jct_hours,gavel_avg_jct_hours,rel_error,avg_cost_usd,"
+      "makespan_hours,completed,measured,saturated,allocations,solve_s\n";
+  for (const GavelCurvePoint& p : points) {
+    const GavelSimResult& r = p.result;
+    out += trace + "," + r.policy + "," + Fixed(r.jobs_per_hour, 2) + "," + Fixed(r.avg_jct_hours, 2) +
+           "," + (p.has_gavel ? Fixed(p.gavel_jct_hours, 2) : "") + "," +
+           (p.has_gavel ? Fixed(p.RelativeError(), 3) : "") + "," + Fixed(r.avg_cost_usd, 2) + "," +
+           Fixed(r.makespan_hours, 2) + "," +
+           std::to_string(r.completed_measured) + "," + std::to_string(r.measured_jobs) + "," +
+           (r.saturated ? "1" : "0") + "," + std::to_string(r.allocations) + "," +
+           Fixed(r.solve_seconds, 2) + "\n";
+  }
+  return out;
+}
+
+std::string GavelCurvesToSvg(const std::string& title, const std::vector<GavelCurvePoint>& points) {
+  std::vector<std::string> order;
+  for (const GavelCurvePoint& p : points) {
+    if (std::find(order.begin(), order.end(), p.result.policy) == order.end()) order.push_back(p.result.policy);
+  }
+  static const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+                                  "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
+  const double kW = 380, kH = 260, kPad = 50;
+  double xmax = 0, jmax = 0, cmax = 0;
+  for (const GavelCurvePoint& p : points) {
+    xmax = std::max(xmax, p.result.jobs_per_hour);
+    jmax = std::max({jmax, std::min(p.result.avg_jct_hours, 200.0), p.has_gavel ? std::min(p.gavel_jct_hours, 200.0) : 0.0});
+    cmax = std::max(cmax, p.result.avg_cost_usd);
+  }
+  xmax = std::max(1.0, std::ceil(xmax));
+  jmax = std::max(1.0, jmax * 1.1);
+  cmax = std::max(1.0, cmax * 1.1);
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Fixed(2 * (kW + kPad) + kPad, 0) +
+                    "\" height=\"" + Fixed(kH + 2 * kPad + 18 * order.size() + 20, 0) +
+                    "\" font-family=\"sans-serif\" font-size=\"11\">\n";
+  svg += "<text x=\"" + Fixed(kPad, 0) + "\" y=\"16\" font-size=\"14\">" + title + "</text>\n";
+  const char* kPanels[] = {"Average JCT (hours; Gavel's dashed)", "Cost per completed job (USD)"};
+  for (int panel = 0; panel < 2; ++panel) {
+    const double x0 = kPad + panel * (kW + kPad), y0 = kPad, ymax = panel == 0 ? jmax : cmax;
+    svg += "<rect x=\"" + Fixed(x0, 1) + "\" y=\"" + Fixed(y0, 1) + "\" width=\"" + Fixed(kW, 1) +
+           "\" height=\"" + Fixed(kH, 1) + "\" fill=\"none\" stroke=\"#444\"/>\n";
+    svg += "<text x=\"" + Fixed(x0, 1) + "\" y=\"" + Fixed(y0 - 6, 1) + "\">" + kPanels[panel] + "</text>\n";
+    svg += "<text x=\"" + Fixed(x0 + kW / 2 - 60, 1) + "\" y=\"" + Fixed(y0 + kH + 28, 1) +
+           "\">input job rate (jobs/hour)</text>\n";
+    for (int t = 0; t <= 4; ++t) {
+      const double xv = xmax * t / 4, x = x0 + kW * t / 4;
+      svg += "<text x=\"" + Fixed(x - 8, 1) + "\" y=\"" + Fixed(y0 + kH + 14, 1) + "\">" + Fixed(xv, 1) + "</text>\n";
+      const double yv = ymax * t / 4, y = y0 + kH - kH * t / 4;
+      svg += "<text x=\"" + Fixed(x0 - 40, 1) + "\" y=\"" + Fixed(y + 4, 1) + "\">" + Fixed(yv, 1) + "</text>\n";
+    }
+    for (size_t c = 0; c < order.size(); ++c) {
+      std::string ours, gavel;
+      for (const GavelCurvePoint& p : points) {
+        if (p.result.policy != order[c]) continue;
+        const double x = x0 + kW * p.result.jobs_per_hour / xmax;
+        const double v = panel == 0 ? std::min(p.result.avg_jct_hours, ymax) : p.result.avg_cost_usd;
+        ours += Fixed(x, 1) + "," + Fixed(y0 + kH - kH * v / ymax, 1) + " ";
+        if (panel == 0 && p.has_gavel) {
+          gavel += Fixed(x, 1) + "," + Fixed(y0 + kH - kH * std::min(p.gavel_jct_hours, ymax) / ymax, 1) + " ";
+        }
+      }
+      const char* color = kColors[c % 8];
+      svg += "<polyline fill=\"none\" stroke=\"" + std::string(color) + "\" stroke-width=\"2\" points=\"" + ours + "\"/>\n";
+      if (!gavel.empty()) {
+        svg += "<polyline fill=\"none\" stroke=\"" + std::string(color) +
+               "\" stroke-width=\"1.5\" stroke-dasharray=\"5,4\" points=\"" + gavel + "\"/>\n";
+      }
+    }
+  }
+  for (size_t c = 0; c < order.size(); ++c) {
+    const double y = kPad + kH + 45 + 18 * c;
+    svg += "<rect x=\"" + Fixed(kPad, 0) + "\" y=\"" + Fixed(y - 9, 0) + "\" width=\"12\" height=\"10\" fill=\"" +
+           kColors[c % 8] + "\"/><text x=\"" + Fixed(kPad + 18, 0) + "\" y=\"" + Fixed(y, 0) + "\">" + order[c] +
+           "</text>\n";
+  }
+  svg += "</svg>\n";
+  return svg;
+}
+
+}  // namespace gpufleet::place

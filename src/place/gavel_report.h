@@ -1,0 +1,70 @@
+// Gavel reproduction: runs one policy's curve (average JCT and cost per job
+// against input job rate) and compares it with the numbers cached in Gavel's
+// evaluation notebooks (../shared/traces/gavel/gavel_notebook_results.csv).
+//
+// "Below saturation" is where Gavel's own JCT is at most 1.5x its value at
+// the lowest rate; past the knee a few jobs more or less in the window move
+// the average by tens of hours, so points there are reported, not judged.
+// Thread safety: RunGavelCurve uses `threads` workers internally.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "core/status.h"
+#include "place/gavel_data.h"
+#include "place/gavel_sim.h"
+
+namespace gpufleet::place {
+
+// (trace, policy, rate) -> average JCT in hours. trace: "continuous-single"
+// or "continuous-multiple" (the CSV's "(Fig.N)" suffix is dropped); and
+// ("static-multiple", policy, number of jobs) -> makespan in hours, with the
+// notebook's labels mapped to policy names ("FIFO" -> fifo, "Gavel
+// (min_total_duration_perf)" -> min_total_duration_perf, ...).
+using GavelNotebookJct = std::map<std::tuple<std::string, std::string, double>, double>;
+
+// Parses the CSV (trace,metric,input_job_rate_per_hour_or_jobs,policy,value);
+// keeps avg_JCT_hours and makespan_hours rows. Errors name origin:line.
+StatusOr<GavelNotebookJct> ParseGavelNotebookCsv(std::string_view text, std::string_view origin);
+StatusOr<GavelNotebookJct> LoadGavelNotebookCsv(const std::string& path);
+
+struct GavelCurveOptions {
+  // "continuous-single", "continuous-multiple", or "static-multiple" (all jobs
+  // at t=0, every job measured, makespan compared; rates_per_hour then holds
+  // numbers of jobs).
+  std::string trace = "continuous-single";
+  std::string policy = "max_min_fairness_perf";
+  std::vector<double> rates_per_hour;
+  uint64_t seed = 0;
+  int threads = 2;
+  GavelSimOptions sim;  // workers, prices, window
+};
+
+struct GavelCurvePoint {
+  GavelSimResult result;
+  bool has_gavel = false;
+  double gavel_jct_hours = 0;
+  bool below_saturation = false;  // by Gavel's curve, see above
+  bool makespan = false;          // static trace: gavel_jct_hours holds Gavel's makespan
+  double Ours() const { return makespan ? result.makespan_hours : result.avg_jct_hours; }
+  double RelativeError() const {
+    return has_gavel ? (Ours() - gavel_jct_hours) / gavel_jct_hours : 0;
+  }
+};
+
+StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& table,
+                                                     const GavelCurveOptions& options,
+                                                     const GavelNotebookJct* expected);
+
+// CSV: trace,policy,rate_per_hour,avg_jct_hours,gavel_avg_jct_hours,rel_error,
+// avg_cost_usd,makespan_hours,completed,measured,saturated,allocations,solve_s
+// (gavel_avg_jct_hours is Gavel's makespan for the static trace).
+std::string GavelCurvesToCsv(const std::string& trace, const std::vector<GavelCurvePoint>& points);
+// Two panels (JCT, cost per job) against rate; ours solid, Gavel's dashed.
+std::string GavelCurvesToSvg(const std::string& title, const std::vector<GavelCurvePoint>& points);
+
+}  // namespace gpufleet::place

@@ -1,0 +1,264 @@
+#include "place/gavel_sim.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <tuple>
+#include <unordered_map>
+
+namespace gpufleet::place {
+namespace {
+
+int SampleScaleFactor(std::mt19937_64& rng) {
+  const double r = std::uniform_real_distribution<double>(0, 1)(rng);
+  if (r < 0.7) return 1;
+  if (r < 0.8) return 2;
+  if (r < 0.95) return 4;
+  return 8;
+}
+
+double SampleDurationSeconds(std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(0, 1);
+  if (u(rng) >= 0.8) return 60 * std::pow(10.0, 3 + u(rng));
+  return 60 * std::pow(10.0, 1.5 + 1.5 * u(rng));
+}
+
+struct JobState {
+  const GavelSimJob* job = nullptr;
+  double steps_done = 0;
+  double cost_usd = 0;
+  std::vector<double> time_since_reset;  // per type, Gavel's _job_time_so_far
+  std::vector<double> deficit;           // per type
+  int alloc_index = -1;                  // row in the current allocation; -1 = none
+};
+
+}  // namespace
+
+StatusOr<std::vector<GavelSimJob>> GenerateGavelJobs(const GavelThroughputs& table,
+                                                     const GavelTraceOptions& options) {
+  const int v100 = table.FindWorker("v100");
+  if (v100 < 0) return InvalidArgumentError("throughput table has no v100 worker (the reference)");
+  if (options.jobs_per_hour < 0) return InvalidArgumentError("jobs_per_hour must be >= 0");
+  // Templates: the single-GPU job types; "distributed" when the table has the
+  // same name at a larger scale factor.
+  std::vector<int> templates;
+  for (int j = 0; j < table.num_job_types(); ++j) {
+    if (table.job_types()[j].scale_factor == 1) templates.push_back(j);
+  }
+  if (templates.empty()) return InvalidArgumentError("throughput table has no single-GPU job types");
+  if (options.multi_gpu) {
+    for (int sf : {2, 4, 8}) {
+      bool any = false;
+      for (int tmpl : templates) any = any || table.FindJobType(table.job_types()[tmpl].name, sf) >= 0;
+      if (!any) return InvalidArgumentError("throughput table has no job type at scale factor " + std::to_string(sf));
+    }
+  }
+  std::mt19937_64 type_rng(options.seed * 4 + 2), arrival_rng(options.seed * 4 + 3);
+  std::exponential_distribution<double> gap(options.jobs_per_hour > 0 ? options.jobs_per_hour / 3600.0 : 1.0);
+  std::vector<GavelSimJob> out;
+  double t = 0;
+  for (int i = 0; i < options.num_jobs; ++i) {
+    GavelSimJob job;
+    job.id = i;
+    job.arrival_s = t;
+    job.scale_factor = options.multi_gpu ? SampleScaleFactor(type_rng) : 1;
+    job.duration_v100_s = SampleDurationSeconds(type_rng);
+    for (int tries = 0;; ++tries) {
+      const int tmpl = templates[std::uniform_int_distribution<size_t>(0, templates.size() - 1)(type_rng)];
+      const int k = table.FindJobType(table.job_types()[tmpl].name, job.scale_factor);
+      if (k >= 0 && table.Isolated(k, v100) > 0) {
+        job.job_type = k;
+        break;
+      }
+      if (tries > 10000) return InternalError("no job type with scale factor " + std::to_string(job.scale_factor));
+    }
+    job.total_steps = job.duration_v100_s * table.Isolated(job.job_type, v100);
+    out.push_back(job);
+    if (options.jobs_per_hour > 0) t += gap(arrival_rng);
+  }
+  return out;
+}
+
+StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
+                                       const std::vector<GavelSimJob>& jobs, GavelPolicy& policy,
+                                       const GavelSimOptions& options) {
+  const int nt = table.num_workers();
+  if (static_cast<int>(options.workers.size()) != nt) {
+    return InvalidArgumentError("workers: expected one count per GPU type of the table");
+  }
+  std::vector<double> price = options.price_usd_per_hour;
+  price.resize(nt, 0.0);
+  // Gavel walks types in the order v100, p100, k80 (fastest first).
+  std::vector<int> type_order;
+  for (const char* n : {"v100", "p100", "k80"}) {
+    if (table.FindWorker(n) >= 0) type_order.push_back(table.FindWorker(n));
+  }
+  for (int w = 0; w < nt; ++w) {
+    if (std::find(type_order.begin(), type_order.end(), w) == type_order.end()) type_order.push_back(w);
+  }
+  std::mt19937_64 shuffle_rng(options.seed * 4 + 5);
+
+  GavelSimResult res;
+  res.policy = policy.name();
+  std::vector<JobState> active;
+  GavelAllocation alloc;
+  std::vector<double> worker_time(nt, 0.0);
+  size_t next = 0;
+  double now = 0, last_reset = 0;
+  bool ever_reset = false, need_update = false;
+  double jct_sum = 0, cost_sum = 0;
+  int measured_total = 0;
+  for (const GavelSimJob& j : jobs) {
+    if (j.id >= options.measure_begin && j.id < options.measure_end) ++measured_total;
+  }
+  res.measured_jobs = measured_total;
+  const double half_round = options.round_s / 2;
+
+  while (res.completed_measured < measured_total) {
+    if (now > options.max_sim_hours * 3600) {
+      res.saturated = true;
+      break;
+    }
+    // Arrivals up to now.
+    while (next < jobs.size() && jobs[next].arrival_s <= now) {
+      JobState s;
+      s.job = &jobs[next];
+      s.time_since_reset.assign(nt, half_round);
+      s.deficit.assign(nt, 0.0);
+      active.push_back(std::move(s));
+      need_update = true;
+      ++next;
+    }
+    if (active.empty()) {
+      if (next >= jobs.size()) break;
+      now = jobs[next].arrival_s;
+      continue;
+    }
+    // Reset and reallocate (Gavel's _update_priorities in simulation).
+    if (need_update && (!ever_reset || now - last_reset >= options.min_reset_interval_s)) {
+      const double elapsed = now - last_reset;
+      std::fill(worker_time.begin(), worker_time.end(), 0.0);
+      for (JobState& s : active) {
+        for (int w = 0; w < nt; ++w) {
+          const double got = s.time_since_reset[w] - half_round;
+          const double should = s.alloc_index >= 0 ? alloc[s.alloc_index][w] * elapsed : 0.0;
+          s.deficit[w] += should - got;
+          s.time_since_reset[w] = half_round;
+          worker_time[w] += half_round;
+        }
+      }
+      last_reset = now;
+      ever_reset = true;
+      GavelAllocationInput in;
+      in.workers = options.workers;
+      in.price_usd_per_hour = price;
+      for (size_t i = 0; i < active.size(); ++i) {
+        const GavelSimJob& j = *active[i].job;
+        GavelActiveJob a;
+        a.id = j.id;
+        a.scale_factor = j.scale_factor;
+        a.steps_remaining = j.total_steps - active[i].steps_done;
+        a.seconds_since_arrival = now - j.arrival_s;
+        for (int w = 0; w < nt; ++w) a.steps_per_s.push_back(table.Isolated(j.job_type, w));
+        in.jobs.push_back(std::move(a));
+        active[i].alloc_index = static_cast<int>(i);
+      }
+      const auto t0 = std::chrono::steady_clock::now();
+      auto x = policy.Allocate(in);
+      res.solve_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (!x.ok()) return x.status().WithContext("policy " + policy.name() + " at t=" + std::to_string(now) + " s");
+      alloc = std::move(*x);
+      ++res.allocations;
+      need_update = false;
+    }
+    // Priorities and the greedy per-type pass.
+    std::vector<int> order = type_order;
+    if (!policy.heterogeneity_aware()) std::shuffle(order.begin(), order.end(), shuffle_rng);
+    std::vector<int> free = options.workers;
+    std::vector<int> placed_type(active.size(), -1);
+    for (int w : order) {
+      std::vector<std::tuple<double, double, double, size_t>> queue;
+      for (size_t i = 0; i < active.size(); ++i) {
+        if (placed_type[i] >= 0) continue;
+        const JobState& s = active[i];
+        const double x = s.alloc_index >= 0 ? alloc[s.alloc_index][w] : 0.0;
+        const double tput = table.Isolated(s.job->job_type, w);
+        if (tput <= 0) continue;
+        double priority = 0;
+        if (x > 0) {
+          const double fraction = worker_time[w] > 0 ? s.time_since_reset[w] / worker_time[w] : 0.0;
+          priority = fraction > 0 ? x / fraction : x * 1e9;
+        }
+        if (policy.strict_allocation() && priority <= 0) continue;
+        queue.emplace_back(priority, s.deficit[w], x, i);
+      }
+      std::sort(queue.begin(), queue.end(), [](const auto& a, const auto& b) {
+        if (std::get<0>(a) != std::get<0>(b)) return std::get<0>(a) > std::get<0>(b);
+        if (std::get<1>(a) != std::get<1>(b)) return std::get<1>(a) > std::get<1>(b);
+        if (std::get<2>(a) != std::get<2>(b)) return std::get<2>(a) > std::get<2>(b);
+        return std::get<3>(a) < std::get<3>(b);
+      });
+      for (const auto& q : queue) {
+        if (free[w] == 0) break;
+        const size_t i = std::get<3>(q);
+        const int sf = active[i].job->scale_factor;
+        if (sf > free[w]) continue;
+        free[w] -= sf;
+        placed_type[i] = w;
+      }
+    }
+    // Run the round.
+    double round_end = now;
+    bool any = false;
+    std::vector<double> finish(active.size(), -1);
+    for (size_t i = 0; i < active.size(); ++i) {
+      const int w = placed_type[i];
+      if (w < 0) continue;
+      JobState& s = active[i];
+      const double tput = table.Isolated(s.job->job_type, w);
+      const double steps = std::min(std::floor(tput * options.round_s), s.job->total_steps - s.steps_done);
+      const double exec = steps / tput;
+      s.steps_done += steps;
+      s.time_since_reset[w] += exec;
+      worker_time[w] += exec;
+      s.cost_usd += exec / 3600 * s.job->scale_factor * price[w];
+      finish[i] = now + exec;
+      round_end = std::max(round_end, now + exec);
+      any = true;
+    }
+    ++res.rounds;
+    if (!any) {
+      // Nothing could run (all GPUs unusable for the active jobs): wait for the next arrival.
+      if (next >= jobs.size()) return InternalError("no active job can run on any GPU type");
+      now = std::max(now + options.round_s, jobs[next].arrival_s);
+      continue;
+    }
+    // Completions.
+    std::vector<JobState> still;
+    still.reserve(active.size());
+    for (size_t i = 0; i < active.size(); ++i) {
+      JobState& s = active[i];
+      if (finish[i] >= 0 && s.steps_done >= s.job->total_steps - 1e-9) {
+        if (s.job->id >= options.measure_begin && s.job->id < options.measure_end) {
+          jct_sum += finish[i] - s.job->arrival_s;
+          res.makespan_hours = std::max(res.makespan_hours, finish[i] / 3600);
+          cost_sum += s.cost_usd;
+          ++res.completed_measured;
+        }
+        need_update = true;
+        continue;
+      }
+      still.push_back(std::move(s));
+    }
+    active = std::move(still);
+    now = round_end;
+  }
+  if (res.completed_measured > 0) {
+    res.avg_jct_hours = jct_sum / res.completed_measured / 3600;
+    res.avg_cost_usd = cost_sum / res.completed_measured;
+  }
+  return res;
+}
+
+}  // namespace gpufleet::place

@@ -226,7 +226,9 @@ TEST_F(SimTest, EnergyIsThePowerGaugeIntegratedUnderUnevenCollection) {
 }
 
 TEST_F(SimTest, MemoryContentionRaisesBandwidthAndCutsOccupancyInItsWindow) {
-  DeviceReadings before = At(kH100Inference, 100);
+  // Before: after embed-backfill started sharing the GPU (110 s) and before
+  // the episode (120 s), so only the episode's effect is compared.
+  DeviceReadings before = At(kH100Inference, 115);
   DeviceReadings during = At(kH100Inference, 300);
   DeviceReadings after = At(kH100Inference, 500);
   auto bw = [](const DeviceReadings& r) {
@@ -245,7 +247,8 @@ TEST_F(SimTest, MemoryContentionRaisesBandwidthAndCutsOccupancyInItsWindow) {
     if (x.name == "gpu_process_memory_bytes" && !x.labels.Has("workload_pod")) ++unlabelled;
   }
   EXPECT_EQ(unlabelled, 1);
-  EXPECT_NEAR(bw(after), bw(before), 0.05);
+  // After the episode and embed-backfill (gone at 430 s): as it was alone.
+  EXPECT_NEAR(bw(after), bw(At(kH100Inference, 100)), 0.05);
   // A device outside the episode is untouched.
   EXPECT_LT(*Value(At(kH100Inference - 1, 520), "gpu_memory_bandwidth_utilization_ratio"), 0.6);
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/load_metrics.h"
 #include "cost/meter.h"
 #include "expo/remote_write.h"
 #include "store/window_store.h"
@@ -21,14 +22,6 @@ namespace {
 
 using namespace gpufleet;
 
-constexpr const char* kMetrics[] = {
-    "gpu_up", "gpu_power_watts", "gpu_energy_joules_total", "gpu_temperature_celsius",
-    "gpu_memory_temperature_celsius", "gpu_memory_used_bytes", "gpu_memory_total_bytes",
-    "gpu_utilization_ratio", "gpu_sm_active_ratio", "gpu_memory_bandwidth_utilization_ratio",
-    "gpu_clock_sm_hertz", "gpu_clock_memory_hertz", "gpu_pcie_rx_bytes_total",
-    "gpu_pcie_tx_bytes_total", "gpu_ecc_errors_total", "gpu_memory_copy_utilization_ratio",
-    "gpu_encoder_utilization_ratio", "gpu_decoder_utilization_ratio", "gpu_fan_speed_ratio",
-    "gpu_power_limit_watts"};
 
 // Batches of one round for `gpus` GPUs.
 std::vector<std::vector<RemoteWriteSeries>> Round(int gpus, int64_t ts_ms) {
@@ -37,10 +30,10 @@ std::vector<std::vector<RemoteWriteSeries>> Round(int gpus, int64_t ts_ms) {
     for (int m = 0; m < 40; ++m) {
       if (out.back().size() == 2000) out.emplace_back();
       RemoteWriteSeries& s = out.back().emplace_back();
-      s.labels = Labels{{"__name__", kMetrics[m % 20]},
+      s.labels = Labels{{"__name__", bench::kLoadMetrics[m % bench::kLoadMetricCount]},
                         {"cloud", g % 2 ? "aws" : "gcp"},
                         {"gpu", std::to_string(g % 8)},
-                        {"index", std::to_string(m / 20)},
+                        {"index", std::to_string(m / bench::kLoadMetricCount)},
                         {"model", "H100-SXM5-80GB"},
                         {"node", "node-" + std::to_string(g / 8)},
                         {"uuid", "GPU-" + std::to_string(1'000'000 + g)}};

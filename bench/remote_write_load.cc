@@ -12,20 +12,13 @@
 #include <thread>
 #include <vector>
 
+#include "bench/load_metrics.h"
 #include "expo/remote_write.h"
 #include "net/http_client.h"
 #include "net/url.h"
 
 namespace {
 
-constexpr const char* kMetrics[] = {
-    "gpu_up", "gpu_power_watts", "gpu_energy_joules_total", "gpu_temperature_celsius",
-    "gpu_memory_temperature_celsius", "gpu_memory_used_bytes", "gpu_memory_total_bytes",
-    "gpu_utilization_ratio", "gpu_sm_active_ratio", "gpu_memory_bandwidth_utilization_ratio",
-    "gpu_clock_sm_hertz", "gpu_clock_memory_hertz", "gpu_pcie_rx_bytes_total",
-    "gpu_pcie_tx_bytes_total", "gpu_ecc_errors_total", "gpu_memory_copy_utilization_ratio",
-    "gpu_encoder_utilization_ratio", "gpu_decoder_utilization_ratio", "gpu_fan_speed_ratio",
-    "gpu_power_limit_watts"};
 constexpr int kSeriesPerGpu = 40;
 
 }  // namespace
@@ -62,7 +55,7 @@ int main(int argc, char** argv) {
       for (int m = 0; m < kSeriesPerGpu; ++m) {
         RemoteWriteSeries& s = batch.series.emplace_back();
         s.labels = Labels{
-            {"__name__", kMetrics[m % std::size(kMetrics)]},
+            {"__name__", bench::kLoadMetrics[m % bench::kLoadMetricCount]},
             {"cloud", g % 2 ? "aws" : "gcp"},
             {"gpu", std::to_string(g % 8)},
             {"method", vendor == 0 ? "nvml" : vendor == 1 ? "amdsmi" : "levelzero"},
@@ -70,7 +63,7 @@ int main(int argc, char** argv) {
             {"node", "node-" + std::to_string(g / 8)},
             {"uuid", "GPU-" + std::to_string(1'000'000 + g) + "-a1b2c3d4-e5f6"},
             {"vendor", vendor == 0 ? "nvidia" : vendor == 1 ? "amd" : "intel"},
-            {"index", std::to_string(m / std::size(kMetrics))},
+            {"index", std::to_string(m / bench::kLoadMetricCount)},
         };
         s.samples = {{start_ms + r * 15'000LL, 100.0 + g * 0.25 + m + r}};
         if (batch.series.size() == static_cast<size_t>(series_per_batch)) {

@@ -33,7 +33,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (p.ok()) Require(std::isfinite(p->usd_per_gpu_hour) && p->usd_per_gpu_hour >= 0);
     }
   }
-  StatusOr<PriceCatalog> catalog = PriceCatalog::Parse(text, "fuzz.toml", HardwareCatalog::Default());
+  StatusOr<PriceCatalog> catalog =
+      PriceCatalog::Parse(text, "fuzz.toml", HardwareCatalog::Default());
   if (catalog.ok()) {
     for (const CloudOffer& o : catalog->offers()) {
       StatusOr<GpuHourPrice> p = PriceCatalog::PerGpuHour(o, false, HostSplitRates());

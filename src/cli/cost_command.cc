@@ -45,12 +45,12 @@ class CostCommand : public Command {
     report_->add_option("--contention", contention_, "transfer, surcharge or off")
         ->check(CLI::IsMember({"transfer", "surcharge", "off"}))
         ->capture_default_str();
-    report_->add_option("--surcharge", surcharge_,
-                        "Surcharge in USD per 10% slowdown per GPU-hour")
+    report_->add_option("--surcharge", surcharge_, "Surcharge in USD per 10% slowdown per GPU-hour")
         ->capture_default_str();
     report_->add_option("--prices", prices_, "Site prices file (TOML; docs/cost.md)");
-    report_->add_option("--format", format_,
-                        "text, csv, json, or focus (FinOps FOCUS 1.2 rows; docs/cost.md)")
+    report_
+        ->add_option("--format", format_,
+                     "text, csv, json, or focus (FinOps FOCUS 1.2 rows; docs/cost.md)")
         ->check(CLI::IsMember({"text", "csv", "json", "focus"}))
         ->capture_default_str();
     report_->add_option("-o,--output", output_, "Write here instead of stdout");
@@ -145,8 +145,8 @@ class CostCommand : public Command {
 
   Status ListPrices() {
     const cost::PriceCatalog& c = cost::PriceCatalog::Default();
-    std::printf("%-11s %-22s %-28s %-14s %6s %10s %14s  %s\n", "CLOUD", "REGION", "INSTANCE",
-                "GPU", "GPUS", "USD/GPU-H", "USD/PFLOP-H", "BASIS");
+    std::printf("%-11s %-22s %-28s %-14s %6s %10s %14s  %s\n", "CLOUD", "REGION", "INSTANCE", "GPU",
+                "GPUS", "USD/GPU-H", "USD/PFLOP-H", "BASIS");
     for (const cost::CloudOffer& o : c.offers()) {
       if (!cloud_.empty() && o.cloud != cloud_) continue;
       if (!region_.empty() && o.region != region_) continue;
@@ -160,15 +160,16 @@ class CostCommand : public Command {
       const GpuModelSpec* spec = HardwareCatalog::Default().Find(o.gpu);
       double pf = spec != nullptr ? spec->peak_bf16_flops / 1e15 : 0;
       std::string per_pf = pf > 0 ? std::to_string(p->usd_per_gpu_hour / pf) : "-";
-      per_pf = per_pf.substr(0, per_pf.find('.') == std::string::npos ? per_pf.size()
-                                                                       : per_pf.find('.') + 5);
+      per_pf = per_pf.substr(
+          0, per_pf.find('.') == std::string::npos ? per_pf.size() : per_pf.find('.') + 5);
       std::printf("%-11s %-22s %-28s %-14s %6g %10.4f %14s  %s\n", o.cloud.c_str(),
                   o.region.c_str(), o.instance_type.c_str(), o.gpu.c_str(), o.gpu_count,
                   p->usd_per_gpu_hour, per_pf.c_str(), p->basis.c_str());
     }
-    std::printf("Source: %s (public list prices; not current quotes). USD/PFLOP-H: per peak "
-                "dense bf16 PFLOP/s for an hour (data/hardware.toml).\n",
-                c.snapshot().c_str());
+    std::printf(
+        "Source: %s (public list prices; not current quotes). USD/PFLOP-H: per peak "
+        "dense bf16 PFLOP/s for an hour (data/hardware.toml).\n",
+        c.snapshot().c_str());
     return OkStatus();
   }
 

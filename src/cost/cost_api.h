@@ -26,16 +26,14 @@ namespace gpufleet::cost {
 struct ApiReply {
   int status = 200;
   std::string content_type = "application/json";
-  std::string body; // the message when status != 200
+  std::string body;  // the message when status != 200
 };
 
 using ApiParams = std::map<std::string, std::string>;
 
-ApiReply CostQuery(const ApiParams &params, Meter &meter,
-                   detect::IncidentBook &incidents, const PriceBook &prices,
-                   int64_t now_s);
-ApiReply AllocationQuery(const ApiParams &params, Meter &meter,
-                         detect::IncidentBook &incidents,
-                         const PriceBook &prices, int64_t now_s);
+ApiReply CostQuery(const ApiParams& params, Meter& meter, detect::IncidentBook& incidents,
+                   const PriceBook& prices, int64_t now_s);
+ApiReply AllocationQuery(const ApiParams& params, Meter& meter, detect::IncidentBook& incidents,
+                         const PriceBook& prices, int64_t now_s);
 
-} // namespace gpufleet::cost
+}  // namespace gpufleet::cost

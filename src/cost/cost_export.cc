@@ -10,69 +10,46 @@ namespace {
 
 using nlohmann::json;
 
-std::string Iso(int64_t s) {
-  time_t t = static_cast<time_t>(s);
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string Decimal(double v, int digits = 6) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   std::string s = buf;
   if (s.find('.') != std::string::npos) {
-    while (s.back() == '0')
-      s.pop_back();
-    if (s.back() == '.')
-      s.pop_back();
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
   }
   return s == "-0" ? "0" : s;
 }
 
-std::string Csv(const std::string &s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos)
-    return s;
+std::string Csv(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string q = "\"";
-  for (char c : s)
-    q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
 }
 
 std::string PricingCategory(Pricing p) {
   switch (p) {
-  case Pricing::kOnDemand:
-  case Pricing::kNegotiated:
-    return "Standard";
-  case Pricing::kSpot:
-    return "Dynamic";
-  case Pricing::kCommitted:
-    return "Committed";
-  case Pricing::kOnPrem:
-    return "Other";
+    case Pricing::kOnDemand:
+    case Pricing::kNegotiated:
+      return "Standard";
+    case Pricing::kSpot:
+      return "Dynamic";
+    case Pricing::kCommitted:
+      return "Committed";
+    case Pricing::kOnPrem:
+      return "Other";
   }
   return "Other";
 }
 
-std::string
-TeamOf(const Holder &h,
-       const std::vector<std::pair<std::string, std::string>> &teams) {
-  if (!h.team.empty())
-    return h.team;
-  for (const auto &[ns, team] : teams) {
-    if (ns == h.namespace_)
-      return team;
-  }
-  return h.namespace_.empty() ? h.slurm_account : h.namespace_;
-}
 
 double Round5(double v) { return std::round(v * 1e5) / 1e5; }
 
-} // namespace
+}  // namespace
 
-const std::vector<std::string> &FocusColumns() {
+const std::vector<std::string>& FocusColumns() {
   static const std::vector<std::string> kColumns = {"BilledCost",
                                                     "EffectiveCost",
                                                     "ListCost",
@@ -116,54 +93,47 @@ const std::vector<std::string> &FocusColumns() {
   return kColumns;
 }
 
-std::string
-RenderFocusCsv(const Ledger &L,
-               const std::vector<std::pair<std::string, std::string>> &teams) {
+std::string RenderFocusCsv(const Ledger& L,
+                           const std::vector<std::pair<std::string, std::string>>& teams) {
   std::string out;
-  for (const std::string &c : FocusColumns())
-    out += (out.empty() ? "" : ",") + c;
+  for (const std::string& c : FocusColumns()) out += (out.empty() ? "" : ",") + c;
   out += "\n";
-  const std::string from = Iso(L.from_s), to = Iso(L.to_s);
-  for (const ChargeLine &l : L.lines) {
-    const MeteredDevice &d = L.devices.at(l.device);
-    const DeviceCost &dc = L.device_costs.at(l.device);
-    const Holder *h = nullptr;
-    if (auto it = L.holders.find(l.holder); it != L.holders.end())
-      h = &it->second;
+  const std::string from = IsoTime(L.from_s), to = IsoTime(L.to_s);
+  for (const ChargeLine& l : L.lines) {
+    const MeteredDevice& d = L.devices.at(l.device);
+    const DeviceCost& dc = L.device_costs.at(l.device);
+    const Holder* h = nullptr;
+    if (auto it = L.holders.find(l.holder); it != L.holders.end()) h = &it->second;
     const bool usage = l.category != Category::kContention;
-    const std::string category = usage             ? "Usage"
-                                 : l.micro_usd < 0 ? "Credit"
-                                                   : "Adjustment";
+    const std::string category = usage ? "Usage" : l.micro_usd < 0 ? "Credit" : "Adjustment";
     const std::string cost = Decimal(static_cast<double>(l.micro_usd) / 1e6);
     const std::string provider = d.cloud.empty() ? "unknown" : d.cloud;
-    std::string who =
-        h != nullptr ? (h->pod.empty() ? h->key : h->namespace_ + "/" + h->pod)
-                     : "nobody (unallocated)";
+    std::string who = h != nullptr ? (h->pod.empty() ? h->key : h->namespace_ + "/" + h->pod)
+                                   : "nobody (unallocated)";
     std::string desc;
     switch (l.category) {
-    case Category::kBase:
-      desc = "GPU time held by " + who;
-      break;
-    case Category::kIdleAllocated:
-      desc = "idle share of GPU time held by " + who;
-      break;
-    case Category::kIdleUnallocated:
-      desc = "GPU time nobody held";
-      break;
-    case Category::kIdleShare:
-      desc = "idle GPU time handed to " + who;
-      break;
-    case Category::kContention:
-      desc = l.micro_usd < 0 ? "credit for time " + who + " lost to contention"
-                             : "charge to " + who + " for contention it caused";
-      break;
+      case Category::kBase:
+        desc = "GPU time held by " + who;
+        break;
+      case Category::kIdleAllocated:
+        desc = "idle share of GPU time held by " + who;
+        break;
+      case Category::kIdleUnallocated:
+        desc = "GPU time nobody held";
+        break;
+      case Category::kIdleShare:
+        desc = "idle GPU time handed to " + who;
+        break;
+      case Category::kContention:
+        desc = l.micro_usd < 0 ? "credit for time " + who + " lost to contention"
+                               : "charge to " + who + " for contention it caused";
+        break;
     }
     desc += " on " + d.key;
     json tags = json::object();
     if (h != nullptr && l.holder > 0) {
-      auto put = [&](const char *k, const std::string &v) {
-        if (!v.empty())
-          tags[std::string("gpufleet/") + k] = v;
+      auto put = [&](const char* k, const std::string& v) {
+        if (!v.empty()) tags[std::string("gpufleet/") + k] = v;
       };
       put("team", TeamOf(*h, teams));
       put("namespace", h->namespace_);
@@ -177,66 +147,61 @@ RenderFocusCsv(const Ledger &L,
       tags["gpufleet/team"] = h->team;
     }
     tags["gpufleet/gpu_model"] = d.model;
-    std::string team =
-        h != nullptr ? (l.holder > 0 ? TeamOf(*h, teams) : h->team) : "";
+    std::string team = h != nullptr ? (l.holder > 0 ? TeamOf(*h, teams) : h->team) : "";
     double unit_price = dc.price.usd_per_gpu_hour;
-    std::string sku =
-        !dc.price.instance_type.empty()
-            ? dc.price.instance_type
-            : "gpu:" + (dc.price.gpu.empty() ? d.model : dc.price.gpu);
-    std::vector<std::string> row = {
-        cost,
-        cost,
-        cost,
-        cost,
-        "gpufleet",
-        "gpufleet cost ledger",
-        "USD",
-        from,
-        to,
-        from,
-        to,
-        category,
-        "",
-        desc,
-        usage ? "Usage-Based" : "One-Time",
-        provider == "onprem" ? "on-premises" : provider,
-        usage ? Decimal(l.gpu_hours) : "",
-        usage ? "GPU-Hours" : "",
-        provider,
-        provider,
-        "Compute",
-        "GPU compute (" + provider + ")",
-        d.key,
-        d.model + " on " + d.node,
-        d.partition_kind.empty() ? "GPU" : "GPU partition",
-        d.region,
-        d.region,
-        usage ? Decimal(l.gpu_hours) : "",
-        usage ? "GPU-Hours" : "",
-        usage ? Decimal(unit_price) : "",
-        usage ? Decimal(unit_price) : "",
-        usage ? PricingCategory(dc.price.pricing) : "",
-        usage ? sku : "",
-        team,
-        team,
-        tags.dump(),
-        std::string(CategoryName(l.category)),
-        std::string(BasisName(L.policy.basis)),
-        Decimal(static_cast<double>(l.allocation_micro) / 1e6),
-        Decimal(l.lost_gpu_hours)};
+    std::string sku = !dc.price.instance_type.empty()
+                          ? dc.price.instance_type
+                          : "gpu:" + (dc.price.gpu.empty() ? d.model : dc.price.gpu);
+    std::vector<std::string> row = {cost,
+                                    cost,
+                                    cost,
+                                    cost,
+                                    "gpufleet",
+                                    "gpufleet cost ledger",
+                                    "USD",
+                                    from,
+                                    to,
+                                    from,
+                                    to,
+                                    category,
+                                    "",
+                                    desc,
+                                    usage ? "Usage-Based" : "One-Time",
+                                    provider == "onprem" ? "on-premises" : provider,
+                                    usage ? Decimal(l.gpu_hours) : "",
+                                    usage ? "GPU-Hours" : "",
+                                    provider,
+                                    provider,
+                                    "Compute",
+                                    "GPU compute (" + provider + ")",
+                                    d.key,
+                                    d.model + " on " + d.node,
+                                    d.partition_kind.empty() ? "GPU" : "GPU partition",
+                                    d.region,
+                                    d.region,
+                                    usage ? Decimal(l.gpu_hours) : "",
+                                    usage ? "GPU-Hours" : "",
+                                    usage ? Decimal(unit_price) : "",
+                                    usage ? Decimal(unit_price) : "",
+                                    usage ? PricingCategory(dc.price.pricing) : "",
+                                    usage ? sku : "",
+                                    team,
+                                    team,
+                                    tags.dump(),
+                                    std::string(CategoryName(l.category)),
+                                    std::string(BasisName(L.policy.basis)),
+                                    Decimal(static_cast<double>(l.allocation_micro) / 1e6),
+                                    Decimal(l.lost_gpu_hours)};
     std::string line;
-    for (size_t i = 0; i < row.size(); ++i)
-      line += (i ? "," : "") + Csv(row[i]);
+    for (size_t i = 0; i < row.size(); ++i) line += (i ? "," : "") + Csv(row[i]);
     out += line + "\n";
   }
   return out;
 }
 
 StatusOr<std::string> RenderOpenCostAllocation(
-    const Ledger &allocation, const Ledger &usage, const std::string &aggregate,
-    bool include_idle,
-    const std::vector<std::pair<std::string, std::string>> &teams) {
+    const Ledger& allocation, const Ledger& usage, const std::string& aggregate, bool include_idle,
+    const std::vector<std::pair<std::string, std::string>>& teams) {
   std::string dim;
   if (aggregate == "namespace" || aggregate == "pod" || aggregate == "node" ||
       aggregate == "team") {
@@ -255,30 +220,22 @@ StatusOr<std::string> RenderOpenCostAllocation(
   }
   ASSIGN_OR_RETURN(CostReport a, BuildReport(allocation, {dim}, teams));
   ASSIGN_OR_RETURN(CostReport u, BuildReport(usage, {dim}, teams));
-  std::map<std::string, const CostRow *> usage_rows;
-  for (const CostRow &r : u.rows)
-    usage_rows[r.key[0]] = &r;
-  const double minutes =
-      static_cast<double>(allocation.to_s - allocation.from_s) / 60;
-  json window = {{"start", Iso(allocation.from_s)},
-                 {"end", Iso(allocation.to_s)}};
+  std::map<std::string, const CostRow*> usage_rows;
+  for (const CostRow& r : u.rows) usage_rows[r.key[0]] = &r;
+  const double minutes = static_cast<double>(allocation.to_s - allocation.from_s) / 60;
+  json window = {{"start", IsoTime(allocation.from_s)}, {"end", IsoTime(allocation.to_s)}};
   json set = json::object();
-  for (const CostRow &r : a.rows) {
+  for (const CostRow& r : a.rows) {
     std::string name = r.key[0];
     bool idle = name == "(unallocated)";
-    if (idle && !include_idle)
-      continue;
-    if (idle)
-      name = "__idle__";
-    auto usd = [](int64_t micro) {
-      return Round5(static_cast<double>(micro) / 1e6);
-    };
+    if (idle && !include_idle) continue;
+    if (idle) name = "__idle__";
+    auto usd = [](int64_t micro) { return Round5(static_cast<double>(micro) / 1e6); };
     double gpu_count = minutes > 0 ? r.gpu_hours / (minutes / 60) : 0;
     double efficiency = 0;
-    if (auto it = usage_rows.find(r.key[0]);
-        it != usage_rows.end() && r.allocation_micro > 0) {
-      efficiency = static_cast<double>(it->second->base_micro) /
-                   static_cast<double>(r.allocation_micro);
+    if (auto it = usage_rows.find(r.key[0]); it != usage_rows.end() && r.allocation_micro > 0) {
+      efficiency =
+          static_cast<double>(it->second->base_micro) / static_cast<double>(r.allocation_micro);
     }
     json props = json::object();
     if (!idle)
@@ -289,8 +246,8 @@ StatusOr<std::string> RenderOpenCostAllocation(
     set[name] = {{"name", name},
                  {"properties", props},
                  {"window", window},
-                 {"start", Iso(allocation.from_s)},
-                 {"end", Iso(allocation.to_s)},
+                 {"start", IsoTime(allocation.from_s)},
+                 {"end", IsoTime(allocation.to_s)},
                  {"minutes", Round5(minutes)},
                  {"gpuCount", Round5(gpu_count)},
                  {"gpuRequestAverage", Round5(gpu_count)},
@@ -318,9 +275,8 @@ StatusOr<std::string> RenderOpenCostAllocation(
                  {"totalCost", usd(r.total_micro)},
                  {"totalEfficiency", Round5(efficiency)}};
   }
-  json out = {
-      {"code", 200}, {"status", "success"}, {"data", json::array({set})}};
+  json out = {{"code", 200}, {"status", "success"}, {"data", json::array({set})}};
   return out.dump() + "\n";
 }
 
-} // namespace gpufleet::cost
+}  // namespace gpufleet::cost

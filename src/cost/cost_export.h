@@ -34,17 +34,15 @@
 namespace gpufleet::cost {
 
 // The FOCUS 1.2 column names gpufleet writes, in order.
-const std::vector<std::string> &FocusColumns();
-std::string
-RenderFocusCsv(const Ledger &ledger,
-               const std::vector<std::pair<std::string, std::string>> &teams);
+const std::vector<std::string>& FocusColumns();
+std::string RenderFocusCsv(const Ledger& ledger,
+                           const std::vector<std::pair<std::string, std::string>>& teams);
 
 // `allocation` and `usage`: the same period under the allocation and usage
 // bases (usage gives gpuEfficiency). `aggregate`: OpenCost's aggregate
 // parameter: namespace, pod, node, cluster, controller, team, or label:team.
 StatusOr<std::string> RenderOpenCostAllocation(
-    const Ledger &allocation, const Ledger &usage, const std::string &aggregate,
-    bool include_idle,
-    const std::vector<std::pair<std::string, std::string>> &teams);
+    const Ledger& allocation, const Ledger& usage, const std::string& aggregate, bool include_idle,
+    const std::vector<std::pair<std::string, std::string>>& teams);
 
-} // namespace gpufleet::cost
+}  // namespace gpufleet::cost

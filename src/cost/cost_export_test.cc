@@ -42,10 +42,8 @@ date = "2026-12-01"
     m.device = 1;
     m.minute_s = 1'800'000'000 + 60 * i;
     m.util_mean = 0.5;
-    if (i < 10)
-      m.holders.push_back({1, -1});
-    if (i >= 5 && i < 10)
-      m.holders.push_back({2, -1});
+    if (i < 10) m.holders.push_back({1, -1});
+    if (i >= 5 && i < 10) m.holders.push_back({2, -1});
     minutes.push_back(m);
   }
   ContentionWindow w;
@@ -55,27 +53,24 @@ date = "2026-12-01"
   w.slowdown = 0.5;
   LedgerPolicy p;
   p.basis = basis;
-  MinuteScan scan =
-      [minutes](const std::function<void(const DeviceMinute &)> &fn) {
-        for (const DeviceMinute &m : minutes)
-          fn(m);
-        return OkStatus();
-      };
-  StatusOr<Ledger> l = ComputeLedger({d}, {v, n}, scan, *book, {w}, {}, p,
-                                     1'800'000'000, 1'800'000'000 + 720);
+  MinuteScan scan = [minutes](const std::function<void(const DeviceMinute&)>& fn) {
+    for (const DeviceMinute& m : minutes) fn(m);
+    return OkStatus();
+  };
+  StatusOr<Ledger> l =
+      ComputeLedger({d}, {v, n}, scan, *book, {w}, {}, p, 1'800'000'000, 1'800'000'000 + 720);
   EXPECT_TRUE(l.ok());
   return *l;
 }
 
 // FOCUS 1.2 mandatory columns (shared/reference/focus-columns.md).
 const std::set<std::string> kMandatory = {
-    "BilledCost",        "EffectiveCost",      "ListCost",
-    "ContractedCost",    "BillingAccountId",   "BillingAccountName",
-    "BillingCurrency",   "BillingPeriodStart", "BillingPeriodEnd",
-    "ChargePeriodStart", "ChargePeriodEnd",    "ChargeCategory",
-    "ChargeClass",       "ChargeDescription",  "InvoiceIssuerName",
-    "PricingQuantity",   "PricingUnit",        "ProviderName",
-    "PublisherName",     "ServiceCategory",    "ServiceName"};
+    "BilledCost",       "EffectiveCost",      "ListCost",          "ContractedCost",
+    "BillingAccountId", "BillingAccountName", "BillingCurrency",   "BillingPeriodStart",
+    "BillingPeriodEnd", "ChargePeriodStart",  "ChargePeriodEnd",   "ChargeCategory",
+    "ChargeClass",      "ChargeDescription",  "InvoiceIssuerName", "PricingQuantity",
+    "PricingUnit",      "ProviderName",       "PublisherName",     "ServiceCategory",
+    "ServiceName"};
 
 TEST(CostExportTest, FocusHasEveryMandatoryColumnAndSumsToTheLedger) {
   Ledger l = SmallLedger(Basis::kAllocation);
@@ -85,11 +80,9 @@ TEST(CostExportTest, FocusHasEveryMandatoryColumnAndSumsToTheLedger) {
   std::getline(in, header);
   std::set<std::string> cols;
   std::stringstream hs(header);
-  for (std::string c; std::getline(hs, c, ',');)
-    cols.insert(c);
-  for (const std::string &m : kMandatory)
-    EXPECT_TRUE(cols.count(m)) << m;
-  for (const std::string &c : FocusColumns()) {
+  for (std::string c; std::getline(hs, c, ',');) cols.insert(c);
+  for (const std::string& m : kMandatory) EXPECT_TRUE(cols.count(m)) << m;
+  for (const std::string& c : FocusColumns()) {
     EXPECT_TRUE(kMandatory.count(c) || c.rfind("x_", 0) == 0 ||
                 std::isupper(static_cast<unsigned char>(c[0])))
         << c;
@@ -100,11 +93,10 @@ TEST(CostExportTest, FocusHasEveryMandatoryColumnAndSumsToTheLedger) {
   for (std::string line; std::getline(in, line);) {
     billed += std::stod(line.substr(0, line.find(',')));
     ++rows;
-    if (line.find(",Credit,") != std::string::npos)
-      ++credits;
+    if (line.find(",Credit,") != std::string::npos) ++credits;
   }
   EXPECT_NEAR(billed, 1.20, 1e-9);
-  EXPECT_EQ(credits, 1); // v's contention credit
+  EXPECT_EQ(credits, 1);  // v's contention credit
   EXPECT_EQ(static_cast<size_t>(rows), l.lines.size());
 }
 
@@ -114,12 +106,11 @@ TEST(CostExportTest, FocusHasEveryMandatoryColumnAndSumsToTheLedger) {
 // efficiency 0.5.
 TEST(CostExportTest, OpenCostAllocationShape) {
   StatusOr<std::string> s = RenderOpenCostAllocation(
-      SmallLedger(Basis::kAllocation), SmallLedger(Basis::kUsage), "namespace",
-      true, {});
+      SmallLedger(Basis::kAllocation), SmallLedger(Basis::kUsage), "namespace", true, {});
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   nlohmann::json j = nlohmann::json::parse(*s);
   EXPECT_EQ(j["code"], 200);
-  const nlohmann::json &set = j["data"][0];
+  const nlohmann::json& set = j["data"][0];
   ASSERT_TRUE(set.contains("serving"));
   ASSERT_TRUE(set.contains("batch"));
   ASSERT_TRUE(set.contains("__idle__"));
@@ -130,9 +121,8 @@ TEST(CostExportTest, OpenCostAllocationShape) {
   EXPECT_DOUBLE_EQ(set["__idle__"]["gpuCost"].get<double>(), 0.20);
   EXPECT_DOUBLE_EQ(set["serving"]["gpuEfficiency"].get<double>(), 0.5);
   EXPECT_EQ(set["serving"]["properties"]["namespace"], "serving");
-  EXPECT_FALSE(RenderOpenCostAllocation(SmallLedger(Basis::kAllocation),
-                                        SmallLedger(Basis::kUsage), "galaxy",
-                                        true, {})
+  EXPECT_FALSE(RenderOpenCostAllocation(SmallLedger(Basis::kAllocation), SmallLedger(Basis::kUsage),
+                                        "galaxy", true, {})
                    .ok());
 }
 
@@ -144,12 +134,12 @@ TEST(CostReportTest, TimeArguments) {
   EXPECT_EQ(*ParseTimeArg("2026-12-01", now), 1796083200);
   EXPECT_EQ(*ParseTimeArg("2026-12-01T08:00:00Z", now), 1796083200 + 8 * 3600);
   EXPECT_EQ(*ParseTimeArg("1796083200", now), 1796083200);
-  for (const char *bad : {"", "yesterday", "-5w", "-99999999999999d",
-                          "123456789012345", "2026-13-45", "--5d"}) {
+  for (const char* bad :
+       {"", "yesterday", "-5w", "-99999999999999d", "123456789012345", "2026-13-45", "--5d"}) {
     StatusOr<int64_t> t = ParseTimeArg(bad, now);
     EXPECT_FALSE(t.ok()) << bad;
   }
 }
 
-} // namespace
-} // namespace gpufleet::cost
+}  // namespace
+}  // namespace gpufleet::cost

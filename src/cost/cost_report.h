@@ -22,10 +22,9 @@
 namespace gpufleet::cost {
 
 struct CostRow {
-  std::vector<std::string> key; // one value per grouping dimension
-  double gpu_hours = 0;         // held
-  double idle_gpu_hours =
-      0; // unheld GPU time (unallocated, or handed over by the idle rule)
+  std::vector<std::string> key;  // one value per grouping dimension
+  double gpu_hours = 0;          // held
+  double idle_gpu_hours = 0;     // unheld GPU time (unallocated, or handed over by the idle rule)
   double lost_gpu_hours = 0;
   int64_t allocation_micro = 0;
   int64_t base_micro = 0;
@@ -38,25 +37,30 @@ struct CostReport {
   int64_t from_s = 0, to_s = 0;
   std::string basis, idle_rule, contention_rule;
   std::vector<std::string> by;
-  std::vector<CostRow> rows; // largest total first
+  std::vector<CostRow> rows;  // largest total first
   CostRow total;
   int64_t device_minutes = 0;
-  std::vector<std::string> warnings; // non-empty = partial
+  std::vector<std::string> warnings;  // non-empty = partial
 };
 
+// "2026-12-01T08:00:00Z" (UTC) of unix seconds.
+std::string IsoTime(int64_t s);
+// A holder's team: its workload_team label, else the site's namespace ->
+// team map, else its namespace, else its Slurm account.
+std::string TeamOf(const Holder& h, const std::vector<std::pair<std::string, std::string>>& teams);
+
 // Valid grouping names, for --help and errors.
-const std::vector<std::string> &GroupingNames();
+const std::vector<std::string>& GroupingNames();
 
 // `teams`: namespace -> team for holders without a team label.
-StatusOr<CostReport>
-BuildReport(const Ledger &ledger, const std::vector<std::string> &by,
-            const std::vector<std::pair<std::string, std::string>> &teams);
+StatusOr<CostReport> BuildReport(const Ledger& ledger, const std::vector<std::string>& by,
+                                 const std::vector<std::pair<std::string, std::string>>& teams);
 
-std::string RenderText(const CostReport &r);
-std::string RenderCsv(const CostReport &r);
-std::string RenderJson(const CostReport &r);
+std::string RenderText(const CostReport& r);
+std::string RenderCsv(const CostReport& r);
+std::string RenderJson(const CostReport& r);
 
-} // namespace gpufleet::cost
+}  // namespace gpufleet::cost
 
 namespace gpufleet::cost {
 
@@ -64,4 +68,4 @@ namespace gpufleet::cost {
 // `now_s`), "2026-12-01", "2026-12-01T08:00:00Z", or unix seconds.
 StatusOr<int64_t> ParseTimeArg(std::string_view text, int64_t now_s);
 
-} // namespace gpufleet::cost
+}  // namespace gpufleet::cost

@@ -65,13 +65,7 @@ struct LedgerPolicy {
   double surcharge_usd_per_10pct_gpu_hour = 0.20;
 };
 
-enum class Category {
-  kBase,
-  kIdleAllocated,
-  kIdleUnallocated,
-  kIdleShare,
-  kContention
-};
+enum class Category { kBase, kIdleAllocated, kIdleUnallocated, kIdleShare, kContention };
 std::string_view CategoryName(Category c);
 
 // Holder ids: > 0 meter holders; kUnattributed; owners get ids below it.
@@ -82,12 +76,10 @@ struct ChargeLine {
   int64_t device = 0;
   int64_t holder = kNoHolder;
   Category category = Category::kBase;
-  int64_t micro_usd = 0; // contention lines may be negative (credits)
-  double gpu_hours =
-      0; // base: held GPU time; idle lines: unheld GPU time they carry
-  int64_t allocation_micro =
-      0; // base lines: what the allocation basis would charge
-  double lost_gpu_hours = 0; // contention credits: GPU time lost to slowdown
+  int64_t micro_usd = 0;         // contention lines may be negative (credits)
+  double gpu_hours = 0;          // base: held GPU time; idle lines: unheld GPU time they carry
+  int64_t allocation_micro = 0;  // base lines: what the allocation basis would charge
+  double lost_gpu_hours = 0;     // contention credits: GPU time lost to slowdown
 };
 
 struct DeviceCost {
@@ -95,16 +87,16 @@ struct DeviceCost {
   int64_t minutes = 0;
   double fraction = 1;
   DevicePrice price;
-  std::string error; // why it could not be priced ("" when priced)
+  std::string error;  // why it could not be priced ("" when priced)
 };
 
 // A contention incident as the ledger needs it.
 struct ContentionWindow {
   int64_t incident_id = 0;
-  std::vector<std::string> devices;   // detect::DeviceKey or gpu uuid
-  std::vector<std::string> workloads; // victims: workload / pod names
+  std::vector<std::string> devices;    // detect::DeviceKey or gpu uuid
+  std::vector<std::string> workloads;  // victims: workload / pod names
   int64_t start_s = 0, end_s = 0;
-  double slowdown = 0; // 0-1
+  double slowdown = 0;  // 0-1
   std::string cause;
 };
 
@@ -114,30 +106,27 @@ struct Ledger {
   std::vector<ChargeLine> lines;
   std::map<int64_t, MeteredDevice> devices;
   std::map<int64_t, DeviceCost> device_costs;
-  std::map<int64_t, Holder> holders; // incl. synthetic (unattributed, owners)
-  std::vector<std::string> warnings; // unpriced devices, unknown owners...
+  std::map<int64_t, Holder> holders;  // incl. synthetic (unattributed, owners)
+  std::vector<std::string> warnings;  // unpriced devices, unknown owners...
   bool partial() const { return !warnings.empty(); }
 };
 
-using MinuteScan =
-    std::function<Status(const std::function<void(const DeviceMinute &)> &)>;
+using MinuteScan = std::function<Status(const std::function<void(const DeviceMinute&)>&)>;
 
 // `owners`: node glob -> team for IdleRule::kOwner (first match wins).
-StatusOr<Ledger>
-ComputeLedger(const std::vector<MeteredDevice> &devices,
-              const std::vector<Holder> &holders, const MinuteScan &scan,
-              const PriceBook &prices,
-              const std::vector<ContentionWindow> &contention,
-              const std::vector<std::pair<std::string, std::string>> &owners,
-              const LedgerPolicy &policy, int64_t from_s, int64_t to_s);
+StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
+                               const std::vector<Holder>& holders, const MinuteScan& scan,
+                               const PriceBook& prices,
+                               const std::vector<ContentionWindow>& contention,
+                               const std::vector<std::pair<std::string, std::string>>& owners,
+                               const LedgerPolicy& policy, int64_t from_s, int64_t to_s);
 
 // Splits `total` in proportion to `weights` (largest remainder): the parts
 // sum to `total` exactly. Equal parts when every weight is 0.
-std::vector<int64_t> SplitExact(int64_t total,
-                                const std::vector<double> &weights);
+std::vector<int64_t> SplitExact(int64_t total, const std::vector<double>& weights);
 
 // The share of a physical GPU one partition is (see above); `siblings` is
 // the number of partitions of that GPU seen.
-double PartitionFraction(const MeteredDevice &d, int siblings);
+double PartitionFraction(const MeteredDevice& d, int siblings);
 
-} // namespace gpufleet::cost
+}  // namespace gpufleet::cost

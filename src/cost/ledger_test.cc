@@ -39,8 +39,7 @@ PriceBook Book() {
   return *b;
 }
 
-MeteredDevice Device(int64_t id, std::string node,
-                     std::string model = "h100-sxm") {
+MeteredDevice Device(int64_t id, std::string node, std::string model = "h100-sxm") {
   MeteredDevice d;
   d.id = id;
   d.node = std::move(node);
@@ -59,24 +58,20 @@ Holder MakeHolder(int64_t id, std::string pod, std::string ns = "ns") {
   return h;
 }
 
-MinuteScan ScanOf(const std::vector<DeviceMinute> &minutes) {
-  return [minutes](const std::function<void(const DeviceMinute &)> &fn) {
-    for (const DeviceMinute &m : minutes)
-      fn(m);
+MinuteScan ScanOf(const std::vector<DeviceMinute>& minutes) {
+  return [minutes](const std::function<void(const DeviceMinute&)>& fn) {
+    for (const DeviceMinute& m : minutes) fn(m);
     return OkStatus();
   };
 }
 
 using Sums = std::map<std::pair<int64_t, Category>, int64_t>;
 
-int64_t At(Sums &s, int64_t holder, Category c) {
-  return s[std::make_pair(holder, c)];
-}
+int64_t At(Sums& s, int64_t holder, Category c) { return s[std::make_pair(holder, c)]; }
 
-Sums Sum(const Ledger &l) {
+Sums Sum(const Ledger& l) {
   std::map<std::pair<int64_t, Category>, int64_t> out;
-  for (const ChargeLine &c : l.lines)
-    out[{c.holder, c.category}] += c.micro_usd;
+  for (const ChargeLine& c : l.lines) out[{c.holder, c.category}] += c.micro_usd;
   return out;
 }
 
@@ -101,19 +96,17 @@ TEST(LedgerTest, WorkedExampleBases) {
   std::vector<MeteredDevice> devices = {Device(1, "n6-a")};
   std::vector<Holder> holders = {MakeHolder(7, "a")};
   PriceBook book = Book();
-  for (auto [basis, base, idle_alloc] :
-       {std::tuple{Basis::kAllocation, 3'000'000, 0},
-        std::tuple{Basis::kUsage, 1'500'000, 1'500'000},
-        std::tuple{Basis::kUsageMean, 2'100'000, 900'000}}) {
+  for (auto [basis, base, idle_alloc] : {std::tuple{Basis::kAllocation, 3'000'000, 0},
+                                         std::tuple{Basis::kUsage, 1'500'000, 1'500'000},
+                                         std::tuple{Basis::kUsageMean, 2'100'000, 900'000}}) {
     LedgerPolicy p;
     p.basis = basis;
-    StatusOr<Ledger> l = ComputeLedger(devices, holders, ScanOf(minutes), book,
-                                       {}, {}, p, 0, 2'000'000'000);
+    StatusOr<Ledger> l =
+        ComputeLedger(devices, holders, ScanOf(minutes), book, {}, {}, p, 0, 2'000'000'000);
     ASSERT_TRUE(l.ok()) << l.status().ToString();
     auto s = Sum(*l);
     EXPECT_EQ(At(s, 7, Category::kBase), base) << BasisName(basis);
-    EXPECT_EQ(At(s, 7, Category::kIdleAllocated), idle_alloc)
-        << BasisName(basis);
+    EXPECT_EQ(At(s, 7, Category::kIdleAllocated), idle_alloc) << BasisName(basis);
     EXPECT_EQ(At(s, kNoHolder, Category::kIdleUnallocated), 3'000'000);
     EXPECT_EQ(l->device_costs[1].cost_micro, 6'000'000);
   }
@@ -146,8 +139,7 @@ TEST(LedgerTest, ContentionMovesLossToTheNeighbour) {
     LedgerPolicy p;
     p.contention = rule;
     StatusOr<Ledger> l =
-        ComputeLedger({Device(1, "n6-a")}, holders, ScanOf(minutes), Book(),
-                      {w}, {}, p, 0, 10'000);
+        ComputeLedger({Device(1, "n6-a")}, holders, ScanOf(minutes), Book(), {w}, {}, p, 0, 10'000);
     ASSERT_TRUE(l.ok());
     auto s = Sum(*l);
     EXPECT_EQ(At(s, 1, Category::kBase), 750'000);
@@ -164,13 +156,12 @@ TEST(LedgerTest, ContentionWithoutNeighbourIsUnattributed) {
   m.minute_s = 60;
   m.holders = {{1, -1}};
   ContentionWindow w;
-  w.devices = {"GPU-1"}; // by uuid
+  w.devices = {"GPU-1"};  // by uuid
   w.start_s = 0;
   w.end_s = 120;
   w.slowdown = 0.5;
-  StatusOr<Ledger> l =
-      ComputeLedger({Device(1, "n6-a")}, {MakeHolder(1, "v")}, ScanOf({m}),
-                    Book(), {w}, {}, LedgerPolicy(), 0, 1000);
+  StatusOr<Ledger> l = ComputeLedger({Device(1, "n6-a")}, {MakeHolder(1, "v")}, ScanOf({m}), Book(),
+                                     {w}, {}, LedgerPolicy(), 0, 1000);
   ASSERT_TRUE(l.ok());
   auto s = Sum(*l);
   EXPECT_EQ(At(s, 1, Category::kContention), -50'000);
@@ -188,8 +179,7 @@ TEST(LedgerTest, NewcomerIsTheNeighbourWhenAllAreNamed) {
     m.device = 1;
     m.minute_s = 60 * i;
     m.holders = {{1, -1}};
-    if (i >= 5)
-      m.holders.push_back({2, -1});
+    if (i >= 5) m.holders.push_back({2, -1});
     minutes.push_back(m);
   }
   ContentionWindow w;
@@ -198,9 +188,8 @@ TEST(LedgerTest, NewcomerIsTheNeighbourWhenAllAreNamed) {
   w.start_s = 360;
   w.end_s = 600;
   w.slowdown = 0.5;
-  StatusOr<Ledger> l = ComputeLedger(
-      {Device(1, "n6-a")}, {MakeHolder(1, "a"), MakeHolder(2, "b")},
-      ScanOf(minutes), Book(), {w}, {}, LedgerPolicy(), 0, 1000);
+  StatusOr<Ledger> l = ComputeLedger({Device(1, "n6-a")}, {MakeHolder(1, "a"), MakeHolder(2, "b")},
+                                     ScanOf(minutes), Book(), {w}, {}, LedgerPolicy(), 0, 1000);
   ASSERT_TRUE(l.ok());
   auto s = Sum(*l);
   EXPECT_EQ(At(s, 1, Category::kContention), -100'000);
@@ -214,8 +203,8 @@ TEST(LedgerTest, OnPremEnergyIsPartOfTheCost) {
   m.device = 1;
   m.minute_s = 60;
   m.energy_j = 100'000;
-  StatusOr<Ledger> l = ComputeLedger({Device(1, "onprem-0")}, {}, ScanOf({m}),
-                                     Book(), {}, {}, LedgerPolicy(), 0, 1000);
+  StatusOr<Ledger> l = ComputeLedger({Device(1, "onprem-0")}, {}, ScanOf({m}), Book(), {}, {},
+                                     LedgerPolicy(), 0, 1000);
   ASSERT_TRUE(l.ok());
   EXPECT_EQ(l->device_costs[1].cost_micro, 60'000);
 }
@@ -240,20 +229,17 @@ TEST(LedgerTest, UnpricedDeviceMakesThePartialFlag) {
   MeteredDevice d = Device(1, "mystery-0", "gpu-from-the-future");
   d.cloud = "aws";
   d.region = "us-east-1";
-  StatusOr<Ledger> l = ComputeLedger({d}, {}, ScanOf({m}), Book(), {}, {},
-                                     LedgerPolicy(), 0, 1000);
+  StatusOr<Ledger> l = ComputeLedger({d}, {}, ScanOf({m}), Book(), {}, {}, LedgerPolicy(), 0, 1000);
   ASSERT_TRUE(l.ok());
   ASSERT_TRUE(l->partial());
-  EXPECT_NE(l->warnings[0].find("mystery-0"), std::string::npos)
-      << l->warnings[0];
+  EXPECT_NE(l->warnings[0].find("mystery-0"), std::string::npos) << l->warnings[0];
   EXPECT_TRUE(l->lines.empty());
 }
 
 TEST(LedgerTest, SplitExactSumsExactly) {
   std::vector<int64_t> p = SplitExact(100, {1, 1, 1});
   EXPECT_EQ(p[0] + p[1] + p[2], 100);
-  EXPECT_EQ(SplitExact(-7, {0.5, 0.25, 0.25})[0] +
-                SplitExact(-7, {0.5, 0.25, 0.25})[1] +
+  EXPECT_EQ(SplitExact(-7, {0.5, 0.25, 0.25})[0] + SplitExact(-7, {0.5, 0.25, 0.25})[1] +
                 SplitExact(-7, {0.5, 0.25, 0.25})[2],
             -7);
   EXPECT_EQ(SplitExact(5, {0, 0})[0] + SplitExact(5, {0, 0})[1], 5);
@@ -271,7 +257,7 @@ TEST(LedgerTest, ReconcilesToTheMicroDollarOnRandomFleets) {
     std::vector<MeteredDevice> devices;
     int nd = n_dev(rng);
     for (int i = 1; i <= nd; ++i) {
-      const char *nodes[] = {"n6-x", "n2-y", "onprem-z"};
+      const char* nodes[] = {"n6-x", "n2-y", "onprem-z"};
       MeteredDevice d = Device(i, nodes[rng() % 3]);
       d.key = d.node + "/" + std::to_string(i);
       if (rng() % 3 == 0) {
@@ -282,23 +268,19 @@ TEST(LedgerTest, ReconcilesToTheMicroDollarOnRandomFleets) {
     }
     std::vector<Holder> holders;
     int nh = n_hold(rng);
-    for (int h = 1; h <= nh; ++h)
-      holders.push_back(MakeHolder(h, "p" + std::to_string(h)));
+    for (int h = 1; h <= nh; ++h) holders.push_back(MakeHolder(h, "p" + std::to_string(h)));
     std::vector<DeviceMinute> minutes;
-    for (const MeteredDevice &d : devices) {
+    for (const MeteredDevice& d : devices) {
       int nm = n_min(rng);
       for (int k = 0; k < nm; ++k) {
         DeviceMinute m;
         m.device = d.id;
         m.minute_s = 60 * k;
-        if (unit(rng) < 0.8)
-          m.util_mean = unit(rng);
-        if (unit(rng) < 0.8)
-          m.bw_mean = unit(rng);
+        if (unit(rng) < 0.8) m.util_mean = unit(rng);
+        if (unit(rng) < 0.8) m.bw_mean = unit(rng);
         m.energy_j = unit(rng) * 60 * 700;
         for (int h = 1; h <= nh; ++h) {
-          if (unit(rng) < 0.4)
-            m.holders.push_back({h, unit(rng) < 0.7 ? unit(rng) : -1});
+          if (unit(rng) < 0.4) m.holders.push_back({h, unit(rng) < 0.7 ? unit(rng) : -1});
         }
         minutes.push_back(m);
       }
@@ -314,31 +296,26 @@ TEST(LedgerTest, ReconcilesToTheMicroDollarOnRandomFleets) {
       windows.push_back(w);
     }
     for (Basis basis : {Basis::kAllocation, Basis::kUsage, Basis::kUsageMean}) {
-      for (IdleRule idle :
-           {IdleRule::kNone, IdleRule::kProportional, IdleRule::kOwner}) {
+      for (IdleRule idle : {IdleRule::kNone, IdleRule::kProportional, IdleRule::kOwner}) {
         for (ContentionRule cr :
-             {ContentionRule::kOff, ContentionRule::kTransfer,
-              ContentionRule::kSurcharge}) {
+             {ContentionRule::kOff, ContentionRule::kTransfer, ContentionRule::kSurcharge}) {
           LedgerPolicy p{basis, idle, cr, 0.2};
-          StatusOr<Ledger> l =
-              ComputeLedger(devices, holders, ScanOf(minutes), book, windows,
-                            {{"n6-*", "platform"}}, p, 0, 1'000'000);
+          StatusOr<Ledger> l = ComputeLedger(devices, holders, ScanOf(minutes), book, windows,
+                                             {{"n6-*", "platform"}}, p, 0, 1'000'000);
           ASSERT_TRUE(l.ok());
           ASSERT_FALSE(l->partial());
           std::map<int64_t, int64_t> per_device;
           int64_t contention = 0, base = 0, alloc = 0;
-          for (const ChargeLine &c : l->lines) {
+          for (const ChargeLine& c : l->lines) {
             per_device[c.device] += c.micro_usd;
-            if (c.category == Category::kContention)
-              contention += c.micro_usd;
+            if (c.category == Category::kContention) contention += c.micro_usd;
             if (c.category == Category::kBase) {
               base += c.micro_usd;
               alloc += c.allocation_micro;
             }
           }
-          for (const auto &[id, dc] : l->device_costs) {
-            EXPECT_EQ(per_device[id], dc.cost_micro)
-                << "fleet " << fleet << " device " << id;
+          for (const auto& [id, dc] : l->device_costs) {
+            EXPECT_EQ(per_device[id], dc.cost_micro) << "fleet " << fleet << " device " << id;
           }
           EXPECT_EQ(contention, 0) << "fleet " << fleet;
           EXPECT_LE(base, alloc);
@@ -348,5 +325,5 @@ TEST(LedgerTest, ReconcilesToTheMicroDollarOnRandomFleets) {
   }
 }
 
-} // namespace
-} // namespace gpufleet::cost
+}  // namespace
+}  // namespace gpufleet::cost

@@ -12,34 +12,20 @@
 namespace gpufleet::cost {
 namespace {
 
-enum class Kind {
-  kNone,
-  kUp,
-  kUtil,
-  kBandwidth,
-  kEnergy,
-  kHolder,
-  kHolderUtil
-};
+enum class Kind { kNone, kUp, kUtil, kBandwidth, kEnergy, kHolder, kHolderUtil };
 
 Kind KindOf(std::string_view name) {
-  if (name == "gpu_up")
-    return Kind::kUp;
-  if (name == "gpu_utilization_ratio")
-    return Kind::kUtil;
-  if (name == "gpu_memory_bandwidth_utilization_ratio")
-    return Kind::kBandwidth;
-  if (name == "gpu_energy_joules_total")
-    return Kind::kEnergy;
-  if (name == "gpu_workload_info")
-    return Kind::kHolder;
-  if (name == "gpu_process_utilization_ratio")
-    return Kind::kHolderUtil;
+  if (name == "gpu_up") return Kind::kUp;
+  if (name == "gpu_utilization_ratio") return Kind::kUtil;
+  if (name == "gpu_memory_bandwidth_utilization_ratio") return Kind::kBandwidth;
+  if (name == "gpu_energy_joules_total") return Kind::kEnergy;
+  if (name == "gpu_workload_info") return Kind::kHolder;
+  if (name == "gpu_process_utilization_ratio") return Kind::kHolderUtil;
   return Kind::kNone;
 }
 
 // FNV-1a over the series' label pairs: a stable id for its cursor row.
-uint64_t SeriesId(const Labels &labels) {
+uint64_t SeriesId(const Labels& labels) {
   uint64_t h = 1469598103934665603ull;
   auto mix = [&h](std::string_view s, unsigned char end) {
     for (char c : s) {
@@ -49,23 +35,21 @@ uint64_t SeriesId(const Labels &labels) {
     h ^= end;
     h *= 1099511628211ull;
   };
-  for (const auto &[name, value] : labels.pairs()) {
+  for (const auto& [name, value] : labels.pairs()) {
     mix(name, 0);
     mix(value, 1);
   }
   return h;
 }
 
-std::string HolderKey(const Labels &l) {
+std::string HolderKey(const Labels& l) {
   std::string_view job = l.Get("workload_slurm_job");
-  if (!job.empty())
-    return "slurm:" + std::string(job);
-  return std::string(l.Get("workload_namespace")) + "/" +
-         std::string(l.Get("workload_pod")) + "/" +
+  if (!job.empty()) return "slurm:" + std::string(job);
+  return std::string(l.Get("workload_namespace")) + "/" + std::string(l.Get("workload_pod")) + "/" +
          std::string(l.Get("workload_container"));
 }
 
-bool HasHolder(const Labels &l) {
+bool HasHolder(const Labels& l) {
   return !l.Get("workload_pod").empty() || !l.Get("workload_slurm_job").empty();
 }
 
@@ -88,13 +72,13 @@ struct HolderDelta {
 
 // The key of a gauge's cursor floor after a restart: (device, kind, holder).
 uint64_t FloorKey(int64_t device, Kind kind, int64_t holder) {
-  return (static_cast<uint64_t>(device) << 24) ^
-         (static_cast<uint64_t>(holder) << 4) ^ static_cast<uint64_t>(kind);
+  return (static_cast<uint64_t>(device) << 24) ^ (static_cast<uint64_t>(holder) << 4) ^
+         static_cast<uint64_t>(kind);
 }
 
-} // namespace
+}  // namespace
 
-const std::vector<Migration> &CostMigrations() {
+const std::vector<Migration>& CostMigrations() {
   static const std::vector<Migration> kMigrations = {
       {"cost", 1,
        "CREATE TABLE cost_devices (id INTEGER PRIMARY KEY, key TEXT NOT NULL "
@@ -130,14 +114,14 @@ const std::vector<Migration> &CostMigrations() {
   return kMigrations;
 }
 
-Meter::Meter(StateDb *db) : db_(db) {
+Meter::Meter(StateDb* db) : db_(db) {
   // WAL + NORMAL: a commit survives the process dying (kill -9) without an
   // fsync per write; a power cut may lose the last writes, which the
   // senders then send again.
   db_->Exec("PRAGMA synchronous=NORMAL").IgnoreError();
 }
 
-StatusOr<Statement *> Meter::Cached(int slot, const char *sql) {
+StatusOr<Statement*> Meter::Cached(int slot, const char* sql) {
   auto it = statements_.find(slot);
   if (it == statements_.end()) {
     ASSIGN_OR_RETURN(Statement st, db_->Prepare(sql));
@@ -147,131 +131,106 @@ StatusOr<Statement *> Meter::Cached(int slot, const char *sql) {
 }
 
 Status Meter::LoadLocked() {
-  if (loaded_)
-    return OkStatus();
+  if (loaded_) return OkStatus();
   // Everything a restarted meter needs in memory, in five queries: ids of
   // known devices and holders, counter cursors, and per (device, kind[,
   // holder]) the last metered timestamp, below which a resent gauge sample
   // is a duplicate.
-  ASSIGN_OR_RETURN(Statement d,
-                   db_->Prepare("SELECT id, key FROM cost_devices"));
+  ASSIGN_OR_RETURN(Statement d, db_->Prepare("SELECT id, key FROM cost_devices"));
   while (true) {
     ASSIGN_OR_RETURN(bool row, d.Step());
-    if (!row)
-      break;
+    if (!row) break;
     device_ids_[d.ColumnText(1)] = d.ColumnInt64(0);
   }
-  ASSIGN_OR_RETURN(Statement h,
-                   db_->Prepare("SELECT id, key FROM cost_holders"));
+  ASSIGN_OR_RETURN(Statement h, db_->Prepare("SELECT id, key FROM cost_holders"));
   while (true) {
     ASSIGN_OR_RETURN(bool row, h.Step());
-    if (!row)
-      break;
+    if (!row) break;
     holder_ids_[h.ColumnText(1)] = h.ColumnInt64(0);
   }
-  ASSIGN_OR_RETURN(
-      Statement c,
-      db_->Prepare("SELECT series, last_ms, last_value FROM cost_cursors"));
+  ASSIGN_OR_RETURN(Statement c,
+                   db_->Prepare("SELECT series, last_ms, last_value FROM cost_cursors"));
   while (true) {
     ASSIGN_OR_RETURN(bool row, c.Step());
-    if (!row)
-      break;
-    cursors_[static_cast<uint64_t>(c.ColumnInt64(0))] = {c.ColumnInt64(1),
-                                                         c.ColumnDouble(2)};
+    if (!row) break;
+    cursors_[static_cast<uint64_t>(c.ColumnInt64(0))] = {c.ColumnInt64(1), c.ColumnDouble(2)};
   }
-  ASSIGN_OR_RETURN(
-      Statement m,
-      db_->Prepare("SELECT device, MAX(last_up_ms), MAX(last_util_ms), "
-                   "MAX(last_bw_ms) FROM cost_minutes GROUP BY device"));
+  ASSIGN_OR_RETURN(Statement m, db_->Prepare("SELECT device, MAX(last_up_ms), MAX(last_util_ms), "
+                                             "MAX(last_bw_ms) FROM cost_minutes GROUP BY device"));
   while (true) {
     ASSIGN_OR_RETURN(bool row, m.Step());
-    if (!row)
-      break;
+    if (!row) break;
     int64_t dev = m.ColumnInt64(0);
     floors_[FloorKey(dev, Kind::kUp, 0)] = m.ColumnInt64(1);
     floors_[FloorKey(dev, Kind::kUtil, 0)] = m.ColumnInt64(2);
     floors_[FloorKey(dev, Kind::kBandwidth, 0)] = m.ColumnInt64(3);
   }
-  ASSIGN_OR_RETURN(
-      Statement hm,
-      db_->Prepare(
-          "SELECT device, holder, MAX(last_info_ms), MAX(last_util_ms) "
-          "FROM cost_holder_minutes GROUP BY device, holder"));
+  ASSIGN_OR_RETURN(Statement hm,
+                   db_->Prepare("SELECT device, holder, MAX(last_info_ms), MAX(last_util_ms) "
+                                "FROM cost_holder_minutes GROUP BY device, holder"));
   while (true) {
     ASSIGN_OR_RETURN(bool row, hm.Step());
-    if (!row)
-      break;
-    floors_[FloorKey(hm.ColumnInt64(0), Kind::kHolder, hm.ColumnInt64(1))] =
-        hm.ColumnInt64(2);
-    floors_[FloorKey(hm.ColumnInt64(0), Kind::kHolderUtil, hm.ColumnInt64(1))] =
-        hm.ColumnInt64(3);
+    if (!row) break;
+    floors_[FloorKey(hm.ColumnInt64(0), Kind::kHolder, hm.ColumnInt64(1))] = hm.ColumnInt64(2);
+    floors_[FloorKey(hm.ColumnInt64(0), Kind::kHolderUtil, hm.ColumnInt64(1))] = hm.ColumnInt64(3);
   }
   loaded_ = true;
   return OkStatus();
 }
 
-StatusOr<int64_t> Meter::DeviceId(const RemoteWriteSeries &s,
-                                  const std::string &key) {
+StatusOr<int64_t> Meter::DeviceId(const RemoteWriteSeries& s, const std::string& key) {
   auto it = device_ids_.find(key);
-  if (it != device_ids_.end())
-    return it->second;
-  const Labels &l = s.labels;
-  ASSIGN_OR_RETURN(
-      Statement * ins_ptr,
-      Cached(0,
-             "INSERT INTO cost_devices (key, gpu_uuid, node, cloud, region, "
-             "model, vendor, partition_kind, partition_id, partition_profile) "
-             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"));
-  Statement &ins = *ins_ptr;
+  if (it != device_ids_.end()) return it->second;
+  const Labels& l = s.labels;
+  ASSIGN_OR_RETURN(Statement * ins_ptr,
+                   Cached(0,
+                          "INSERT INTO cost_devices (key, gpu_uuid, node, cloud, region, "
+                          "model, vendor, partition_kind, partition_id, partition_profile) "
+                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"));
+  Statement& ins = *ins_ptr;
   RETURN_IF_ERROR(ins.Reset());
   int i = 1;
   ins.Bind(i++, key);
-  for (std::string_view name :
-       {"gpu_uuid", "node", "cloud", "region", "model", "vendor",
-        "partition_kind", "partition_id", "partition_profile"}) {
+  for (std::string_view name : {"gpu_uuid", "node", "cloud", "region", "model", "vendor",
+                                "partition_kind", "partition_id", "partition_profile"}) {
     ins.Bind(i++, std::string(l.Get(name)));
   }
   ASSIGN_OR_RETURN(bool row, ins.Step());
-  if (!row)
-    return InternalError(db_->path() + ": no id for device '" + key + "'");
+  if (!row) return InternalError(db_->path() + ": no id for device '" + key + "'");
   int64_t id = ins.ColumnInt64(0);
-  RETURN_IF_ERROR(ins.Reset()); // an unfinished statement would block COMMIT
+  RETURN_IF_ERROR(ins.Reset());  // an unfinished statement would block COMMIT
   return id;
 }
 
-StatusOr<int64_t> Meter::HolderId(const RemoteWriteSeries &s) {
+StatusOr<int64_t> Meter::HolderId(const RemoteWriteSeries& s) {
   std::string key = HolderKey(s.labels);
   auto it = holder_ids_.find(key);
-  if (it != holder_ids_.end())
-    return it->second;
-  const Labels &l = s.labels;
-  ASSIGN_OR_RETURN(
-      Statement * ins_ptr,
-      Cached(1, "INSERT INTO cost_holders (key, namespace, pod, container, "
-                "workload, team, slurm_job, slurm_user, slurm_account) VALUES "
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"));
-  Statement &ins = *ins_ptr;
+  if (it != holder_ids_.end()) return it->second;
+  const Labels& l = s.labels;
+  ASSIGN_OR_RETURN(Statement * ins_ptr,
+                   Cached(1,
+                          "INSERT INTO cost_holders (key, namespace, pod, container, "
+                          "workload, team, slurm_job, slurm_user, slurm_account) VALUES "
+                          "(?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"));
+  Statement& ins = *ins_ptr;
   RETURN_IF_ERROR(ins.Reset());
   int i = 1;
   ins.Bind(i++, key);
   for (std::string_view name :
-       {"workload_namespace", "workload_pod", "workload_container",
-        "workload_name", "workload_team", "workload_slurm_job",
-        "workload_slurm_user", "workload_slurm_account"}) {
+       {"workload_namespace", "workload_pod", "workload_container", "workload_name",
+        "workload_team", "workload_slurm_job", "workload_slurm_user", "workload_slurm_account"}) {
     ins.Bind(i++, std::string(l.Get(name)));
   }
   ASSIGN_OR_RETURN(bool row, ins.Step());
-  if (!row)
-    return InternalError(db_->path() + ": no id for holder '" + key + "'");
+  if (!row) return InternalError(db_->path() + ": no id for holder '" + key + "'");
   int64_t id = ins.ColumnInt64(0);
-  RETURN_IF_ERROR(ins.Reset()); // an unfinished statement would block COMMIT
+  RETURN_IF_ERROR(ins.Reset());  // an unfinished statement would block COMMIT
   return id;
 }
 
-Status Meter::Record(const std::vector<RemoteWriteSeries> &series) {
+Status Meter::Record(const std::vector<RemoteWriteSeries>& series) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::unordered_map<uint64_t, Cursor>
-      moved; // applied to cursors_ after COMMIT
+  std::unordered_map<uint64_t, Cursor> moved;  // applied to cursors_ after COMMIT
   MeterCounters delta;
   Status st = RecordLocked(series, moved, delta);
   if (!st.ok()) {
@@ -285,31 +244,26 @@ Status Meter::Record(const std::vector<RemoteWriteSeries> &series) {
     loaded_ = false;
     return st;
   }
-  for (const auto &[sid, c] : moved)
-    cursors_[sid] = c;
+  for (const auto& [sid, c] : moved) cursors_[sid] = c;
   counters_.samples_metered += delta.samples_metered;
   counters_.samples_duplicate += delta.samples_duplicate;
   counters_.counter_resets += delta.counter_resets;
   return OkStatus();
 }
 
-Status Meter::RecordLocked(const std::vector<RemoteWriteSeries> &series,
-                           std::unordered_map<uint64_t, Cursor> &moved,
-                           MeterCounters &delta) {
+Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
+                           std::unordered_map<uint64_t, Cursor>& moved, MeterCounters& delta) {
   std::map<std::pair<int64_t, int64_t>, MinuteDelta> minutes;
   std::map<std::tuple<int64_t, int64_t, int64_t>, HolderDelta> holder_minutes;
 
   RETURN_IF_ERROR(LoadLocked());
-  std::unordered_map<uint64_t, Cursor> counters; // energy cursors to persist
+  std::unordered_map<uint64_t, Cursor> counters;  // energy cursors to persist
   Transaction tx(db_);
   bool begun = false;
-  for (const RemoteWriteSeries &s : series) {
+  for (const RemoteWriteSeries& s : series) {
     Kind kind = KindOf(s.labels.Get("__name__"));
-    if (kind == Kind::kNone || s.samples.empty())
-      continue;
-    if ((kind == Kind::kHolder || kind == Kind::kHolderUtil) &&
-        !HasHolder(s.labels))
-      continue;
+    if (kind == Kind::kNone || s.samples.empty()) continue;
+    if ((kind == Kind::kHolder || kind == Kind::kHolderUtil) && !HasHolder(s.labels)) continue;
     if (!begun) {
       RETURN_IF_ERROR(tx.Begin());
       begun = true;
@@ -328,99 +282,92 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries> &series,
       c = m->second;
     } else if (auto k = cursors_.find(sid); k != cursors_.end()) {
       c = k->second;
-    } else if (auto f = floors_.find(FloorKey(dev, kind, holder));
-               f != floors_.end()) {
-      c.last_ms = f->second; // a gauge first seen since a restart
+    } else if (auto f = floors_.find(FloorKey(dev, kind, holder)); f != floors_.end()) {
+      c.last_ms = f->second;  // a gauge first seen since a restart
     }
-    for (const RemoteWriteSample &p : s.samples) {
+    for (const RemoteWriteSample& p : s.samples) {
       if (p.timestamp_ms <= c.last_ms || !std::isfinite(p.value)) {
         delta.samples_duplicate++;
         continue;
       }
       int64_t minute =
-          (p.timestamp_ms >= 0 ? p.timestamp_ms / 60000
-                               : (p.timestamp_ms - 59999) / 60000) *
-          60;
+          (p.timestamp_ms >= 0 ? p.timestamp_ms / 60000 : (p.timestamp_ms - 59999) / 60000) * 60;
       delta.samples_metered++;
       switch (kind) {
-      case Kind::kUp: {
-        MinuteDelta &m = minutes[{dev, minute}];
-        m.present++;
-        m.last_up_ms = std::max(m.last_up_ms, p.timestamp_ms);
-        break;
-      }
-      case Kind::kUtil: {
-        MinuteDelta &m = minutes[{dev, minute}];
-        m.util_sum += p.value;
-        m.util_n++;
-        m.last_util_ms = std::max(m.last_util_ms, p.timestamp_ms);
-        break;
-      }
-      case Kind::kBandwidth: {
-        MinuteDelta &m = minutes[{dev, minute}];
-        m.bw_sum += p.value;
-        m.bw_n++;
-        m.last_bw_ms = std::max(m.last_bw_ms, p.timestamp_ms);
-        break;
-      }
-      case Kind::kEnergy:
-        if (c.last_ms >= 0) {
-          double d = p.value - c.last_value;
-          if (d < 0) {
-            d = p.value;
-            delta.counter_resets++;
-          }
-          minutes[{dev, minute}].energy_j += d;
+        case Kind::kUp: {
+          MinuteDelta& m = minutes[{dev, minute}];
+          m.present++;
+          m.last_up_ms = std::max(m.last_up_ms, p.timestamp_ms);
+          break;
         }
-        break;
-      case Kind::kHolder: {
-        HolderDelta &h = holder_minutes[{dev, minute, holder}];
-        h.present++;
-        h.last_info_ms = std::max(h.last_info_ms, p.timestamp_ms);
-        break;
-      }
-      case Kind::kHolderUtil: {
-        HolderDelta &h = holder_minutes[{dev, minute, holder}];
-        h.util_sum += p.value;
-        h.util_n++;
-        h.last_util_ms = std::max(h.last_util_ms, p.timestamp_ms);
-        break;
-      }
-      case Kind::kNone:
-        break;
+        case Kind::kUtil: {
+          MinuteDelta& m = minutes[{dev, minute}];
+          m.util_sum += p.value;
+          m.util_n++;
+          m.last_util_ms = std::max(m.last_util_ms, p.timestamp_ms);
+          break;
+        }
+        case Kind::kBandwidth: {
+          MinuteDelta& m = minutes[{dev, minute}];
+          m.bw_sum += p.value;
+          m.bw_n++;
+          m.last_bw_ms = std::max(m.last_bw_ms, p.timestamp_ms);
+          break;
+        }
+        case Kind::kEnergy:
+          if (c.last_ms >= 0) {
+            double d = p.value - c.last_value;
+            if (d < 0) {
+              d = p.value;
+              delta.counter_resets++;
+            }
+            minutes[{dev, minute}].energy_j += d;
+          }
+          break;
+        case Kind::kHolder: {
+          HolderDelta& h = holder_minutes[{dev, minute, holder}];
+          h.present++;
+          h.last_info_ms = std::max(h.last_info_ms, p.timestamp_ms);
+          break;
+        }
+        case Kind::kHolderUtil: {
+          HolderDelta& h = holder_minutes[{dev, minute, holder}];
+          h.util_sum += p.value;
+          h.util_n++;
+          h.last_util_ms = std::max(h.last_util_ms, p.timestamp_ms);
+          break;
+        }
+        case Kind::kNone:
+          break;
       }
       c = {p.timestamp_ms, p.value};
     }
     moved[sid] = c;
-    if (kind == Kind::kEnergy)
-      counters[sid] = c;
+    if (kind == Kind::kEnergy) counters[sid] = c;
   }
-  if (!begun)
-    return OkStatus();
+  if (!begun) return OkStatus();
 
-  ASSIGN_OR_RETURN(
-      Statement * up_minute_ptr,
-      Cached(
-          2,
-          "INSERT INTO cost_minutes (device, minute, present, util_sum, "
-          "util_n, bw_sum, "
-          "bw_n, energy_j, last_up_ms, last_util_ms, last_bw_ms) VALUES (?, ?, "
-          "?, ?, ?, "
-          "?, ?, ?, ?, ?, ?) ON CONFLICT (device, minute) DO UPDATE SET "
-          "present = "
-          "present + excluded.present, util_sum = util_sum + "
-          "excluded.util_sum, "
-          "util_n = util_n + excluded.util_n, bw_sum = bw_sum + "
-          "excluded.bw_sum, "
-          "bw_n = bw_n + excluded.bw_n, energy_j = energy_j + "
-          "excluded.energy_j, "
-          "last_up_ms = MAX(last_up_ms, excluded.last_up_ms), last_util_ms = "
-          "MAX(last_util_ms, excluded.last_util_ms), last_bw_ms = "
-          "MAX(last_bw_ms, "
-          "excluded.last_bw_ms)"));
-  Statement &up_minute = *up_minute_ptr;
+  ASSIGN_OR_RETURN(Statement * up_minute_ptr,
+                   Cached(2,
+                          "INSERT INTO cost_minutes (device, minute, present, util_sum, "
+                          "util_n, bw_sum, "
+                          "bw_n, energy_j, last_up_ms, last_util_ms, last_bw_ms) VALUES (?, ?, "
+                          "?, ?, ?, "
+                          "?, ?, ?, ?, ?, ?) ON CONFLICT (device, minute) DO UPDATE SET "
+                          "present = "
+                          "present + excluded.present, util_sum = util_sum + "
+                          "excluded.util_sum, "
+                          "util_n = util_n + excluded.util_n, bw_sum = bw_sum + "
+                          "excluded.bw_sum, "
+                          "bw_n = bw_n + excluded.bw_n, energy_j = energy_j + "
+                          "excluded.energy_j, "
+                          "last_up_ms = MAX(last_up_ms, excluded.last_up_ms), last_util_ms = "
+                          "MAX(last_util_ms, excluded.last_util_ms), last_bw_ms = "
+                          "MAX(last_bw_ms, "
+                          "excluded.last_bw_ms)"));
+  Statement& up_minute = *up_minute_ptr;
   RETURN_IF_ERROR(up_minute.Reset());
-  for (const auto &[k, m] : minutes) {
+  for (const auto& [k, m] : minutes) {
     RETURN_IF_ERROR(up_minute.Bind(1, k.first)
                         .Bind(2, k.second)
                         .Bind(3, m.present)
@@ -435,19 +382,18 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries> &series,
                         .Run());
     RETURN_IF_ERROR(up_minute.Reset());
   }
-  ASSIGN_OR_RETURN(
-      Statement * up_holder_ptr,
-      Cached(3,
-             "INSERT INTO cost_holder_minutes (device, minute, holder, "
-             "present, util_sum, util_n, last_info_ms, last_util_ms) VALUES "
-             "(?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (device, minute, holder) DO "
-             "UPDATE SET present = present + excluded.present, util_sum = "
-             "util_sum + excluded.util_sum, util_n = util_n + excluded.util_n, "
-             "last_info_ms = MAX(last_info_ms, excluded.last_info_ms), "
-             "last_util_ms = MAX(last_util_ms, excluded.last_util_ms)"));
-  Statement &up_holder = *up_holder_ptr;
+  ASSIGN_OR_RETURN(Statement * up_holder_ptr,
+                   Cached(3,
+                          "INSERT INTO cost_holder_minutes (device, minute, holder, "
+                          "present, util_sum, util_n, last_info_ms, last_util_ms) VALUES "
+                          "(?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (device, minute, holder) DO "
+                          "UPDATE SET present = present + excluded.present, util_sum = "
+                          "util_sum + excluded.util_sum, util_n = util_n + excluded.util_n, "
+                          "last_info_ms = MAX(last_info_ms, excluded.last_info_ms), "
+                          "last_util_ms = MAX(last_util_ms, excluded.last_util_ms)"));
+  Statement& up_holder = *up_holder_ptr;
   RETURN_IF_ERROR(up_holder.Reset());
-  for (const auto &[k, h] : holder_minutes) {
+  for (const auto& [k, h] : holder_minutes) {
     RETURN_IF_ERROR(up_holder.Bind(1, std::get<0>(k))
                         .Bind(2, std::get<1>(k))
                         .Bind(3, std::get<2>(k))
@@ -459,14 +405,14 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries> &series,
                         .Run());
     RETURN_IF_ERROR(up_holder.Reset());
   }
-  ASSIGN_OR_RETURN(
-      Statement * up_cursor_ptr,
-      Cached(4, "INSERT INTO cost_cursors (series, last_ms, last_value) VALUES "
-                "(?, ?, ?) ON CONFLICT (series) DO UPDATE SET last_ms = "
-                "excluded.last_ms, last_value = excluded.last_value"));
-  Statement &up_cursor = *up_cursor_ptr;
+  ASSIGN_OR_RETURN(Statement * up_cursor_ptr,
+                   Cached(4,
+                          "INSERT INTO cost_cursors (series, last_ms, last_value) VALUES "
+                          "(?, ?, ?) ON CONFLICT (series) DO UPDATE SET last_ms = "
+                          "excluded.last_ms, last_value = excluded.last_value"));
+  Statement& up_cursor = *up_cursor_ptr;
   RETURN_IF_ERROR(up_cursor.Reset());
-  for (const auto &[sid, c] : counters) {
+  for (const auto& [sid, c] : counters) {
     RETURN_IF_ERROR(up_cursor.Bind(1, static_cast<int64_t>(sid))
                         .Bind(2, c.last_ms)
                         .Bind(3, c.last_value)
@@ -478,17 +424,14 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries> &series,
 
 StatusOr<std::vector<MeteredDevice>> Meter::Devices() {
   std::lock_guard<std::mutex> lock(mu_);
-  ASSIGN_OR_RETURN(
-      Statement q,
-      db_->Prepare(
-          "SELECT id, key, gpu_uuid, node, cloud, region, model, vendor, "
-          "partition_kind, partition_id, partition_profile FROM "
-          "cost_devices ORDER BY id"));
+  ASSIGN_OR_RETURN(Statement q,
+                   db_->Prepare("SELECT id, key, gpu_uuid, node, cloud, region, model, vendor, "
+                                "partition_kind, partition_id, partition_profile FROM "
+                                "cost_devices ORDER BY id"));
   std::vector<MeteredDevice> out;
   while (true) {
     ASSIGN_OR_RETURN(bool row, q.Step());
-    if (!row)
-      break;
+    if (!row) break;
     MeteredDevice d;
     d.id = q.ColumnInt64(0);
     d.key = q.ColumnText(1);
@@ -508,17 +451,14 @@ StatusOr<std::vector<MeteredDevice>> Meter::Devices() {
 
 StatusOr<std::vector<Holder>> Meter::Holders() {
   std::lock_guard<std::mutex> lock(mu_);
-  ASSIGN_OR_RETURN(
-      Statement q,
-      db_->Prepare(
-          "SELECT id, key, namespace, pod, container, workload, team, "
-          "slurm_job, slurm_user, slurm_account FROM cost_holders ORDER BY "
-          "id"));
+  ASSIGN_OR_RETURN(Statement q,
+                   db_->Prepare("SELECT id, key, namespace, pod, container, workload, team, "
+                                "slurm_job, slurm_user, slurm_account FROM cost_holders ORDER BY "
+                                "id"));
   std::vector<Holder> out;
   while (true) {
     ASSIGN_OR_RETURN(bool row, q.Step());
-    if (!row)
-      break;
+    if (!row) break;
     Holder h;
     h.id = q.ColumnInt64(0);
     h.key = q.ColumnText(1);
@@ -536,35 +476,28 @@ StatusOr<std::vector<Holder>> Meter::Holders() {
 }
 
 Status Meter::Scan(int64_t from_s, int64_t to_s,
-                   const std::function<void(const DeviceMinute &)> &fn) {
+                   const std::function<void(const DeviceMinute&)>& fn) {
   std::lock_guard<std::mutex> lock(mu_);
-  ASSIGN_OR_RETURN(
-      Statement q,
-      db_->Prepare(
-          "SELECT device, minute, present, util_sum, util_n, bw_sum, bw_n, "
-          "energy_j FROM cost_minutes WHERE minute >= ? AND minute < ? "
-          "ORDER BY device, minute"));
+  ASSIGN_OR_RETURN(Statement q,
+                   db_->Prepare("SELECT device, minute, present, util_sum, util_n, bw_sum, bw_n, "
+                                "energy_j FROM cost_minutes WHERE minute >= ? AND minute < ? "
+                                "ORDER BY device, minute"));
   q.Bind(1, from_s).Bind(2, to_s);
-  ASSIGN_OR_RETURN(
-      Statement h,
-      db_->Prepare(
-          "SELECT device, minute, holder, present, util_sum, util_n FROM "
-          "cost_holder_minutes WHERE minute >= ? AND minute < ? ORDER BY "
-          "device, minute, holder"));
+  ASSIGN_OR_RETURN(Statement h,
+                   db_->Prepare("SELECT device, minute, holder, present, util_sum, util_n FROM "
+                                "cost_holder_minutes WHERE minute >= ? AND minute < ? ORDER BY "
+                                "device, minute, holder"));
   h.Bind(1, from_s).Bind(2, to_s);
   ASSIGN_OR_RETURN(bool hrow, h.Step());
   while (true) {
     ASSIGN_OR_RETURN(bool row, q.Step());
-    if (!row)
-      break;
+    if (!row) break;
     DeviceMinute m;
     m.device = q.ColumnInt64(0);
     m.minute_s = q.ColumnInt64(1);
     int64_t present = q.ColumnInt64(2);
-    if (q.ColumnInt64(4) > 0)
-      m.util_mean = q.ColumnDouble(3) / q.ColumnInt64(4);
-    if (q.ColumnInt64(6) > 0)
-      m.bw_mean = q.ColumnDouble(5) / q.ColumnInt64(6);
+    if (q.ColumnInt64(4) > 0) m.util_mean = q.ColumnDouble(3) / q.ColumnInt64(4);
+    if (q.ColumnInt64(6) > 0) m.bw_mean = q.ColumnDouble(5) / q.ColumnInt64(6);
     m.energy_j = q.ColumnDouble(7);
     auto key = std::make_pair(m.device, m.minute_s);
     // Holder rows of minutes without a device row are skipped (no presence).
@@ -575,14 +508,12 @@ Status Meter::Scan(int64_t from_s, int64_t to_s,
       if (h.ColumnInt64(3) > 0) {
         HolderMinute hm;
         hm.holder = h.ColumnInt64(2);
-        if (h.ColumnInt64(5) > 0)
-          hm.util_mean = h.ColumnDouble(4) / h.ColumnInt64(5);
+        if (h.ColumnInt64(5) > 0) hm.util_mean = h.ColumnDouble(4) / h.ColumnInt64(5);
         m.holders.push_back(hm);
       }
       ASSIGN_OR_RETURN(hrow, h.Step());
     }
-    if (present > 0)
-      fn(m);
+    if (present > 0) fn(m);
   }
   return OkStatus();
 }
@@ -592,4 +523,4 @@ MeterCounters Meter::counters() {
   return counters_;
 }
 
-} // namespace gpufleet::cost
+}  // namespace gpufleet::cost

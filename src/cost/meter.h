@@ -43,31 +43,31 @@
 
 namespace gpufleet::cost {
 
-const std::vector<Migration> &CostMigrations();
+const std::vector<Migration>& CostMigrations();
 
 struct MeteredDevice {
   int64_t id = 0;
-  std::string key; // detect::DeviceKey
+  std::string key;  // detect::DeviceKey
   std::string gpu_uuid, node, cloud, region, model, vendor;
   std::string partition_kind, partition_id, partition_profile;
 };
 
 struct Holder {
   int64_t id = 0;
-  std::string key; // namespace/pod/container or slurm:<job>
+  std::string key;  // namespace/pod/container or slurm:<job>
   std::string namespace_, pod, container, workload, team;
   std::string slurm_job, slurm_user, slurm_account;
 };
 
 struct HolderMinute {
   int64_t holder = 0;
-  double util_mean = -1; // -1: the source reports no per-holder utilization
+  double util_mean = -1;  // -1: the source reports no per-holder utilization
 };
 
 struct DeviceMinute {
   int64_t device = 0;
-  int64_t minute_s = 0;  // unix seconds of the minute's start
-  double util_mean = -1; // -1: not reported in this minute
+  int64_t minute_s = 0;   // unix seconds of the minute's start
+  double util_mean = -1;  // -1: not reported in this minute
   double bw_mean = -1;
   double energy_j = 0;
   std::vector<HolderMinute> holders;
@@ -75,53 +75,50 @@ struct DeviceMinute {
 
 struct MeterCounters {
   uint64_t samples_metered = 0;
-  uint64_t samples_duplicate = 0; // at or before the series' cursor
+  uint64_t samples_duplicate = 0;  // at or before the series' cursor
   uint64_t counter_resets = 0;
   uint64_t write_errors = 0;
 };
 
 class Meter {
-public:
+ public:
   // `db` must outlive the meter and have CostMigrations() applied.
-  explicit Meter(StateDb *db);
+  explicit Meter(StateDb* db);
 
   // Meters the metered series of one write (see above); one transaction.
-  Status Record(const std::vector<RemoteWriteSeries> &series);
+  Status Record(const std::vector<RemoteWriteSeries>& series);
 
   // Devices and holders known to the ledger.
   StatusOr<std::vector<MeteredDevice>> Devices();
   StatusOr<std::vector<Holder>> Holders();
   // Calls fn for every metered device-minute in [from_s, to_s), ordered by
   // device then minute, holders attached. Memory: one minute at a time.
-  Status Scan(int64_t from_s, int64_t to_s,
-              const std::function<void(const DeviceMinute &)> &fn);
+  Status Scan(int64_t from_s, int64_t to_s, const std::function<void(const DeviceMinute&)>& fn);
 
   MeterCounters counters();
 
-private:
+ private:
   struct Cursor {
     int64_t last_ms = -1;
     double last_value = 0;
   };
-  Status RecordLocked(const std::vector<RemoteWriteSeries> &series,
-                      std::unordered_map<uint64_t, Cursor> &moved,
-                      MeterCounters &delta);
+  Status RecordLocked(const std::vector<RemoteWriteSeries>& series,
+                      std::unordered_map<uint64_t, Cursor>& moved, MeterCounters& delta);
   Status LoadLocked();
   // The hot statements, prepared once per slot.
-  StatusOr<Statement *> Cached(int slot, const char *sql);
-  StatusOr<int64_t> DeviceId(const RemoteWriteSeries &s,
-                             const std::string &key);
-  StatusOr<int64_t> HolderId(const RemoteWriteSeries &s);
+  StatusOr<Statement*> Cached(int slot, const char* sql);
+  StatusOr<int64_t> DeviceId(const RemoteWriteSeries& s, const std::string& key);
+  StatusOr<int64_t> HolderId(const RemoteWriteSeries& s);
 
   std::mutex mu_;
-  StateDb *db_;                                         // guarded by mu_
-  bool loaded_ = false;                                 // guarded by mu_
-  std::unordered_map<uint64_t, Cursor> cursors_;        // guarded by mu_
-  std::unordered_map<uint64_t, int64_t> floors_;        // guarded by mu_
-  std::unordered_map<std::string, int64_t> device_ids_; // guarded by mu_
-  std::unordered_map<std::string, int64_t> holder_ids_; // guarded by mu_
-  MeterCounters counters_;                              // guarded by mu_
-  std::map<int, Statement> statements_;                 // guarded by mu_
+  StateDb* db_;                                          // guarded by mu_
+  bool loaded_ = false;                                  // guarded by mu_
+  std::unordered_map<uint64_t, Cursor> cursors_;         // guarded by mu_
+  std::unordered_map<uint64_t, int64_t> floors_;         // guarded by mu_
+  std::unordered_map<std::string, int64_t> device_ids_;  // guarded by mu_
+  std::unordered_map<std::string, int64_t> holder_ids_;  // guarded by mu_
+  MeterCounters counters_;                               // guarded by mu_
+  std::map<int, Statement> statements_;                  // guarded by mu_
 };
 
-} // namespace gpufleet::cost
+}  // namespace gpufleet::cost

@@ -11,40 +11,31 @@
 namespace gpufleet::cost {
 namespace {
 
-RemoteWriteSeries
-Series(std::string name, std::vector<std::pair<int64_t, double>> points,
-       std::vector<std::pair<std::string, std::string>> extra = {}) {
+RemoteWriteSeries Series(std::string name, std::vector<std::pair<int64_t, double>> points,
+                         std::vector<std::pair<std::string, std::string>> extra = {}) {
   RemoteWriteSeries s;
-  s.labels =
-      Labels{{"__name__", name},    {"node", "n1"},   {"gpu", "0"},
-             {"gpu_uuid", "GPU-a"}, {"cloud", "aws"}, {"region", "us-east-1"},
-             {"model", "h100-sxm"}};
-  for (const auto &[k, v] : extra)
-    s.labels.Set(k, v);
-  for (auto [ts, v] : points)
-    s.samples.push_back({ts, v});
+  s.labels = Labels{{"__name__", name},    {"node", "n1"},   {"gpu", "0"},
+                    {"gpu_uuid", "GPU-a"}, {"cloud", "aws"}, {"region", "us-east-1"},
+                    {"model", "h100-sxm"}};
+  for (const auto& [k, v] : extra) s.labels.Set(k, v);
+  for (auto [ts, v] : points) s.samples.push_back({ts, v});
   return s;
 }
 
 // One write: minute [60 s, 120 s) with two scrapes 30 s apart.
-std::vector<RemoteWriteSeries> Write(int64_t minute_ms, double energy0,
-                                     double energy1) {
+std::vector<RemoteWriteSeries> Write(int64_t minute_ms, double energy0, double energy1) {
   std::vector<std::pair<std::string, std::string>> pod = {
-      {"workload_pod", "train-0"},
-      {"workload_namespace", "research"},
-      {"workload_container", "c"}};
+      {"workload_pod", "train-0"}, {"workload_namespace", "research"}, {"workload_container", "c"}};
   return {Series("gpu_up", {{minute_ms, 1}, {minute_ms + 30000, 1}}),
-          Series("gpu_utilization_ratio",
-                 {{minute_ms, 0.4}, {minute_ms + 30000, 0.8}}),
+          Series("gpu_utilization_ratio", {{minute_ms, 0.4}, {minute_ms + 30000, 0.8}}),
           Series("gpu_memory_bandwidth_utilization_ratio", {{minute_ms, 0.9}}),
-          Series("gpu_energy_joules_total",
-                 {{minute_ms, energy0}, {minute_ms + 30000, energy1}}),
+          Series("gpu_energy_joules_total", {{minute_ms, energy0}, {minute_ms + 30000, energy1}}),
           Series("gpu_workload_info", {{minute_ms, 1}}, pod),
           Series("gpu_temperature_celsius", {{minute_ms, 50}})};
 }
 
 struct Db {
-  explicit Db(const std::string &path) {
+  explicit Db(const std::string& path) {
     auto db = StateDb::Open(path, CostMigrations());
     EXPECT_TRUE(db.ok()) << db.status().ToString();
     state = std::move(*db);
@@ -52,17 +43,15 @@ struct Db {
   }
   std::vector<DeviceMinute> All() {
     std::vector<DeviceMinute> out;
-    EXPECT_TRUE(meter
-                    ->Scan(0, 1'000'000'000,
-                           [&](const DeviceMinute &m) { out.push_back(m); })
-                    .ok());
+    EXPECT_TRUE(
+        meter->Scan(0, 1'000'000'000, [&](const DeviceMinute& m) { out.push_back(m); }).ok());
     return out;
   }
   std::unique_ptr<StateDb> state;
   std::unique_ptr<Meter> meter;
 };
 
-std::string TempDb(const char *name) {
+std::string TempDb(const char* name) {
   std::string path = ::testing::TempDir() + name;
   std::filesystem::remove(path);
   std::filesystem::remove(path + "-wal");
@@ -79,7 +68,7 @@ TEST(MeterTest, RollsUpOneMinute) {
   EXPECT_DOUBLE_EQ(m[0].util_mean, 0.6);
   EXPECT_DOUBLE_EQ(m[0].bw_mean, 0.9);
   EXPECT_DOUBLE_EQ(m[0].energy_j,
-                   900); // the first point of a counter only sets its cursor
+                   900);  // the first point of a counter only sets its cursor
   ASSERT_EQ(m[0].holders.size(), 1u);
   auto holders = db.meter->Holders();
   ASSERT_TRUE(holders.ok());
@@ -97,10 +86,9 @@ TEST(MeterTest, RetriesAndRestartsDoNotDoubleCount) {
     ASSERT_TRUE(db.meter->Record(Write(60'000, 1000, 1900)).ok());
     EXPECT_EQ(db.meter->counters().samples_duplicate, 8u);
   }
-  Db again(path); // a new process: cursors come from the database
+  Db again(path);  // a new process: cursors come from the database
   ASSERT_TRUE(again.meter->Record(Write(60'000, 1000, 1900)).ok());
-  ASSERT_TRUE(again.meter->Record(Write(120'000, 100, 400))
-                  .ok()); // reset: 100, then +300
+  ASSERT_TRUE(again.meter->Record(Write(120'000, 100, 400)).ok());  // reset: 100, then +300
   std::vector<DeviceMinute> m = again.All();
   ASSERT_EQ(m.size(), 2u);
   EXPECT_DOUBLE_EQ(m[0].energy_j, 900);
@@ -117,9 +105,7 @@ TEST(MeterTest, RetriesAndRestartsDoNotDoubleCount) {
 // nothing is counted twice.
 TEST(MeterTest, KillNineLosesNothingAcknowledged) {
   constexpr int kWrites = 400;
-  auto write_k = [](int k) {
-    return Write(60'000LL * (k + 1), 1000.0 * k, 1000.0 * k + 500);
-  };
+  auto write_k = [](int k) { return Write(60'000LL * (k + 1), 1000.0 * k, 1000.0 * k + 500); };
   std::string killed = TempDb("meter_kill.db");
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
@@ -129,23 +115,19 @@ TEST(MeterTest, KillNineLosesNothingAcknowledged) {
     close(fds[0]);
     Db db(killed);
     for (int k = 0; k < kWrites; ++k) {
-      if (!db.meter->Record(write_k(k)).ok())
-        _exit(2);
-      if (write(fds[1], &k, sizeof k) != sizeof k)
-        _exit(3);
+      if (!db.meter->Record(write_k(k)).ok()) _exit(2);
+      if (write(fds[1], &k, sizeof k) != sizeof k) _exit(3);
     }
     pause();
     _exit(0);
   }
   close(fds[1]);
   int acked = -1, k = 0;
-  while (acked < kWrites / 3 && read(fds[0], &k, sizeof k) == sizeof k)
-    acked = k;
+  while (acked < kWrites / 3 && read(fds[0], &k, sizeof k) == sizeof k) acked = k;
   kill(child, SIGKILL);
   int status = 0;
   waitpid(child, &status, 0);
-  while (read(fds[0], &k, sizeof k) == sizeof k)
-    acked = k;
+  while (read(fds[0], &k, sizeof k) == sizeof k) acked = k;
   close(fds[0]);
   ASSERT_GE(acked, kWrites / 3);
 
@@ -153,18 +135,16 @@ TEST(MeterTest, KillNineLosesNothingAcknowledged) {
   for (int i = std::max(0, acked); i < kWrites; ++i)
     ASSERT_TRUE(after.meter->Record(write_k(i)).ok());
   Db clean(TempDb("meter_clean.db"));
-  for (int i = 0; i < kWrites; ++i)
-    ASSERT_TRUE(clean.meter->Record(write_k(i)).ok());
+  for (int i = 0; i < kWrites; ++i) ASSERT_TRUE(clean.meter->Record(write_k(i)).ok());
   std::vector<DeviceMinute> a = after.All(), b = clean.All();
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(a[i].minute_s, b[i].minute_s);
-    EXPECT_DOUBLE_EQ(a[i].energy_j, b[i].energy_j)
-        << "minute " << a[i].minute_s;
+    EXPECT_DOUBLE_EQ(a[i].energy_j, b[i].energy_j) << "minute " << a[i].minute_s;
     EXPECT_DOUBLE_EQ(a[i].util_mean, b[i].util_mean);
     EXPECT_EQ(a[i].holders.size(), b[i].holders.size());
   }
 }
 
-} // namespace
-} // namespace gpufleet::cost
+}  // namespace
+}  // namespace gpufleet::cost

@@ -45,23 +45,23 @@ struct PricedDevice {
   std::string node;
   std::string cloud;
   std::string region;
-  std::string model; // the device's model label or a hardware key
+  std::string model;  // the device's model label or a hardware key
 };
 
 struct DevicePrice {
-  double usd_per_gpu_hour = 0; // fixed part (rent, or depreciation + overhead)
-  double usd_per_kwh = 0; // on-premises: times measured energy; 0 in clouds
+  double usd_per_gpu_hour = 0;  // fixed part (rent, or depreciation + overhead)
+  double usd_per_kwh = 0;       // on-premises: times measured energy; 0 in clouds
   Pricing pricing = Pricing::kOnDemand;
-  std::string gpu;           // hardware key
-  std::string instance_type; // catalog offer, "" for negotiated / on-prem rates
-  std::string source;        // catalog file @ commit, or the site file:line
-  std::string date;          // catalog snapshot, or the rule's date
-  std::string basis;         // how the figure was made, for humans
+  std::string gpu;            // hardware key
+  std::string instance_type;  // catalog offer, "" for negotiated / on-prem rates
+  std::string source;         // catalog file @ commit, or the site file:line
+  std::string date;           // catalog snapshot, or the rule's date
+  std::string basis;          // how the figure was made, for humans
 };
 
 struct NodeRule {
   std::string match = "*";
-  std::string cloud, region, gpu; // optional filters
+  std::string cloud, region, gpu;  // optional filters
   Pricing pricing = Pricing::kOnDemand;
   std::string instance_type;
   double discount = 0;
@@ -70,46 +70,39 @@ struct NodeRule {
   double depreciation_years = 0;
   double usd_per_kwh = 0;
   double overhead_usd_per_gpu_hour = 0;
-  std::string source; // given, or "file:line"
+  std::string source;  // given, or "file:line"
   std::string date;
-  std::string where; // "prices.toml:12"
+  std::string where;  // "prices.toml:12"
 };
 
 class PriceBook {
-public:
+ public:
   // No overrides: the catalog's on-demand prices.
-  explicit PriceBook(
-      const PriceCatalog &catalog = PriceCatalog::Default(),
-      const HardwareCatalog &hardware = HardwareCatalog::Default());
-  static StatusOr<PriceBook>
-  Parse(std::string_view toml, std::string_view origin,
-        const PriceCatalog &catalog = PriceCatalog::Default(),
-        const HardwareCatalog &hardware = HardwareCatalog::Default());
-  static StatusOr<PriceBook> Load(const std::string &path);
+  explicit PriceBook(const PriceCatalog& catalog = PriceCatalog::Default(),
+                     const HardwareCatalog& hardware = HardwareCatalog::Default());
+  static StatusOr<PriceBook> Parse(std::string_view toml, std::string_view origin,
+                                   const PriceCatalog& catalog = PriceCatalog::Default(),
+                                   const HardwareCatalog& hardware = HardwareCatalog::Default());
+  static StatusOr<PriceBook> Load(const std::string& path);
 
-  StatusOr<DevicePrice> Resolve(const PricedDevice &device) const;
-  const std::vector<NodeRule> &rules() const { return rules_; }
+  StatusOr<DevicePrice> Resolve(const PricedDevice& device) const;
+  const std::vector<NodeRule>& rules() const { return rules_; }
   // [teams]: Kubernetes namespace -> team (for holders without a
   // workload_team label). [owners]: node glob -> team that owns the idle
   // capacity of those nodes (idle rule "owner").
-  const std::vector<std::pair<std::string, std::string>> &teams() const {
-    return teams_;
-  }
-  const std::vector<std::pair<std::string, std::string>> &owners() const {
-    return owners_;
-  }
+  const std::vector<std::pair<std::string, std::string>>& teams() const { return teams_; }
+  const std::vector<std::pair<std::string, std::string>>& owners() const { return owners_; }
 
-private:
-  StatusOr<DevicePrice> FromRule(const NodeRule &rule,
-                                 const PricedDevice &device,
-                                 const std::string &gpu) const;
+ private:
+  StatusOr<DevicePrice> FromRule(const NodeRule& rule, const PricedDevice& device,
+                                 const std::string& gpu) const;
 
-  const PriceCatalog *catalog_;
-  const HardwareCatalog *hardware_;
+  const PriceCatalog* catalog_;
+  const HardwareCatalog* hardware_;
   HostSplitRates split_;
   std::vector<NodeRule> rules_;
   std::vector<std::pair<std::string, std::string>> teams_;
   std::vector<std::pair<std::string, std::string>> owners_;
 };
 
-} // namespace gpufleet::cost
+}  // namespace gpufleet::cost

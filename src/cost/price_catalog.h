@@ -40,55 +40,52 @@ struct HostSplitRates {
 };
 
 struct CloudOffer {
-  std::string cloud;  // "aws"
-  std::string region; // "us-east-1"
-  std::string
-      instance_type;    // "p5.48xlarge" (GCP: "H100-8x", accelerators only)
-  std::string gpu;      // key of data/hardware.toml, "h100-sxm"
-  double gpu_count = 0; // may be fractional (Azure NV A10 v5 slices)
+  std::string cloud;          // "aws"
+  std::string region;         // "us-east-1"
+  std::string instance_type;  // "p5.48xlarge" (GCP: "H100-8x", accelerators only)
+  std::string gpu;            // key of data/hardware.toml, "h100-sxm"
+  double gpu_count = 0;       // may be fractional (Azure NV A10 v5 slices)
   double vcpus = 0;
   double memory_gib = 0;
-  bool accelerator_only = false; // scope = "accelerator"
+  bool accelerator_only = false;  // scope = "accelerator"
   std::optional<double> on_demand_usd_per_hour;
   std::optional<double> spot_usd_per_hour;
   int zones = 0;
-  std::string source; // "catalogs/v9/aws/vms.csv @ 2c3d7ea7"
-  std::string where;  // "cloud_gpu_prices.toml:123"
+  std::string source;  // "catalogs/v9/aws/vms.csv @ 2c3d7ea7"
+  std::string where;   // "cloud_gpu_prices.toml:123"
 };
 
 // A price per GPU-hour with where it came from.
 struct GpuHourPrice {
   double usd_per_gpu_hour = 0;
-  std::string
-      basis; // "p5.48xlarge on-demand $98.32/h, host split off, / 8 GPUs"
+  std::string basis;  // "p5.48xlarge on-demand $98.32/h, host split off, / 8 GPUs"
 };
 
 class PriceCatalog {
-public:
+ public:
   // Parses the catalog; every offer's gpu must be a key of `hardware`.
-  static StatusOr<PriceCatalog> Parse(std::string_view toml,
-                                      std::string_view origin,
-                                      const HardwareCatalog &hardware);
+  static StatusOr<PriceCatalog> Parse(std::string_view toml, std::string_view origin,
+                                      const HardwareCatalog& hardware);
   // The embedded data/prices/cloud_gpu_prices.toml (parsed once).
-  static const PriceCatalog &Default();
+  static const PriceCatalog& Default();
 
-  const std::vector<CloudOffer> &offers() const { return offers_; }
-  const std::string &snapshot() const { return snapshot_; }
+  const std::vector<CloudOffer>& offers() const { return offers_; }
+  const std::string& snapshot() const { return snapshot_; }
 
   // Offers of `gpu` in cloud/region, largest gpu_count first; an empty
   // instance_type matches any.
-  std::vector<const CloudOffer *>
-  Find(std::string_view cloud, std::string_view region, std::string_view gpu,
-       std::string_view instance_type = {}) const;
+  std::vector<const CloudOffer*> Find(std::string_view cloud, std::string_view region,
+                                      std::string_view gpu,
+                                      std::string_view instance_type = {}) const;
 
   // The offer's price per GPU-hour; NotFound when it has no such price
   // (no spot offer, or spot only).
-  static StatusOr<GpuHourPrice> PerGpuHour(const CloudOffer &offer, bool spot,
-                                           const HostSplitRates &rates);
+  static StatusOr<GpuHourPrice> PerGpuHour(const CloudOffer& offer, bool spot,
+                                           const HostSplitRates& rates);
 
-private:
+ private:
   std::vector<CloudOffer> offers_;
   std::string snapshot_;
 };
 
-} // namespace gpufleet::cost
+}  // namespace gpufleet::cost

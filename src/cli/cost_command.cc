@@ -7,6 +7,7 @@
 #include "core/clock.h"
 #include "core/file_util.h"
 #include "core/strings.h"
+#include "cost/cost_api.h"
 #include "cost/cost_export.h"
 #include "cost/cost_query.h"
 #include "cost/cost_report.h"
@@ -55,6 +56,12 @@ class CostCommand : public Command {
         ->capture_default_str();
     report_->add_option("-o,--output", output_, "Write here instead of stdout");
 
+    budgets_ = app.add_subcommand("budgets", "Each [[budget]]'s month so far and its forecast");
+    budgets_->add_option("--db", db_, "The server's state database")->required();
+    budgets_->add_option("--prices", prices_, "Site prices file with [[budget]] tables")
+        ->required();
+    budgets_->add_option("--at", at_, "As of (same forms as --from)")->capture_default_str();
+
     prices_cmd_ = app.add_subcommand("prices", "Per-GPU-hour prices of the embedded catalog");
     prices_cmd_->add_option("--cloud", cloud_, "Only this cloud");
     prices_cmd_->add_option("--region", region_, "Only this region");
@@ -66,6 +73,7 @@ class CostCommand : public Command {
 
   Status Run() override {
     if (prices_cmd_->parsed()) return ListPrices();
+    if (budgets_->parsed()) return Budgets();
     std::string text;
     if (!server_.empty()) {
       ASSIGN_OR_RETURN(text, FromServer());
@@ -143,6 +151,22 @@ class CostCommand : public Command {
     return out;
   }
 
+  Status Budgets() {
+    ASSIGN_OR_RETURN(cost::PriceBook book, cost::PriceBook::Load(prices_));
+    ASSIGN_OR_RETURN(int64_t at, cost::ParseTimeArg(at_, std::time(nullptr)));
+    StateDb::Options opts;
+    opts.create = false;
+    ASSIGN_OR_RETURN(std::unique_ptr<StateDb> db,
+                     StateDb::Open(db_, cost::CostReaderMigrations(), opts));
+    cost::Meter meter(db.get());
+    detect::IncidentStore incidents(db.get());
+    ASSIGN_OR_RETURN(std::vector<cost::BudgetStatus> statuses,
+                     cost::BudgetStatuses(meter, incidents, book, at));
+    std::string text = cost::RenderBudgets(statuses);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return OkStatus();
+  }
+
   Status ListPrices() {
     const cost::PriceCatalog& c = cost::PriceCatalog::Default();
     std::printf("%-11s %-22s %-28s %-14s %6s %10s %14s  %s\n", "CLOUD", "REGION", "INSTANCE", "GPU",
@@ -175,6 +199,8 @@ class CostCommand : public Command {
 
   CLI::App* report_ = nullptr;
   CLI::App* prices_cmd_ = nullptr;
+  CLI::App* budgets_ = nullptr;
+  std::string at_ = "now";
   std::string db_, server_, prices_, output_;
   std::string from_ = "-30d", to_ = "now", by_ = "team";
   std::string basis_ = "allocation", idle_ = "none", contention_ = "transfer", format_ = "text";

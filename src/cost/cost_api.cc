@@ -1,8 +1,11 @@
 #include "cost/cost_api.h"
 
+#include <algorithm>
 #include <ctime>
+#include <nlohmann/json.hpp>
 
 #include "core/strings.h"
+#include "cost/budget.h"
 #include "cost/cost_export.h"
 #include "cost/cost_query.h"
 #include "cost/cost_report.h"
@@ -87,6 +90,40 @@ ApiReply CostQuery(const ApiParams& params, Meter& meter, detect::IncidentBook& 
   if (format == "csv") return {200, "text/csv", RenderCsv(*report)};
   if (format == "text") return {200, "text/plain", RenderText(*report)};
   return {200, "application/json", RenderJson(*report)};
+}
+
+StatusOr<std::vector<BudgetStatus>> BudgetStatuses(Meter& meter, detect::IncidentBook& incidents,
+                                                   const PriceBook& prices, int64_t at_s) {
+  const auto [month_start, month_end] = MonthOf(at_s);
+  const int64_t now = std::min(at_s, month_end);
+  if (now <= month_start) return std::vector<BudgetStatus>();
+  ASSIGN_OR_RETURN(Ledger mtd,
+                   LedgerFromStores(meter, incidents, prices, LedgerPolicy(), month_start, now));
+  ASSIGN_OR_RETURN(Ledger recent, LedgerFromStores(meter, incidents, prices, LedgerPolicy(),
+                                                   RecentStart(month_start, now), now));
+  ASSIGN_OR_RETURN(CostReport mtd_report, BuildReport(mtd, {"team"}, prices.teams()));
+  ASSIGN_OR_RETURN(CostReport recent_report, BuildReport(recent, {"team"}, prices.teams()));
+  int64_t recent_from = std::max(recent.from_s, recent.first_minute_s);
+  return EvaluateBudgets(prices.budgets(), mtd_report, recent_report, recent_from, now);
+}
+
+ApiReply BudgetQuery(const ApiParams& params, Meter& meter, detect::IncidentBook& incidents,
+                     const PriceBook& prices, int64_t now_s) {
+  StatusOr<int64_t> at = ParseTimeArg(Get(params, "at", "now"), now_s);
+  if (!at.ok()) return Fail(at.status().WithContext("at"));
+  StatusOr<std::vector<BudgetStatus>> statuses = BudgetStatuses(meter, incidents, prices, *at);
+  if (!statuses.ok()) return Fail(statuses.status());
+  nlohmann::json rows = nlohmann::json::array();
+  for (const BudgetStatus& s : *statuses) {
+    rows.push_back({{"team", s.team},
+                    {"budget_usd", s.budget_usd},
+                    {"spent_usd", s.spent_usd},
+                    {"rate_usd_per_day", s.rate_usd_per_day},
+                    {"forecast_usd", s.forecast_usd},
+                    {"state", s.state},
+                    {"summary", s.summary}});
+  }
+  return {200, "application/json", nlohmann::json{{"budgets", rows}}.dump(2) + "\n"};
 }
 
 ApiReply AllocationQuery(const ApiParams& params, Meter& meter, detect::IncidentBook& incidents,

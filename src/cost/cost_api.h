@@ -17,6 +17,7 @@
 #include <map>
 #include <string>
 
+#include "cost/budget.h"
 #include "cost/meter.h"
 #include "cost/price_book.h"
 #include "detect/incident_book.h"
@@ -33,6 +34,14 @@ using ApiParams = std::map<std::string, std::string>;
 
 ApiReply CostQuery(const ApiParams& params, Meter& meter, detect::IncidentBook& incidents,
                    const PriceBook& prices, int64_t now_s);
+// Each [[budget]] of `prices` at `at_s` (its UTC month so far).
+StatusOr<std::vector<BudgetStatus>> BudgetStatuses(Meter& meter, detect::IncidentBook& incidents,
+                                                   const PriceBook& prices, int64_t at_s);
+
+// GET /api/v1/cost/budgets: ?at=now (any ParseTimeArg form): each
+// [[budget]]'s month-to-date spend, recent daily rate and forecast (JSON).
+ApiReply BudgetQuery(const ApiParams& params, Meter& meter, detect::IncidentBook& incidents,
+                     const PriceBook& prices, int64_t now_s);
 ApiReply AllocationQuery(const ApiParams& params, Meter& meter, detect::IncidentBook& incidents,
                          const PriceBook& prices, int64_t now_s);
 

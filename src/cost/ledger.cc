@@ -268,6 +268,7 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
       }
       return;
     }
+    if (L.first_minute_s == 0 || m.minute_s < L.first_minute_s) L.first_minute_s = m.minute_s;
     DeviceCost& dc = dc_it->second;
     const double frac = dc.fraction;
     for (const HolderMinute& h : m.holders) first_seen.try_emplace(h.holder, m.minute_s);

@@ -102,6 +102,7 @@ struct ContentionWindow {
 
 struct Ledger {
   int64_t from_s = 0, to_s = 0;
+  int64_t first_minute_s = 0;  // the first metered minute in the period (0: none)
   LedgerPolicy policy;
   std::vector<ChargeLine> lines;
   std::map<int64_t, MeteredDevice> devices;

@@ -67,7 +67,23 @@ StatusOr<PriceBook> PriceBook::Parse(std::string_view toml, std::string_view ori
   PriceBook book(catalog, hardware);
   ASSIGN_OR_RETURN(toml::table root, ParseToml(toml, origin));
   TomlReader r(root, origin);
-  RETURN_IF_ERROR(r.CheckKeys({"host_split", "node", "teams", "owners"}));
+  RETURN_IF_ERROR(r.CheckKeys({"host_split", "node", "teams", "owners", "budget"}));
+  RETURN_IF_ERROR(r.ForEachTable("budget", [&](const TomlReader& b) -> Status {
+    RETURN_IF_ERROR(b.CheckKeys({"team", "usd_per_month"}));
+    Budget budget;
+    budget.where = Where(b);
+    RETURN_IF_ERROR(b.Require("team", budget.team));
+    RETURN_IF_ERROR(b.Require("usd_per_month", budget.usd_per_month, 0.01, 1e12));
+    for (const Budget& other : book.budgets_) {
+      if (other.team == budget.team) {
+        return b.FieldError(*b.Get("team"), "team",
+                            "a second budget for '" + budget.team + "' (first at " + other.where +
+                                ")");
+      }
+    }
+    book.budgets_.push_back(std::move(budget));
+    return OkStatus();
+  }));
   for (auto [key, out] : {std::pair{"teams", &book.teams_}, std::pair{"owners", &book.owners_}}) {
     ASSIGN_OR_RETURN(std::optional<TomlReader> t, r.Table(key));
     if (!t.has_value()) continue;

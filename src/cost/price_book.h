@@ -6,6 +6,7 @@
 //                  usd_per_gib_hour (default OpenCost's); absent: GPUs
 //                  carry the whole instance price
 //   [teams]        namespace = "team"; [owners] "node-glob*" = "team"
+//   [[budget]]     team = "research", usd_per_month = 20000 (one per team)
 //   [[node]]       match = "aws-h100-*" (glob on the node name; optional
 //                  cloud / region / gpu filters), pricing = on_demand | spot |
 //                  committed | negotiated | onprem, and then
@@ -59,6 +60,13 @@ struct DevicePrice {
   std::string basis;          // how the figure was made, for humans
 };
 
+// [[budget]]: a monthly budget for one team (as the report groups by team).
+struct Budget {
+  std::string team;
+  double usd_per_month = 0;
+  std::string where;  // "prices.toml:40"
+};
+
 struct NodeRule {
   std::string match = "*";
   std::string cloud, region, gpu;  // optional filters
@@ -92,6 +100,7 @@ class PriceBook {
   // capacity of those nodes (idle rule "owner").
   const std::vector<std::pair<std::string, std::string>>& teams() const { return teams_; }
   const std::vector<std::pair<std::string, std::string>>& owners() const { return owners_; }
+  const std::vector<Budget>& budgets() const { return budgets_; }
 
  private:
   StatusOr<DevicePrice> FromRule(const NodeRule& rule, const PricedDevice& device,
@@ -103,6 +112,7 @@ class PriceBook {
   std::vector<NodeRule> rules_;
   std::vector<std::pair<std::string, std::string>> teams_;
   std::vector<std::pair<std::string, std::string>> owners_;
+  std::vector<Budget> budgets_;
 };
 
 }  // namespace gpufleet::cost

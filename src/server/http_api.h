@@ -10,6 +10,7 @@
 //                               &idle=none|proportional|owner
 //                               &contention=transfer|surcharge|off
 //                               &format=json|csv|text|focus (cost/cost_api.h)
+//   GET  /api/v1/cost/budgets   ?at=now: each team budget's month so far and forecast
 //   GET  /allocation            the ledger in OpenCost's response shape:
 //                               ?window=7d|today|week|month|START,END
 //                               &aggregate=namespace|pod|node|controller|team

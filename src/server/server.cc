@@ -162,9 +162,14 @@ std::tuple<int, std::string, std::string> Server::CostReport(
     const cost::PriceBook& prices, const std::string& path,
     const std::map<std::string, std::string>& params) {
   int64_t now_s = clock_.NowNs() / kNsPerSecond;
-  cost::ApiReply r = path == "/allocation"
-                         ? cost::AllocationQuery(params, *meter_, *incidents_, prices, now_s)
-                         : cost::CostQuery(params, *meter_, *incidents_, prices, now_s);
+  cost::ApiReply r;
+  if (path == "/allocation") {
+    r = cost::AllocationQuery(params, *meter_, *incidents_, prices, now_s);
+  } else if (path == "/api/v1/cost/budgets") {
+    r = cost::BudgetQuery(params, *meter_, *incidents_, prices, now_s);
+  } else {
+    r = cost::CostQuery(params, *meter_, *incidents_, prices, now_s);
+  }
   return {r.status, std::move(r.content_type), std::move(r.body)};
 }
 

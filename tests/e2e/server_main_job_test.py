@@ -137,6 +137,12 @@ def main():
                     for key in ("gpuHours", "gpuCost", "gpuCostAdjustment", "gpuEfficiency",
                                 "totalCost", "window", "properties", "minutes"):
                         assert key in a, (name, key)
+                budgets = get_json(srv.url + "/api/v1/cost/budgets")["budgets"]
+                assert {b["team"] for b in budgets} == {"research", "product", "search"}, budgets
+                for b in budgets:
+                    assert b["state"] in ("ok", "forecast_over", "over"), b
+                    assert b["forecast_usd"] >= b["spent_usd"] > 0, b
+                print("budgets: " + "; ".join(b["summary"] for b in budgets))
                 focus = check_focus(srv.url + "/api/v1/cost?from=-1d&format=focus", total)
                 print("FOCUS export: %d rows" % focus)
 

@@ -7,6 +7,8 @@
 #include "core/file_util.h"
 #include "core/strings.h"
 #include "cost/cost_api.h"
+#include "cost/cost_metrics.h"
+#include "detect/device_series.h"
 #include "net/url.h"
 #include "place/place_service.h"
 #include "plan/plan_service.h"
@@ -105,6 +107,7 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
     s->meter_ = std::make_unique<cost::Meter>(s->cost_db_.get());
     ASSIGN_OR_RETURN(cost::PriceBook book, LoadPrices(c.cost_prices));
     prices = std::make_shared<const cost::PriceBook>(std::move(book));
+    s->prices_ = prices;
   }
   s->ingester_ = std::make_unique<Ingester>(*s->window_, s->inventory_.get(), s->forwarder_.get(),
                                             s->clock_, RemoteWriteLimits(), s->meter_.get());
@@ -212,6 +215,19 @@ std::string Server::RenderMetrics() {
   Metric(out, "gpufleet_server_inventory_errors_total", "counter",
          "gpu_info series that could not be recorded in the inventory.",
          static_cast<double>(in.inventory_errors));
+  if (meter_ != nullptr && prices_ != nullptr) {
+    // Mean tensor activity per device over the last 10 minutes of the window.
+    std::map<std::string, double> activity;
+    const int64_t now = clock_.NowNs();
+    window_->ForEach("gpu_tensor_active_ratio", now - 600 * kNsPerSecond, now,
+                     [&](const Labels& labels, std::span<const WindowPoint> points) {
+                       double sum = 0;
+                       for (const WindowPoint& p : points) sum += p.value;
+                       activity[detect::DeviceKey(labels)] = sum / static_cast<double>(points.size());
+                     });
+    StatusOr<std::vector<cost::MeteredDevice>> devices = meter_->Devices();
+    if (devices.ok()) out += cost::RenderCostMetrics(*devices, *prices_, activity);
+  }
   if (meter_ != nullptr) {
     cost::MeterCounters m = meter_->counters();
     Metric(out, "gpufleet_cost_samples_metered_total", "counter",

@@ -85,6 +85,7 @@ class Server {
   std::unique_ptr<StateDb> inventory_db_;
   std::unique_ptr<StateDb> cost_db_;
   std::unique_ptr<cost::Meter> meter_;
+  std::shared_ptr<const cost::PriceBook> prices_;
   std::unique_ptr<detect::IncidentStore> incidents_;
   std::unique_ptr<InventoryStore> inventory_;
   std::unique_ptr<detect::BaselineStore> baselines_;

@@ -143,6 +143,12 @@ def main():
                     assert b["state"] in ("ok", "forecast_over", "over"), b
                     assert b["forecast_usd"] >= b["spent_usd"] > 0, b
                 print("budgets: " + "; ".join(b["summary"] for b in budgets))
+                with urllib.request.urlopen(srv.url + "/metrics", timeout=30) as r:
+                    metrics = r.read().decode()
+                effective = [l for l in metrics.splitlines()
+                             if l.startswith("gpufleet_cost_usd_per_effective_pflop_hour{")]
+                assert any('cloud="aws"' in l for l in effective), effective
+                assert "gpufleet_cost_device_usd_per_hour{" in metrics
                 focus = check_focus(srv.url + "/api/v1/cost?from=-1d&format=focus", total)
                 print("FOCUS export: %d rows" % focus)
 

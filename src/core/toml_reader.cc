@@ -20,10 +20,14 @@ StatusOr<toml::table> ParseToml(std::string_view text, std::string_view origin) 
   }
 }
 
-std::string TomlWhere(std::string_view origin, const toml::node& node) {
+std::string TomlPlace(std::string_view origin, const toml::node& node) {
   std::string s(origin);
   if (node.source().begin.line > 0) s += ":" + std::to_string(node.source().begin.line);
-  return s + ": ";
+  return s;
+}
+
+std::string TomlWhere(std::string_view origin, const toml::node& node) {
+  return TomlPlace(origin, node) + ": ";
 }
 
 std::string_view TomlTypeName(const toml::node& node) {

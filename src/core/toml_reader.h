@@ -41,6 +41,9 @@ StatusOr<toml::table> ParseToml(std::string_view text, std::string_view origin);
 
 // "origin:line: " for a node (or "origin: " when it has no source position).
 std::string TomlWhere(std::string_view origin, const toml::node& node);
+// The same place without the separator: "origin:line" (or "origin"), for
+// data that records where it came from.
+std::string TomlPlace(std::string_view origin, const toml::node& node);
 
 // "a string", "an integer", "a number", "a boolean", "an array", "a table",
 // "a date", "a time", "a date-time": for "got ..." in messages.

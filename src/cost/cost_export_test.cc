@@ -7,21 +7,15 @@
 #include <set>
 #include <sstream>
 
+#include "cost/cost_test_util.h"
+
 namespace gpufleet::cost {
 namespace {
 
 // One GPU at a negotiated $6/GPU-h; pod v alone for 5 minutes, then n moves
 // in and an incident (slowdown 0.5) covers minutes 5-9; minutes 10-11 idle.
 Ledger SmallLedger(Basis basis) {
-  StatusOr<PriceBook> book = PriceBook::Parse(R"([[node]]
-match = "n*"
-pricing = "negotiated"
-usd_per_gpu_hour = 6.0
-source = "test"
-date = "2026-12-01"
-)",
-                                              "site.toml");
-  EXPECT_TRUE(book.ok());
+  PriceBook book = NegotiatedBook("n*", 6.0);
   MeteredDevice d;
   d.id = 1;
   d.key = "n1/0";
@@ -58,7 +52,7 @@ date = "2026-12-01"
     return OkStatus();
   };
   StatusOr<Ledger> l =
-      ComputeLedger({d}, {v, n}, scan, *book, {w}, {}, p, 1'800'000'000, 1'800'000'000 + 720);
+      ComputeLedger({d}, {v, n}, scan, book, {w}, {}, p, 1'800'000'000, 1'800'000'000 + 720);
   EXPECT_TRUE(l.ok());
   return *l;
 }

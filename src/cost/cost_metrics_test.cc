@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "cost/cost_test_util.h"
+
 namespace gpufleet::cost {
 namespace {
 
@@ -20,15 +22,7 @@ double ValueOf(const std::string& text, const std::string& series_prefix) {
 // (0.5 + 0.25) x the H100's peak bf16 PFLOP/s: $12/h over that. A device
 // nobody can price is left out.
 TEST(CostMetricsTest, PricesAndEffectiveComputeCost) {
-  StatusOr<PriceBook> book = PriceBook::Parse(R"([[node]]
-match = "n6-*"
-pricing = "negotiated"
-usd_per_gpu_hour = 6.0
-source = "test"
-date = "2026-12-01"
-)",
-                                              "site.toml");
-  ASSERT_TRUE(book.ok());
+  PriceBook book = NegotiatedBook("n6-*", 6.0);
   std::vector<MeteredDevice> devices(3);
   for (int i = 0; i < 3; ++i) {
     devices[i].id = i + 1;
@@ -40,7 +34,7 @@ date = "2026-12-01"
     devices[i].region = "us-east-1";
   }
   std::string text =
-      RenderCostMetrics(devices, *book, {{"n6-a/0", 0.5}, {"n6-a/1", 0.25}, {"mystery/2", 0.9}});
+      RenderCostMetrics(devices, book, {{"n6-a/0", 0.5}, {"n6-a/1", 0.25}, {"mystery/2", 0.9}});
   EXPECT_DOUBLE_EQ(
       ValueOf(text, "gpufleet_cost_device_usd_per_hour{cloud=\"aws\",gpu_uuid=\"GPU-0\""), 6.0);
   EXPECT_EQ(text.find("GPU-2"), std::string::npos) << text;

@@ -81,34 +81,25 @@ uint64_t FloorKey(int64_t device, Kind kind, int64_t holder) {
 const std::vector<Migration>& CostMigrations() {
   static const std::vector<Migration> kMigrations = {
       {"cost", 1,
-       "CREATE TABLE cost_devices (id INTEGER PRIMARY KEY, key TEXT NOT NULL "
-       "UNIQUE, "
-       "gpu_uuid TEXT, node TEXT, cloud TEXT, region TEXT, model TEXT, vendor "
-       "TEXT, "
+       "CREATE TABLE cost_devices (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, "
+       "gpu_uuid TEXT, node TEXT, cloud TEXT, region TEXT, model TEXT, vendor TEXT, "
        "partition_kind TEXT, partition_id TEXT, partition_profile TEXT);"
-       "CREATE TABLE cost_holders (id INTEGER PRIMARY KEY, key TEXT NOT NULL "
-       "UNIQUE, "
-       "namespace TEXT, pod TEXT, container TEXT, workload TEXT, team TEXT, "
-       "slurm_job TEXT, "
+       "CREATE TABLE cost_holders (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, "
+       "namespace TEXT, pod TEXT, container TEXT, workload TEXT, team TEXT, slurm_job TEXT, "
        "slurm_user TEXT, slurm_account TEXT);"
-       "CREATE TABLE cost_minutes (device INTEGER NOT NULL, minute INTEGER NOT "
-       "NULL, "
+       "CREATE TABLE cost_minutes (device INTEGER NOT NULL, minute INTEGER NOT NULL, "
        "present INTEGER NOT NULL DEFAULT 0, util_sum REAL NOT NULL DEFAULT 0, "
        "util_n INTEGER NOT NULL DEFAULT 0, bw_sum REAL NOT NULL DEFAULT 0, "
        "bw_n INTEGER NOT NULL DEFAULT 0, energy_j REAL NOT NULL DEFAULT 0, "
-       "last_up_ms INTEGER NOT NULL DEFAULT -1, last_util_ms INTEGER NOT NULL "
-       "DEFAULT -1, "
+       "last_up_ms INTEGER NOT NULL DEFAULT -1, last_util_ms INTEGER NOT NULL DEFAULT -1, "
        "last_bw_ms INTEGER NOT NULL DEFAULT -1, "
        "PRIMARY KEY (device, minute)) WITHOUT ROWID;"
-       "CREATE TABLE cost_holder_minutes (device INTEGER NOT NULL, minute "
-       "INTEGER NOT NULL, "
+       "CREATE TABLE cost_holder_minutes (device INTEGER NOT NULL, minute INTEGER NOT NULL, "
        "holder INTEGER NOT NULL, present INTEGER NOT NULL DEFAULT 0, "
        "util_sum REAL NOT NULL DEFAULT 0, util_n INTEGER NOT NULL DEFAULT 0, "
-       "last_info_ms INTEGER NOT NULL DEFAULT -1, last_util_ms INTEGER NOT "
-       "NULL DEFAULT -1, "
+       "last_info_ms INTEGER NOT NULL DEFAULT -1, last_util_ms INTEGER NOT NULL DEFAULT -1, "
        "PRIMARY KEY (device, minute, holder)) WITHOUT ROWID;"
-       "CREATE TABLE cost_cursors (series INTEGER PRIMARY KEY, last_ms INTEGER "
-       "NOT NULL, "
+       "CREATE TABLE cost_cursors (series INTEGER PRIMARY KEY, last_ms INTEGER NOT NULL, "
        "last_value REAL NOT NULL);"},
   };
   return kMigrations;
@@ -178,54 +169,43 @@ Status Meter::LoadLocked() {
   return OkStatus();
 }
 
-StatusOr<int64_t> Meter::DeviceId(const RemoteWriteSeries& s, const std::string& key) {
-  auto it = device_ids_.find(key);
-  if (it != device_ids_.end()) return it->second;
-  const Labels& l = s.labels;
-  ASSIGN_OR_RETURN(Statement * ins_ptr,
-                   Cached(0,
-                          "INSERT INTO cost_devices (key, gpu_uuid, node, cloud, region, "
-                          "model, vendor, partition_kind, partition_id, partition_profile) "
-                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"));
-  Statement& ins = *ins_ptr;
-  RETURN_IF_ERROR(ins.Reset());
+StatusOr<int64_t> Meter::IdOf(std::unordered_map<std::string, int64_t>& ids, std::string key,
+                              int slot, const char* sql, const Labels& labels,
+                              std::initializer_list<std::string_view> names) {
+  auto it = ids.find(key);
+  if (it != ids.end()) return it->second;
+  ASSIGN_OR_RETURN(Statement * ins, Cached(slot, sql));
+  RETURN_IF_ERROR(ins->Reset());
   int i = 1;
-  ins.Bind(i++, key);
-  for (std::string_view name : {"gpu_uuid", "node", "cloud", "region", "model", "vendor",
-                                "partition_kind", "partition_id", "partition_profile"}) {
-    ins.Bind(i++, std::string(l.Get(name)));
-  }
-  ASSIGN_OR_RETURN(bool row, ins.Step());
-  if (!row) return InternalError(db_->path() + ": no id for device '" + key + "'");
-  int64_t id = ins.ColumnInt64(0);
-  RETURN_IF_ERROR(ins.Reset());  // an unfinished statement would block COMMIT
+  ins->Bind(i++, key);
+  for (std::string_view name : names) ins->Bind(i++, std::string(labels.Get(name)));
+  ASSIGN_OR_RETURN(bool row, ins->Step());
+  if (!row) return InternalError(db_->path() + ": no id for '" + key + "'");
+  int64_t id = ins->ColumnInt64(0);
+  RETURN_IF_ERROR(ins->Reset());  // an unfinished statement would block COMMIT
+  ids.emplace(std::move(key), id);
   return id;
 }
 
-StatusOr<int64_t> Meter::HolderId(const RemoteWriteSeries& s) {
-  std::string key = HolderKey(s.labels);
-  auto it = holder_ids_.find(key);
-  if (it != holder_ids_.end()) return it->second;
-  const Labels& l = s.labels;
-  ASSIGN_OR_RETURN(Statement * ins_ptr,
-                   Cached(1,
-                          "INSERT INTO cost_holders (key, namespace, pod, container, "
-                          "workload, team, slurm_job, slurm_user, slurm_account) VALUES "
-                          "(?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"));
-  Statement& ins = *ins_ptr;
-  RETURN_IF_ERROR(ins.Reset());
-  int i = 1;
-  ins.Bind(i++, key);
-  for (std::string_view name :
-       {"workload_namespace", "workload_pod", "workload_container", "workload_name",
-        "workload_team", "workload_slurm_job", "workload_slurm_user", "workload_slurm_account"}) {
-    ins.Bind(i++, std::string(l.Get(name)));
-  }
-  ASSIGN_OR_RETURN(bool row, ins.Step());
-  if (!row) return InternalError(db_->path() + ": no id for holder '" + key + "'");
-  int64_t id = ins.ColumnInt64(0);
-  RETURN_IF_ERROR(ins.Reset());  // an unfinished statement would block COMMIT
-  return id;
+StatusOr<int64_t> Meter::DeviceId(const Labels& labels) {
+  return IdOf(device_ids_, detect::DeviceKey(labels), 0,
+              "INSERT INTO cost_devices (key, gpu_uuid, node, cloud, region, model, vendor, "
+              "partition_kind, partition_id, partition_profile) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
+              "?, ?) RETURNING id",
+              labels,
+              {"gpu_uuid", "node", "cloud", "region", "model", "vendor", "partition_kind",
+               "partition_id", "partition_profile"});
+}
+
+StatusOr<int64_t> Meter::HolderId(const Labels& labels) {
+  return IdOf(holder_ids_, HolderKey(labels), 1,
+              "INSERT INTO cost_holders (key, namespace, pod, container, workload, team, "
+              "slurm_job, slurm_user, slurm_account) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+              "RETURNING id",
+              labels,
+              {"workload_namespace", "workload_pod", "workload_container", "workload_name",
+               "workload_team", "workload_slurm_job", "workload_slurm_user",
+               "workload_slurm_account"});
 }
 
 Status Meter::Record(const std::vector<RemoteWriteSeries>& series) {
@@ -268,13 +248,10 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
       RETURN_IF_ERROR(tx.Begin());
       begun = true;
     }
-    std::string device_key = detect::DeviceKey(s.labels);
-    ASSIGN_OR_RETURN(int64_t dev, DeviceId(s, device_key));
-    device_ids_.emplace(std::move(device_key), dev);
+    ASSIGN_OR_RETURN(int64_t dev, DeviceId(s.labels));
     int64_t holder = 0;
     if (kind == Kind::kHolder || kind == Kind::kHolderUtil) {
-      ASSIGN_OR_RETURN(holder, HolderId(s));
-      holder_ids_.emplace(HolderKey(s.labels), holder);
+      ASSIGN_OR_RETURN(holder, HolderId(s.labels));
     }
     uint64_t sid = SeriesId(s.labels);
     Cursor c;

@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <string>
@@ -107,8 +108,12 @@ class Meter {
   Status LoadLocked();
   // The hot statements, prepared once per slot.
   StatusOr<Statement*> Cached(int slot, const char* sql);
-  StatusOr<int64_t> DeviceId(const RemoteWriteSeries& s, const std::string& key);
-  StatusOr<int64_t> HolderId(const RemoteWriteSeries& s);
+  // The id of the device / holder a series names, a new row when unknown.
+  StatusOr<int64_t> DeviceId(const Labels& labels);
+  StatusOr<int64_t> HolderId(const Labels& labels);
+  StatusOr<int64_t> IdOf(std::unordered_map<std::string, int64_t>& ids, std::string key, int slot,
+                         const char* sql, const Labels& labels,
+                         std::initializer_list<std::string_view> names);
 
   std::mutex mu_;
   StateDb* db_;                                          // guarded by mu_

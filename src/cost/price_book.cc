@@ -30,11 +30,6 @@ StatusOr<Pricing> ParsePricing(const TomlReader& r) {
                       "must be on_demand, spot, committed, negotiated or onprem, got '" + s + "'");
 }
 
-std::string Where(const TomlReader& r) {
-  std::string w = TomlWhere(r.origin(), r.table());
-  while (!w.empty() && (w.back() == ' ' || w.back() == ':')) w.pop_back();
-  return w;
-}
 
 }  // namespace
 
@@ -71,7 +66,7 @@ StatusOr<PriceBook> PriceBook::Parse(std::string_view toml, std::string_view ori
   RETURN_IF_ERROR(r.ForEachTable("budget", [&](const TomlReader& b) -> Status {
     RETURN_IF_ERROR(b.CheckKeys({"team", "usd_per_month"}));
     Budget budget;
-    budget.where = Where(b);
+    budget.where = TomlPlace(b.origin(), b.table());
     RETURN_IF_ERROR(b.Require("team", budget.team));
     RETURN_IF_ERROR(b.Require("usd_per_month", budget.usd_per_month, 0.01, 1e12));
     for (const Budget& other : book.budgets_) {
@@ -111,7 +106,7 @@ StatusOr<PriceBook> PriceBook::Parse(std::string_view toml, std::string_view ori
                      "usd_per_gpu_hour", "capital_usd_per_gpu", "depreciation_years", "usd_per_kwh",
                      "overhead_usd_per_gpu_hour", "source", "date"}));
     NodeRule rule;
-    rule.where = Where(n);
+    rule.where = TomlPlace(n.origin(), n.table());
     RETURN_IF_ERROR(n.Read("match", rule.match));
     RETURN_IF_ERROR(n.Read("cloud", rule.cloud));
     RETURN_IF_ERROR(n.Read("region", rule.region));

@@ -51,9 +51,7 @@ Status ParseOffer(const TomlReader& r, const HardwareCatalog& hardware, CloudOff
   RETURN_IF_ERROR(r.Read("zones", zones, 0, 1000));
   o.zones = static_cast<int>(zones);
   RETURN_IF_ERROR(r.Read("source", o.source));
-  o.where = TomlWhere(r.origin(), r.table());
-  if (!o.where.empty() && o.where.back() == ' ') o.where.pop_back();
-  if (!o.where.empty() && o.where.back() == ':') o.where.pop_back();
+  o.where = TomlPlace(r.origin(), r.table());
   return OkStatus();
 }
 

@@ -31,7 +31,7 @@ IngestResult Ingester::IngestRemoteWrite(std::string_view body) {
   }
   uint64_t out_of_order = 0;
   result.samples_accepted = Store(*request, &out_of_order);
-  if (Status st = Meter(request->series); !st.ok()) {
+  if (Status st = MeterWrite(request->series); !st.ok()) {
     result.status = st;
     return result;
   }
@@ -61,7 +61,7 @@ IngestResult Ingester::IngestSamples(const std::vector<Sample>& samples) {
   uint64_t rejected = 0;
   result.samples_accepted = Store(request, &rejected);
   result.samples_rejected = rejected;
-  result.status = Meter(request.series);
+  result.status = MeterWrite(request.series);
   samples_accepted_ += result.samples_accepted;
   samples_rejected_ += rejected;
   if (forwarder_ != nullptr && !request.series.empty()) {
@@ -72,7 +72,7 @@ IngestResult Ingester::IngestSamples(const std::vector<Sample>& samples) {
   return result;
 }
 
-Status Ingester::Meter(const std::vector<RemoteWriteSeries>& series) {
+Status Ingester::MeterWrite(const std::vector<RemoteWriteSeries>& series) {
   if (meter_ == nullptr) return OkStatus();
   Status st = meter_->Record(series);
   if (st.ok()) return st;

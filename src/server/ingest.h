@@ -63,7 +63,7 @@ class Ingester {
 
  private:
   uint64_t Store(const RemoteWriteRequest& request, uint64_t* rejected);
-  Status Meter(const std::vector<RemoteWriteSeries>& series);
+  Status MeterWrite(const std::vector<RemoteWriteSeries>& series);
   void MaybeRecordInventory(const Labels& labels, int64_t ts_ns);
 
   WindowStore& window_;

@@ -29,8 +29,10 @@ StatusOr<std::vector<int>> IntList(const TomlReader& r, std::string_view key) {
   const toml::array* arr = n->as_array();
   if (arr == nullptr) return r.FieldError(*n, key, "must be a list of integers");
   for (const toml::node& v : *arr) {
-    auto i = v.value<int64_t>();
-    if (!v.is_integer() || !i || *i < 0 || *i > 1024) {
+    const auto* n = v.as_integer();
+    std::optional<int64_t> i;
+    if (n != nullptr) i = n->get();
+    if (!i || *i < 0 || *i > 1024) {
       return r.FieldError(v, key, "must hold integers in [0, 1024]");
     }
     if (std::find(out.begin(), out.end(), static_cast<int>(*i)) != out.end()) {

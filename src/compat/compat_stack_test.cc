@@ -56,6 +56,8 @@ TEST(CompatStackTest, BadInputNamesFileLineAndField) {
       {0, "drvier = \"550\"\n", "node.toml:1: unknown field 'drvier' (did you mean 'driver'?)"},
       {0, "nvswitch = \"yes\"\n", "node.toml:1: field 'nvswitch': must be true or false"},
       {0, "driver = 550.5\n", "node.toml:1: field 'driver': must be a version string"},
+      // Outside int64: toml++'s float-to-integer conversion would be undefined (CI fuzz find).
+      {0, "driver = 4.44444e24\n", "node.toml:1: field 'driver': must be a version string"},
       {0, "nccl = \"2.21.5-1+rocm6\"\n", "node.toml:1: field 'nccl': bad version"},
       {0, "gpu = \"H100\"\ndriver = \n", "node.toml:2:"},
       {1, "cuda_archs = [\"sm90\"]\n", "image.toml:1: field 'cuda_archs': bad CUDA arch 'sm90'"},

@@ -21,8 +21,9 @@ StatusOr<Version> OptionalVersionField(const toml::table& t, std::string_view ke
   std::string text;
   if (auto s = n->value<std::string_view>(); s && n->is_string()) {
     text = std::string(*s);
-  } else if (auto i = n->value<int64_t>(); i && n->is_integer() && *i >= 0) {
-    text = std::to_string(*i);
+  } else if (const auto* i = n->as_integer(); i != nullptr && i->get() >= 0) {
+    // as_integer, not value<int64_t>: toml++ converts a float to int64 without a range check.
+    text = std::to_string(i->get());
   } else {
     return InvalidArgumentError(FieldWhere(origin, *n, key) + "must be a version string");
   }

@@ -105,9 +105,11 @@ StatusOr<InferenceOptions> ParseInferenceOptions(std::string_view text, std::str
     if (a == nullptr) return r.FieldError(*n, "tps", "must be an array of integers");
     o.tps.clear();
     for (const toml::node& e : *a) {
-      auto v = e.value<int64_t>();
-      if (!v || *v < 1 || *v > 64) return r.FieldError(e, "tps", "entries must be integers 1..64");
-      o.tps.push_back(static_cast<int>(*v));
+      const auto* v = e.as_integer();
+      if (v == nullptr || v->get() < 1 || v->get() > 64) {
+        return r.FieldError(e, "tps", "entries must be integers 1..64");
+      }
+      o.tps.push_back(static_cast<int>(v->get()));
     }
   }
   o.prompt_tokens = static_cast<int>(prompt);

@@ -11,6 +11,7 @@
 #include "cost/cost_export.h"
 #include "cost/cost_query.h"
 #include "cost/cost_report.h"
+#include "cost/store_replay.h"
 #include "detect/incident_store.h"
 #include "net/http_client.h"
 #include "schema/hardware_catalog.h"
@@ -32,6 +33,10 @@ class CostCommand : public Command {
     report_->add_option("--server", server_,
                         "Ask a running server instead (GET /api/v1/cost), e.g. "
                         "http://127.0.0.1:9840");
+    report_->add_option("--from-store", store_,
+                        "Recompute from a long-term store's Prometheus query API "
+                        "(VictoriaMetrics, Prometheus), e.g. http://127.0.0.1:8428; "
+                        "contention incidents come from --db when given");
     report_->add_option("--from", from_, "Start: -30d, -6h, 2026-12-01, RFC 3339 or unix s")
         ->capture_default_str();
     report_->add_option("--to", to_, "End (exclusive), same forms")->capture_default_str();
@@ -95,7 +100,9 @@ class CostCommand : public Command {
   }
 
   StatusOr<std::string> FromDb() {
-    if (db_.empty()) return InvalidArgumentError("cost report needs --db FILE or --server URL");
+    if (db_.empty() && store_.empty()) {
+      return InvalidArgumentError("cost report needs --db FILE, --server URL or --from-store URL");
+    }
     int64_t now = std::time(nullptr);
     ASSIGN_OR_RETURN(int64_t from, cost::ParseTimeArg(from_, now));
     ASSIGN_OR_RETURN(int64_t to, cost::ParseTimeArg(to_, now));
@@ -109,14 +116,7 @@ class CostCommand : public Command {
     if (!prices_.empty()) {
       ASSIGN_OR_RETURN(book, cost::PriceBook::Load(prices_));
     }
-    StateDb::Options opts;
-    opts.create = false;
-    ASSIGN_OR_RETURN(std::unique_ptr<StateDb> db,
-                     StateDb::Open(db_, cost::CostReaderMigrations(), opts));
-    cost::Meter meter(db.get());
-    detect::IncidentStore incidents(db.get());
-    ASSIGN_OR_RETURN(cost::Ledger ledger,
-                     cost::LedgerFromStores(meter, incidents, book, policy, from, to));
+    ASSIGN_OR_RETURN(cost::Ledger ledger, Ledger(book, policy, from, to));
     if (format_ == "focus") {
       for (const std::string& w : ledger.warnings) {
         std::fprintf(stderr, "gpufleet cost: partial: %s\n", w.c_str());
@@ -133,6 +133,44 @@ class CostCommand : public Command {
     if (format_ == "csv") return cost::RenderCsv(report);
     if (format_ == "json") return cost::RenderJson(report);
     return cost::RenderText(report);
+  }
+
+  // The ledger of [from, to) from the state database, or replayed from the
+  // long-term store into a scratch database (incidents from --db if any).
+  StatusOr<cost::Ledger> Ledger(const cost::PriceBook& book, const cost::LedgerPolicy& policy,
+                                int64_t from, int64_t to) {
+    std::unique_ptr<StateDb> db;
+    if (!db_.empty()) {
+      StateDb::Options opts;
+      opts.create = false;
+      ASSIGN_OR_RETURN(db, StateDb::Open(db_, cost::CostReaderMigrations(), opts));
+    }
+    if (store_.empty()) {
+      cost::Meter meter(db.get());
+      detect::IncidentStore incidents(db.get());
+      return cost::LedgerFromStores(meter, incidents, book, policy, from, to);
+    }
+    ASSIGN_OR_RETURN(ScratchDir scratch, ScratchDir::Create("gpufleet-cost"));
+    ASSIGN_OR_RETURN(std::unique_ptr<StateDb> replayed,
+                     StateDb::Open(scratch.path() + "/ledger.db", cost::CostMigrations()));
+    cost::Meter meter(replayed.get());
+    std::unique_ptr<HttpClient> client = NewHttpClient({.keep_alive = true});
+    ASSIGN_OR_RETURN(cost::StoreReplayStats stats,
+                     cost::ReplayFromStore(*client, store_, from, to, meter));
+    std::fprintf(stderr, "gpufleet cost: %lld samples of %lld series from %s (%lld queries)\n",
+                 static_cast<long long>(stats.samples), static_cast<long long>(stats.series),
+                 store_.c_str(), static_cast<long long>(stats.queries));
+    std::unique_ptr<detect::IncidentBook> none = detect::NewMemoryIncidentBook();
+    std::unique_ptr<detect::IncidentStore> stored;
+    if (db) stored = std::make_unique<detect::IncidentStore>(db.get());
+    detect::IncidentBook& incidents = stored ? *stored : *none;
+    ASSIGN_OR_RETURN(cost::Ledger ledger,
+                     cost::LedgerFromStores(meter, incidents, book, policy, from, to));
+    if (!stored) {
+      ledger.warnings.push_back(
+          "contention not charged: incidents live in the server's state database (--db)");
+    }
+    return ledger;
   }
 
   StatusOr<std::string> FromServer() {
@@ -198,6 +236,7 @@ class CostCommand : public Command {
   }
 
   CLI::App* report_ = nullptr;
+  std::string store_;
   CLI::App* prices_cmd_ = nullptr;
   CLI::App* budgets_ = nullptr;
   std::string at_ = "now";

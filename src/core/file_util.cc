@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
 #include <cstring>
 #include <utility>
 #include <fcntl.h>
@@ -112,6 +115,23 @@ Status WriteStringToFile(const std::string& path, std::string_view data) {
   if (!ok) return ErrnoStatus("write failed", tmp, errno);
   if (std::rename(tmp.c_str(), path.c_str()) != 0) return ErrnoStatus("rename failed", path, errno);
   return OkStatus();
+}
+
+StatusOr<ScratchDir> ScratchDir::Create(std::string_view prefix) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/" +
+                        std::string(prefix) + ".XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) {
+    return UnavailableError(pattern + ": cannot create a scratch directory: " +
+                            std::strerror(errno));
+  }
+  return ScratchDir(pattern);
+}
+
+ScratchDir::~ScratchDir() {
+  if (path_.empty()) return;
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
 }
 
 }  // namespace gpufleet

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "core/status.h"
 
@@ -41,5 +42,23 @@ class FileContents {
 
 // Writes atomically (temp file + rename).
 Status WriteStringToFile(const std::string& path, std::string_view data);
+
+// A fresh private directory under $TMPDIR (or /tmp), removed with its
+// contents when the object goes. Move-only.
+class ScratchDir {
+ public:
+  // `prefix` starts the directory's name ("gpufleet-cost" -> gpufleet-cost.Xa81Kq).
+  static StatusOr<ScratchDir> Create(std::string_view prefix);
+  ScratchDir(ScratchDir&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
+  ScratchDir& operator=(ScratchDir&&) = delete;
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  ~ScratchDir();
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit ScratchDir(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
 
 }  // namespace gpufleet

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -56,6 +57,21 @@ TEST(FileUtilTest, ReadTrimmedFileTrimsAndAnswersNulloptWhenUnreadable) {
   EXPECT_EQ(ReadTrimmedFile(path), "0x74a1");
   std::remove(path.c_str());
   EXPECT_EQ(ReadTrimmedFile(path), std::nullopt);
+}
+
+TEST(ScratchDirTest, IsCreatedEmptyAndRemovedWithItsContents) {
+  std::string path;
+  {
+    auto dir = ScratchDir::Create("gpufleet-test");
+    ASSERT_TRUE(dir.ok()) << dir.status().ToString();
+    path = dir->path();
+    EXPECT_NE(path.find("/gpufleet-test."), std::string::npos);
+    ASSERT_TRUE(std::filesystem::is_directory(path));
+    ASSERT_TRUE(WriteStringToFile(path + "/a.db", "x").ok());
+    ScratchDir moved = std::move(*dir);  // the moved-from object removes nothing
+    EXPECT_TRUE(std::filesystem::exists(path + "/a.db"));
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));
 }
 
 }  // namespace

@@ -14,13 +14,19 @@ namespace {
 
 enum class Kind { kNone, kUp, kUtil, kBandwidth, kEnergy, kHolder, kHolderUtil };
 
+constexpr std::pair<std::string_view, Kind> kMetered[] = {
+    {"gpu_up", Kind::kUp},
+    {"gpu_utilization_ratio", Kind::kUtil},
+    {"gpu_memory_bandwidth_utilization_ratio", Kind::kBandwidth},
+    {"gpu_energy_joules_total", Kind::kEnergy},
+    {"gpu_workload_info", Kind::kHolder},
+    {"gpu_process_utilization_ratio", Kind::kHolderUtil},
+};
+
 Kind KindOf(std::string_view name) {
-  if (name == "gpu_up") return Kind::kUp;
-  if (name == "gpu_utilization_ratio") return Kind::kUtil;
-  if (name == "gpu_memory_bandwidth_utilization_ratio") return Kind::kBandwidth;
-  if (name == "gpu_energy_joules_total") return Kind::kEnergy;
-  if (name == "gpu_workload_info") return Kind::kHolder;
-  if (name == "gpu_process_utilization_ratio") return Kind::kHolderUtil;
+  for (const auto& [n, kind] : kMetered) {
+    if (n == name) return kind;
+  }
   return Kind::kNone;
 }
 
@@ -77,6 +83,12 @@ uint64_t FloorKey(int64_t device, Kind kind, int64_t holder) {
 }
 
 }  // namespace
+
+std::vector<std::string_view> MeteredMetricNames() {
+  std::vector<std::string_view> out;
+  for (const auto& m : kMetered) out.push_back(m.first);
+  return out;
+}
 
 const std::vector<Migration>& CostMigrations() {
   static const std::vector<Migration> kMigrations = {

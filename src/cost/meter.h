@@ -35,6 +35,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -45,6 +46,9 @@
 namespace gpufleet::cost {
 
 const std::vector<Migration>& CostMigrations();
+
+// The names of the metered series (above), in a fixed order.
+std::vector<std::string_view> MeteredMetricNames();
 
 struct MeteredDevice {
   int64_t id = 0;

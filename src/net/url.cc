@@ -1,5 +1,6 @@
 #include "net/url.h"
 
+#include <cctype>
 #include <optional>
 
 #include "core/strings.h"
@@ -44,6 +45,23 @@ StatusOr<ListenAddress> ParseListenAddress(std::string_view value, std::string_v
                                 "' (want host:port, :port or port; port 0-65535)");
   }
   out.port = static_cast<int>(*p);
+  return out;
+}
+
+std::string PercentEncode(std::string_view value) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(value.size() * 3);
+  for (char ch : value) {
+    auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(ch);
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
   return out;
 }
 

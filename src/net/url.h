@@ -35,4 +35,8 @@ struct ListenAddress {
 StatusOr<ListenAddress> ParseListenAddress(std::string_view value,
                                            std::string_view flag = "--listen");
 
+// Percent-encodes everything but RFC 3986's unreserved characters, for a
+// query parameter's value ("{__name__=\"x\"}[1h]" -> "%7B__name__%3D%22x%22%7D%5B1h%5D").
+std::string PercentEncode(std::string_view value);
+
 }  // namespace gpufleet

@@ -5,6 +5,13 @@
 namespace gpufleet {
 namespace {
 
+TEST(UrlTest, PercentEncodeKeepsOnlyUnreservedCharacters) {
+  EXPECT_EQ(PercentEncode("{__name__=\"gpu_up\"}[3600s]"),
+            "%7B__name__%3D%22gpu_up%22%7D%5B3600s%5D");
+  EXPECT_EQ(PercentEncode("a-b_c.d~e f/\xff"), "a-b_c.d~e%20f%2F%FF");
+  EXPECT_EQ(PercentEncode(""), "");
+}
+
 TEST(UrlTest, SplitsBaseAndPath) {
   StatusOr<HttpUrl> u = ParseHttpUrl("http://127.0.0.1:8428/api/v1/write?extra_label=a");
   ASSERT_TRUE(u.ok()) << u.status().message();

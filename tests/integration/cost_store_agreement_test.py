@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Integration test: the cost ledger recomputed from a real long-term store agrees with the
+server's own ledger (issue 14, item 7: `gpufleet cost report --from-store URL`).
+
+For each engine, VictoriaMetrics and then Prometheus (Debian packages, on loopback, with
+temporary data dirs): `gpufleet server --simulate default --speedup 30 --forward URL` meters
+the simulated mixed fleet into its state database and forwards every accepted write to the
+engine through its disk queue. After the run, the same whole minutes are charged twice:
+`cost report --db` (the server's rollup) and `cost report --from-store URL --db` (raw samples
+read back through the engine's query API and metered again; incidents from the same db).
+Every group's total must agree within 1%, and the fleet total within 0.5%. Every process is
+always stopped."""
+import argparse
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE_DIR = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "e2e"))
+from server_harness import ServerProcess, dump_log, free_port, stop_process, wait_for  # noqa: E402
+
+PRICES = os.path.join(SOURCE_DIR, "data", "prices", "demo.toml")
+RUN_S = 45  # real seconds: about 22 simulated minutes at 30x
+
+
+def get(url, timeout=10):
+    with urllib.request.urlopen(url, timeout=timeout) as r:
+        return r.read().decode()
+
+
+def start_engine(kind, tmp):
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    log = open(os.path.join(tmp, f"{kind}.log"), "w")
+    if kind == "victoriametrics":
+        # latencyOffset=0: just-written points are visible at once; the simulated clock runs
+        # ahead of the wall clock, so nothing may be held back relative to "now".
+        cmd = [shutil.which("victoria-metrics"), f"-httpListenAddr=127.0.0.1:{port}",
+               f"-storageDataPath={tmp}/vm", "-retentionPeriod=100y",
+               "-search.latencyOffset=0s", "-search.disableCache"]
+        write, ready = base + "/api/v1/write", base + "/health"
+    else:
+        cfg = os.path.join(tmp, "prometheus.yml")
+        with open(cfg, "w") as f:
+            f.write("global:\n  scrape_interval: 1m\n")
+        cmd = [shutil.which("prometheus"), f"--config.file={cfg}",
+               f"--storage.tsdb.path={tmp}/prom", f"--web.listen-address=127.0.0.1:{port}",
+               "--web.enable-remote-write-receiver", "--storage.tsdb.retention.time=100y"]
+        write, ready = base + "/api/v1/write", base + "/-/ready"
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    wait_for(f"{kind} ready", lambda: get(ready) is not None, 60)
+    return proc, base, write
+
+
+def report(gpufleet, extra, period):
+    out = subprocess.run([gpufleet, "cost", "report", "--prices", PRICES, "--by", "team,workload",
+                          "--format", "json", "--from", str(period[0]), "--to", str(period[1])]
+                         + extra, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    if out.stderr:
+        print(out.stderr.strip())
+    return json.loads(out.stdout)
+
+
+def check(gpufleet, kind, tmp):
+    work = os.path.join(tmp, kind)
+    os.makedirs(work)
+    engine, base, write = start_engine(kind, work)
+    try:
+        db = os.path.join(work, "state.db")
+        cfg = os.path.join(work, "server.toml")
+        with open(cfg, "w") as f:
+            f.write(f'[forward]\nqueue_dir = "{work}/queue"\n')
+        log = os.path.join(work, "server.log")
+        try:
+            with ServerProcess(gpufleet, ["--config", cfg, "--db", db, "--simulate", "default",
+                                          "--speedup", "30", "--forward", write], log) as srv:
+                srv.wait_ready()
+                time.sleep(RUN_S)
+                # Minutes before the newest one are complete and were enqueued before the
+                # newest began (the simulator writes in order); once the queue is seen empty
+                # they have all reached the engine.
+                with sqlite3.connect(db) as c:
+                    lo, hi = c.execute("SELECT min(minute), max(minute) FROM cost_minutes").fetchone()
+
+                def drained():
+                    for ln in get(srv.url + "/metrics").splitlines():
+                        if ln.startswith("gpufleet_server_forward_queue_bytes "):
+                            return float(ln.split()[1]) == 0
+                    return False
+                wait_for("the forward queue to drain", drained, 60)
+        except Exception:
+            dump_log(log)
+            raise
+        # Whole minutes only: the first may have begun before the server; [.., hi) is forwarded.
+        period = (lo + 60, hi)
+        assert period[1] - period[0] >= 600, ("too few metered minutes", lo, hi)
+        if kind == "victoriametrics":
+            get(base + "/internal/force_flush")
+        own = report(gpufleet, ["--db", db], period)
+        replayed = report(gpufleet, ["--db", db, "--from-store", base], period)
+        rows = {tuple(r["group"].values()): r["total_usd"] for r in own["rows"]}
+        again = {tuple(r["group"].values()): r["total_usd"] for r in replayed["rows"]}
+        assert set(rows) == set(again), (sorted(rows), sorted(again))
+        worst = 0.0
+        for g, usd in rows.items():
+            diff = abs(again[g] - usd) / max(abs(usd), 1e-9)
+            worst = max(worst, diff if abs(usd) > 0.01 else 0)
+            assert abs(again[g] - usd) <= max(0.01 * abs(usd), 1e-4), (kind, g, usd, again[g])
+        t0, t1 = own["total"]["total_usd"], replayed["total"]["total_usd"]
+        assert abs(t1 - t0) <= 0.005 * t0, (kind, t0, t1)
+        print(f"{kind}: {len(rows)} groups over {(period[1] - period[0]) // 60} minutes; "
+              f"ledger ${t0:.4f}, from the store ${t1:.4f} (ratio {t1 / t0:.5f}); "
+              f"worst group difference {worst * 100:.3f}%")
+    finally:
+        stop_process(engine)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gpufleet", required=True)
+    args = ap.parse_args()
+    missing = [b for b in ("victoria-metrics", "prometheus") if shutil.which(b) is None]
+    if missing:
+        print("missing (scripts/setup.sh installs them): " + ", ".join(missing))
+        return 1
+    with tempfile.TemporaryDirectory(prefix="gpufleet_cost_store_") as tmp:
+        for kind in ("victoriametrics", "prometheus"):
+            check(args.gpufleet, kind, tmp)
+    print("OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,10 +1,12 @@
-// gpufleet rules export [--config FILE] [-o FILE]: writes the detection rules
-// as a Prometheus / vmalert rule group, for fleets whose alerts are evaluated
-// by a distributed engine instead of (or beside) gpufleet server.
+// gpufleet rules export [--config FILE] [--cost] [-o FILE]: writes the
+// detection rules (or, with --cost, the cost ledger's recording rules) as a
+// Prometheus / vmalert rule group, for fleets whose alerts and charges are
+// evaluated by a distributed engine instead of (or beside) gpufleet server.
 #include <cstdio>
 
 #include "cli/command.h"
 #include "core/file_util.h"
+#include "cost/cost_rules.h"
 #include "detect/detect_config.h"
 #include "detect/rules_export.h"
 
@@ -17,7 +19,8 @@ class RulesCommand : public Command {
   std::string_view help() const override {
     return "Detection rules for other engines. 'rules export' writes "
            "Prometheus / vmalert "
-           "alerting rules equivalent to gpufleet's built-in rule detectors.";
+           "alerting rules equivalent to gpufleet's built-in rule detectors, or with --cost "
+           "recording rules that charge GPU time like the cost ledger.";
   }
   void Configure(CLI::App& app) override {
     app.require_subcommand(1);
@@ -25,6 +28,9 @@ class RulesCommand : public Command {
     exp->add_option("--config", config_,
                     "Detection config TOML (default: the embedded fleet defaults)");
     exp->add_option("-o,--output", output_, "Write here instead of standard output");
+    exp->add_flag("--cost", cost_,
+                  "Write the cost ledger's recording rules instead (docs/cost.md; they need the "
+                  "price series gpufleet server forwards)");
   }
 
   Status Run() override {
@@ -35,7 +41,8 @@ class RulesCommand : public Command {
       ASSIGN_OR_RETURN(config, detect::ParseDetectConfig(text, config_));
       origin = config_;
     }
-    const std::string yaml = detect::ExportPrometheusRules(config, origin);
+    const std::string yaml =
+        cost_ ? cost::ExportCostRules() : detect::ExportPrometheusRules(config, origin);
     if (output_.empty()) {
       if (std::fwrite(yaml.data(), 1, yaml.size(), stdout) != yaml.size() ||
           std::fflush(stdout) != 0) {
@@ -49,6 +56,7 @@ class RulesCommand : public Command {
  private:
   std::string config_;
   std::string output_;
+  bool cost_ = false;
 };
 
 }  // namespace

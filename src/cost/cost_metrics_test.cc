@@ -43,5 +43,38 @@ TEST(CostMetricsTest, PricesAndEffectiveComputeCost) {
               12.0 / (peak_pflops * 0.75), 1e-9);
 }
 
+// The forwarded samples carry what /metrics shows, at the given time; an
+// on-premises device adds its energy price, a cloud device does not.
+TEST(CostMetricsTest, PriceSeriesForTheStore) {
+  StatusOr<PriceBook> book = PriceBook::Parse(
+      "[[node]]\nmatch = \"cloud-*\"\npricing = \"negotiated\"\nusd_per_gpu_hour = 4.0\n"
+      "source = \"test\"\ndate = \"2026-12-01\"\n"
+      "[[node]]\nmatch = \"dc-*\"\npricing = \"onprem\"\ncapital_usd_per_gpu = 35064\n"
+      "depreciation_years = 4\nusd_per_kwh = 0.12\nsource = \"test\"\ndate = \"2026-12-01\"\n",
+      "site.toml");
+  ASSERT_TRUE(book.ok()) << book.status().ToString();
+  std::vector<MeteredDevice> devices(2);
+  devices[0].node = "cloud-a";
+  devices[1].node = "dc-b";
+  for (int i = 0; i < 2; ++i) {
+    devices[i].gpu_uuid = "GPU-" + std::to_string(i);
+    devices[i].model = "h100-sxm";
+    devices[i].key = devices[i].node + "/0";
+  }
+  std::vector<RemoteWriteSeries> series = DevicePriceSeries(devices, *book, 1'764'547'200'000);
+  ASSERT_EQ(series.size(), 3u);
+  EXPECT_EQ(series[0].labels.Get("__name__"), "gpufleet_cost_device_usd_per_hour");
+  EXPECT_EQ(series[0].labels.Get("node"), "cloud-a");
+  EXPECT_DOUBLE_EQ(series[0].samples.at(0).value, 4.0);
+  EXPECT_EQ(series[0].samples[0].timestamp_ms, 1'764'547'200'000);
+  // $35,064 over 4 years of 8,766 hours (365.25 days): $1/h.
+  EXPECT_EQ(series[1].labels.Get("node"), "dc-b");
+  EXPECT_NEAR(series[1].samples.at(0).value, 1.0, 1e-9);
+  EXPECT_EQ(series[2].labels.Get("__name__"), "gpufleet_cost_device_usd_per_kwh");
+  EXPECT_DOUBLE_EQ(series[2].samples.at(0).value, 0.12);
+  std::string text = RenderCostMetrics(devices, *book, {});
+  EXPECT_DOUBLE_EQ(ValueOf(text, "gpufleet_cost_device_usd_per_kwh{"), 0.12);
+}
+
 }  // namespace
 }  // namespace gpufleet::cost

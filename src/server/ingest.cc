@@ -1,5 +1,10 @@
 #include "server/ingest.h"
 
+#include <algorithm>
+#include <limits>
+
+#include "cost/cost_metrics.h"
+
 namespace gpufleet {
 namespace {
 
@@ -11,11 +16,13 @@ constexpr size_t kMaxInventoryKeys = 100'000;
 }  // namespace
 
 Ingester::Ingester(WindowStore& window, InventoryStore* inventory, RemoteWriteForwarder* forwarder,
-                   const Clock& clock, RemoteWriteLimits limits, cost::Meter* meter)
+                   const Clock& clock, RemoteWriteLimits limits, cost::Meter* meter,
+                   const cost::PriceBook* prices)
     : window_(window),
       inventory_(inventory),
       forwarder_(forwarder),
       meter_(meter),
+      prices_(prices),
       clock_(clock),
       limits_(limits) {}
 
@@ -44,6 +51,7 @@ IngestResult Ingester::IngestRemoteWrite(std::string_view body) {
                     ? forwarder_->Enqueue(body, stats.samples_accepted)
                     : forwarder_->Enqueue(EncodeRemoteWrite(*request), stats.samples_accepted);
     if (!st.ok()) forward_errors_++;
+    MaybeForwardPrices(request->series);
   }
   if (stats.series_rejected > 0) {
     std::string msg = std::to_string(stats.series_rejected) + " series rejected";
@@ -68,6 +76,7 @@ IngestResult Ingester::IngestSamples(const std::vector<Sample>& samples) {
     if (!forwarder_->Enqueue(EncodeRemoteWrite(request), result.samples_accepted).ok()) {
       forward_errors_++;
     }
+    MaybeForwardPrices(request.series);
   }
   return result;
 }
@@ -78,6 +87,31 @@ Status Ingester::MeterWrite(const std::vector<RemoteWriteSeries>& series) {
   if (st.ok()) return st;
   meter_errors_++;
   return UnavailableError("cost meter: " + st.message() + " (send the write again)");
+}
+
+void Ingester::MaybeForwardPrices(const std::vector<RemoteWriteSeries>& series) {
+  if (meter_ == nullptr || prices_ == nullptr || forwarder_ == nullptr) return;
+  int64_t newest_ms = std::numeric_limits<int64_t>::min();
+  for (const RemoteWriteSeries& s : series) {
+    for (const RemoteWriteSample& p : s.samples) newest_ms = std::max(newest_ms, p.timestamp_ms);
+  }
+  if (newest_ms < 0) return;
+  const int64_t minute = newest_ms / 60000;
+  {
+    std::lock_guard<std::mutex> lock(price_mu_);
+    if (minute <= price_minute_) return;
+    price_minute_ = minute;
+  }
+  StatusOr<std::vector<cost::MeteredDevice>> devices = meter_->Devices();
+  if (!devices.ok()) {
+    forward_errors_++;
+    return;
+  }
+  RemoteWriteRequest prices{cost::DevicePriceSeries(*devices, *prices_, minute * 60000)};
+  if (prices.series.empty()) return;
+  if (!forwarder_->Enqueue(EncodeRemoteWrite(prices), prices.series.size()).ok()) {
+    forward_errors_++;
+  }
 }
 
 uint64_t Ingester::Store(const RemoteWriteRequest& request, uint64_t* rejected) {

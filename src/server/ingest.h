@@ -21,6 +21,7 @@
 #include "core/sample.h"
 #include "core/status.h"
 #include "cost/meter.h"
+#include "cost/price_book.h"
 #include "expo/remote_write.h"
 #include "net/remote_write_forwarder.h"
 #include "place/inventory_store.h"
@@ -48,12 +49,17 @@ struct IngestCounters {
 
 class Ingester {
  public:
-  // `inventory`, `forwarder` and `meter` may be null. All must outlive the
-  // ingester. With a meter, a write is metered (committed) before it is
-  // acknowledged; when metering fails the result is Unavailable, so the
-  // sender retries (the meter ignores what it already counted).
+  // `inventory`, `forwarder`, `meter` and `prices` may be null. All must
+  // outlive the ingester. With a meter, a write is metered (committed) before
+  // it is acknowledged; when metering fails the result is Unavailable, so the
+  // sender retries (the meter ignores what it already counted). With a
+  // meter, prices and a forwarder, the first write of every minute (by its
+  // samples' time) also forwards the metered devices' prices
+  // (cost::DevicePriceSeries), so recording rules can price usage in the
+  // long-term store.
   Ingester(WindowStore& window, InventoryStore* inventory, RemoteWriteForwarder* forwarder,
-           const Clock& clock, RemoteWriteLimits limits = {}, cost::Meter* meter = nullptr);
+           const Clock& clock, RemoteWriteLimits limits = {}, cost::Meter* meter = nullptr,
+           const cost::PriceBook* prices = nullptr);
 
   IngestResult IngestRemoteWrite(std::string_view body);
   // Samples with timestamp_ns 0 get the clock's time.
@@ -64,12 +70,16 @@ class Ingester {
  private:
   uint64_t Store(const RemoteWriteRequest& request, uint64_t* rejected);
   Status MeterWrite(const std::vector<RemoteWriteSeries>& series);
+  void MaybeForwardPrices(const std::vector<RemoteWriteSeries>& series);
   void MaybeRecordInventory(const Labels& labels, int64_t ts_ns);
 
   WindowStore& window_;
   InventoryStore* const inventory_;
   RemoteWriteForwarder* const forwarder_;
   cost::Meter* const meter_;
+  const cost::PriceBook* const prices_;
+  std::mutex price_mu_;
+  int64_t price_minute_ = -1;  // the last minute whose prices were forwarded; guarded by price_mu_
   const Clock& clock_;
   const RemoteWriteLimits limits_;
 

@@ -110,7 +110,8 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
     s->prices_ = prices;
   }
   s->ingester_ = std::make_unique<Ingester>(*s->window_, s->inventory_.get(), s->forwarder_.get(),
-                                            s->clock_, RemoteWriteLimits(), s->meter_.get());
+                                            s->clock_, RemoteWriteLimits(), s->meter_.get(),
+                                            s->prices_.get());
   DetectorLoopOptions d;
   d.period_real_ns = real(c.detect_interval_ns);
   d.resolve_after_ns = c.resolve_after_ns;

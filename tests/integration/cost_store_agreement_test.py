@@ -8,17 +8,25 @@ the simulated mixed fleet into its state database and forwards every accepted wr
 engine through its disk queue. After the run, the same whole minutes are charged twice:
 `cost report --db` (the server's rollup) and `cost report --from-store URL --db` (raw samples
 read back through the engine's query API and metered again; incidents from the same db).
-Every group's total must agree within 1%, and the fleet total within 0.5%. Every process is
-always stopped."""
+Every group's total must agree within 1%, and the fleet total within 0.5%.
+
+Then the recording rules of `gpufleet rules export --cost` (checked by promtool): the engine
+evaluates them over the same minutes, as one subquery per rule with the rules they read
+inlined (sum_over_time((expr)[period:1m]) / 60; recorded series would only exist from the
+moment a ruler loaded them), and each namespace's charge and the unallocated idle must agree
+with the built-in ledger's allocation basis (idle none, contention off) within 1%. Every
+process is always stopped."""
 import argparse
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -59,8 +67,8 @@ def start_engine(kind, tmp):
     return proc, base, write
 
 
-def report(gpufleet, extra, period):
-    out = subprocess.run([gpufleet, "cost", "report", "--prices", PRICES, "--by", "team,workload",
+def report(gpufleet, extra, period, by="team,workload"):
+    out = subprocess.run([gpufleet, "cost", "report", "--prices", PRICES, "--by", by,
                           "--format", "json", "--from", str(period[0]), "--to", str(period[1])]
                          + extra, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -69,7 +77,65 @@ def report(gpufleet, extra, period):
     return json.loads(out.stdout)
 
 
-def check(gpufleet, kind, tmp):
+def load_rules(gpufleet, tmp):
+    path = os.path.join(tmp, "cost-rules.yml")
+    out = subprocess.run([gpufleet, "rules", "export", "--cost", "-o", path],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    check = subprocess.run([shutil.which("promtool"), "check", "rules", path],
+                           capture_output=True, text=True, timeout=30)
+    assert check.returncode == 0, check.stdout + check.stderr
+    rules, record = {}, None
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("- record: "):
+                record = line[len("- record: "):]
+            elif line.startswith("expr: '") and record:
+                expr = line[len("expr: '"):-1]
+                # Inline the rules recorded before this one (longest names first).
+                for name in sorted(rules, key=len, reverse=True):
+                    expr = re.sub(r"(?<![\w:])" + re.escape(name) + r"(?![\w:])",
+                                  lambda _m, n=name: "(" + rules[n] + ")", expr)
+                rules[record] = expr
+    return rules
+
+
+def engine_sum(base, expr, by, period):
+    # One step per minute, at the minutes' ends: (from, to]. A second short of the period, since
+    # Prometheus 2.x ranges include their left end (3.x and VictoriaMetrics do not).
+    span = period[1] - period[0] - 1
+    query = f"sum by ({by}) (sum_over_time(({expr})[{span}s:60s])) / 60" if by else \
+        f"sum(sum_over_time(({expr})[{span}s:60s])) / 60"
+    url = base + "/api/v1/query?" + urllib.parse.urlencode({"query": query, "time": period[1]})
+    doc = json.loads(get(url, timeout=60))
+    assert doc["status"] == "success", doc
+    return {r["metric"].get(by, "") if by else "": float(r["value"][1])
+            for r in doc["data"]["result"]}
+
+
+def check_rules(gpufleet, kind, base, db, rules, period):
+    own = report(gpufleet, ["--db", db, "--basis", "allocation", "--idle", "none",
+                            "--contention", "off"], period, by="namespace")
+    ledger = {}
+    for r in own["rows"]:
+        ns = r["group"]["namespace"]
+        ledger[ns] = ledger.get(ns, 0) + r["total_usd"]
+    held = engine_sum(base, rules["gpufleet:holder_cost_usd_per_hour"], "workload_namespace",
+                      period)
+    idle = engine_sum(base, rules["gpufleet:device_idle_cost_usd_per_hour"], None, period)
+    print(f"{kind} rules: {sorted(held.items())}, unallocated {idle}; ledger {sorted(ledger.items())}")
+    for ns, usd in ledger.items():
+        got = idle.get("", 0) if ns == "(unallocated)" else held.get(
+            "" if ns == "(none)" else ns, 0)
+        assert abs(got - usd) <= max(0.01 * abs(usd), 1e-3), (kind, ns, usd, got)
+    total_rules = sum(held.values()) + sum(idle.values())
+    total = sum(ledger.values())
+    print(f"{kind}: recording rules ${total_rules:.4f} vs ledger ${total:.4f} "
+          f"(ratio {total_rules / total:.5f}) over {(period[1] - period[0]) // 60} minutes")
+
+
+def check(gpufleet, kind, tmp, rules):
     work = os.path.join(tmp, kind)
     os.makedirs(work)
     engine, base, write = start_engine(kind, work)
@@ -119,6 +185,7 @@ def check(gpufleet, kind, tmp):
         print(f"{kind}: {len(rows)} groups over {(period[1] - period[0]) // 60} minutes; "
               f"ledger ${t0:.4f}, from the store ${t1:.4f} (ratio {t1 / t0:.5f}); "
               f"worst group difference {worst * 100:.3f}%")
+        check_rules(gpufleet, kind, base, db, rules, period)
     finally:
         stop_process(engine)
 
@@ -127,13 +194,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gpufleet", required=True)
     args = ap.parse_args()
-    missing = [b for b in ("victoria-metrics", "prometheus") if shutil.which(b) is None]
+    missing = [b for b in ("victoria-metrics", "prometheus", "promtool") if shutil.which(b) is None]
     if missing:
         print("missing (scripts/setup.sh installs them): " + ", ".join(missing))
         return 1
     with tempfile.TemporaryDirectory(prefix="gpufleet_cost_store_") as tmp:
+        rules = load_rules(args.gpufleet, tmp)
         for kind in ("victoriametrics", "prometheus"):
-            check(args.gpufleet, kind, tmp)
+            check(args.gpufleet, kind, tmp, rules)
     print("OK")
     return 0
 

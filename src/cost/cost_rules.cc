@@ -1,0 +1,78 @@
+#include "cost/cost_rules.h"
+
+#include <utility>
+#include <vector>
+
+namespace gpufleet::cost {
+namespace {
+
+constexpr const char* kDevice = "node, gpu_uuid, partition_id";
+constexpr const char* kHolder =
+    "workload_namespace, workload_pod, workload_container, workload_name, workload_team, "
+    "workload_slurm_job, workload_slurm_user, workload_slurm_account";
+
+std::string Dev() { return kDevice; }
+std::string DevHolder() { return std::string(kDevice) + ", " + kHolder; }
+
+struct Rule {
+  std::string record;
+  std::string expr;
+};
+
+std::vector<Rule> Rules() {
+  const std::string dev = Dev(), dh = DevHolder();
+  const std::string holder_util = "max by (" + dh +
+                                  ") (avg_over_time(gpu_process_utilization_ratio{"
+                                  "workload_pod!=\"\"}[1m]) or avg_over_time("
+                                  "gpu_process_utilization_ratio{workload_slurm_job!=\"\"}[1m]))";
+  return {
+      {"gpufleet:device_metered:bool",
+       "max by (" + dev + ") (count_over_time(gpu_up[1m]) > bool 0)"},
+      {"gpufleet:device_cost_usd_per_hour",
+       "(max by (" + dev + ") (gpufleet_cost_device_usd_per_hour)"
+       " + on (" + dev + ") (max by (" + dev + ") (rate(gpu_energy_joules_total[1m])) / 1000"
+       " * on (" + dev + ") max by (" + dev + ") (gpufleet_cost_device_usd_per_kwh))"
+       " or max by (" + dev + ") (gpufleet_cost_device_usd_per_hour))"
+       " * on (" + dev + ") gpufleet:device_metered:bool"},
+      {"gpufleet:holder_present:bool",
+       "max by (" + dh + ") (max_over_time(gpu_workload_info{workload_pod!=\"\"}[1m])"
+       " or max_over_time(gpu_workload_info{workload_slurm_job!=\"\"}[1m])) > 0"},
+      {"gpufleet:holder_weight:ratio",
+       "(" + holder_util + " / on (" + dev + ") group_left() (sum by (" + dev + ") (" +
+           holder_util + ") > 0))"
+       " or (gpufleet:holder_present:bool / on (" + dev + ") group_left() count by (" + dev +
+           ") (gpufleet:holder_present:bool))"},
+      {"gpufleet:holder_cost_usd_per_hour",
+       "gpufleet:holder_weight:ratio * on (" + dev +
+           ") group_left() gpufleet:device_cost_usd_per_hour"},
+      {"gpufleet:device_idle_cost_usd_per_hour",
+       "gpufleet:device_cost_usd_per_hour unless on (" + dev + ") gpufleet:holder_present:bool"},
+      {"namespace:gpufleet_cost_usd_per_hour:sum",
+       "sum by (workload_namespace) (gpufleet:holder_cost_usd_per_hour)"},
+      {"team:gpufleet_cost_usd_per_hour:sum",
+       "sum by (workload_team) (gpufleet:holder_cost_usd_per_hour)"},
+      {"slurm_account:gpufleet_cost_usd_per_hour:sum",
+       "sum by (workload_slurm_account) (gpufleet:holder_cost_usd_per_hour{"
+       "workload_slurm_job!=\"\"})"},
+  };
+}
+
+}  // namespace
+
+std::string ExportCostRules() {
+  std::string out =
+      "# gpufleet cost recording rules (gpufleet rules export --cost; src/cost/cost_rules.h).\n"
+      "# Needs the price series gpufleet server forwards to this store once a minute\n"
+      "# (gpufleet_cost_device_usd_per_hour, gpufleet_cost_device_usd_per_kwh).\n"
+      "# Dollars of a period: sum_over_time(<rule>[period]) / 60.\n"
+      "groups:\n"
+      "  - name: gpufleet-cost\n"
+      "    interval: 1m\n"
+      "    rules:\n";
+  for (const Rule& r : Rules()) {
+    out += "      - record: " + r.record + "\n        expr: '" + r.expr + "'\n";
+  }
+  return out;
+}
+
+}  // namespace gpufleet::cost

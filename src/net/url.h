@@ -35,4 +35,9 @@ struct ListenAddress {
 StatusOr<ListenAddress> ParseListenAddress(std::string_view value,
                                            std::string_view flag = "--listen");
 
+// True for hosts that only this machine can reach: "localhost", 127.0.0.0/8
+// in dotted form, "::1" (brackets allowed). Everything else, including
+// 0.0.0.0, "::" and names that may resolve anywhere, is beyond loopback.
+bool IsLoopbackHost(std::string_view host);
+
 }  // namespace gpufleet

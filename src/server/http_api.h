@@ -101,6 +101,7 @@ class HttpApi {
   Status Start(const std::string& host, int port);
   void Stop();
   int port() const { return server_->port(); }
+  bool tls() const { return server_->tls(); }  // serving https
 
  private:
   void Routes();

@@ -9,7 +9,7 @@ PACKAGES=(
   build-essential g++ clang libclang-rt-14-dev cmake ninja-build pkg-config git
   # libraries
   libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libcpp-httplib-dev libcli11-dev libtomlplusplus-dev
+  nlohmann-json3-dev libcpp-httplib-dev libssl-dev libcli11-dev libtomlplusplus-dev
   libglpk-dev  # LP solver of the Gavel-style scheduling policies (src/place/gavel_policy.cc)
   libprotobuf-dev protobuf-compiler libsnappy-dev libsqlite3-dev libsimdjson-dev zlib1g-dev
   # vendor headers (types only; the libraries are loaded at run time, never linked)

@@ -70,7 +70,10 @@ class AgentCommand : public Command {
                    "Also push every snapshot by Prometheus remote write to this URL (gpufleet "
                    "server, VictoriaMetrics or Prometheus /api/v1/write)");
     app.add_option("--remote-write-token", remote_write_.bearer_token,
-                   "Bearer token for --remote-write");
+                   "Bearer token for --remote-write (an admin token for a gpufleet server)")
+        ->envname("GPUFLEET_REMOTE_WRITE_TOKEN");
+    app.add_option("--remote-write-cacert", remote_write_.ca_file,
+                   "Trust the CA certificates in this PEM file for an https --remote-write");
     app.add_option("--remote-write-queue", remote_write_.queue_dir,
                    "Directory of the on-disk queue that carries --remote-write over outages")
         ->capture_default_str();

@@ -26,6 +26,7 @@
 #include "cli/command.h"
 #include "core/clock.h"
 #include "core/file_util.h"
+#include "net/http_client.h"
 #include "schema/hardware_catalog.h"
 
 namespace gpufleet {
@@ -117,7 +118,11 @@ class CanaryCommand : public Command {
     sub->add_option("--server", server_url_,
                     "Post the verdicts to this gpufleet server (a failure opens an "
                     "incident of kind canary_regression, a pass resolves it)");
-    sub->add_option("--token", token_, "Bearer token for --server");
+    sub->add_option("--token", token_, "Admin bearer token for --server")
+        ->envname("GPUFLEET_TOKEN");
+    sub->add_option("--cacert", cacert_,
+                    "Trust the CA certificates in this PEM file for an https --server")
+        ->envname("GPUFLEET_CACERT");
     sub->add_option("--node", node_, "Node name sent with --server (default: hostname)");
   }
 
@@ -384,8 +389,8 @@ class CanaryCommand : public Command {
       bool failing = gate.Count(canary::Verdict::kRegression) > 0 ||
                      gate.Count(canary::Verdict::kFail) > 0;
       ASSIGN_OR_RETURN(std::string reply,
-                       canary::PushVerdicts(server_url_, token_,
-                                            node_.empty() ? HostName() : node_, gate_json));
+                       canary::PushVerdicts(*NewHttpClient({.ca_file = cacert_}), server_url_,
+                                            token_, node_.empty() ? HostName() : node_, gate_json));
       std::fprintf(stderr, "pushed %sverdicts to %s: %s", failing ? "failing " : "",
                    server_url_.c_str(), reply.c_str());
     }
@@ -416,6 +421,7 @@ class CanaryCommand : public Command {
   bool run_check_ = false;
   std::string server_url_;
   std::string token_;
+  std::string cacert_;
   std::string node_;
   std::vector<std::string> files_;
   std::string format_ = "auto";

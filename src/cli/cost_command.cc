@@ -37,6 +37,12 @@ class CostCommand : public Command {
                         "Recompute from a long-term store's Prometheus query API "
                         "(VictoriaMetrics, Prometheus), e.g. http://127.0.0.1:8428; "
                         "contention incidents come from --db when given");
+    report_->add_option("--token", token_, "Bearer token (read or admin) for --server")
+        ->envname("GPUFLEET_TOKEN");
+    report_
+        ->add_option("--cacert", cacert_,
+                     "Trust the CA certificates in this PEM file for an https --server or --from-store")
+        ->envname("GPUFLEET_CACERT");
     report_->add_option("--from", from_, "Start: -30d, -6h, 2026-12-01, RFC 3339 or unix s")
         ->capture_default_str();
     report_->add_option("--to", to_, "End (exclusive), same forms")->capture_default_str();
@@ -154,7 +160,7 @@ class CostCommand : public Command {
     ASSIGN_OR_RETURN(std::unique_ptr<StateDb> replayed,
                      StateDb::Open(scratch.path() + "/ledger.db", cost::CostMigrations()));
     cost::Meter meter(replayed.get());
-    std::unique_ptr<HttpClient> client = NewHttpClient({.keep_alive = true});
+    std::unique_ptr<HttpClient> client = NewHttpClient({.keep_alive = true, .ca_file = cacert_});
     ASSIGN_OR_RETURN(cost::StoreReplayStats stats,
                      cost::ReplayFromStore(*client, store_, from, to, meter));
     std::fprintf(stderr, "gpufleet cost: %lld samples of %lld series from %s (%lld queries)\n",
@@ -177,7 +183,8 @@ class CostCommand : public Command {
     std::string url = server_ + "/api/v1/cost?from=" + from_ + "&to=" + to_ + "&by=" + by_ +
                       "&basis=" + basis_ + "&idle=" + idle_ + "&contention=" + contention_ +
                       "&format=" + format_;
-    return HttpGet(url, 30 * kNsPerSecond);
+    return HttpGet(*NewHttpClient({.ca_file = cacert_}), url, 30 * kNsPerSecond,
+                   BearerHeader(token_));
   }
 
   static std::vector<std::string> SplitList(const std::string& s) {
@@ -241,6 +248,7 @@ class CostCommand : public Command {
   CLI::App* budgets_ = nullptr;
   std::string at_ = "now";
   std::string db_, server_, prices_, output_;
+  std::string token_, cacert_;
   std::string from_ = "-30d", to_ = "now", by_ = "team";
   std::string basis_ = "allocation", idle_ = "none", contention_ = "transfer", format_ = "text";
   double surcharge_ = 0.20;

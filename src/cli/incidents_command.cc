@@ -48,7 +48,13 @@ class IncidentsCommand : public Command {
     show_ = app.add_subcommand("show", "Show one incident with its evidence");
     show_->add_option("id", id_, "Incident id")->required();
     for (CLI::App* sub : {list_, show_}) {
-      sub->add_option("--server", server_, "Server URL")->capture_default_str();
+      sub->add_option("--server", server_, "Server URL (http:// or https://)")
+          ->capture_default_str();
+      sub->add_option("--token", token_, "Bearer token (read or admin) for --server")
+          ->envname("GPUFLEET_TOKEN");
+      sub->add_option("--cacert", cacert_,
+                      "Trust the CA certificates in this PEM file for an https --server")
+          ->envname("GPUFLEET_CACERT");
       sub->add_option("--db", db_, "Read this state database instead of asking a server");
       sub->add_flag("--json", json_, "Print JSON");
     }
@@ -104,8 +110,9 @@ class IncidentsCommand : public Command {
       for (const detect::IncidentRecord& r : list) out.push_back(json::parse(IncidentJson(r, false)));
       return out;
     }
-    ASSIGN_OR_RETURN(std::string body,
-                     HttpGet(server_ + "/api/v1/incidents?status=" + status_, 10 * kNsPerSecond));
+    ASSIGN_OR_RETURN(std::string body, HttpGet(*NewHttpClient({.ca_file = cacert_}),
+                                               server_ + "/api/v1/incidents?status=" + status_,
+                                               10 * kNsPerSecond, BearerHeader(token_)));
     json j = json::parse(body, nullptr, false);
     if (!j.is_object() || !j.contains("data")) {
       return DataLossError(server_ + ": answer is not an incident list");
@@ -121,8 +128,9 @@ class IncidentsCommand : public Command {
       if (!r.has_value()) return NotFoundError("no incident " + std::to_string(id_) + " in " + db_);
       return json::parse(IncidentJson(*r, true));
     }
-    ASSIGN_OR_RETURN(std::string body, HttpGet(server_ + "/api/v1/incidents/" + std::to_string(id_),
-                                               10 * kNsPerSecond));
+    ASSIGN_OR_RETURN(std::string body, HttpGet(*NewHttpClient({.ca_file = cacert_}),
+                                               server_ + "/api/v1/incidents/" + std::to_string(id_),
+                                               10 * kNsPerSecond, BearerHeader(token_)));
     json j = json::parse(body, nullptr, false);
     if (!j.is_object() || !j.contains("data")) {
       return DataLossError(server_ + ": answer is not an incident");
@@ -163,6 +171,8 @@ class IncidentsCommand : public Command {
   std::string status_ = "all";
   int64_t id_ = 0;
   std::string server_ = "http://127.0.0.1:9840";
+  std::string token_;
+  std::string cacert_;
   std::string db_;
   bool json_ = false;
 };

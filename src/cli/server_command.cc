@@ -29,7 +29,20 @@ class ServerCommand : public Command {
     app.add_option("--listen", listen_, "host:port to serve on (default 127.0.0.1:9840)");
     app.add_option("--db", db_, "SQLite state database (default gpufleet.db)");
     app.add_option("--token", token_,
-                   "Bearer token required on write and admin endpoints (overrides the config)");
+                   "Admin bearer token: required on writes (and reads beyond loopback); "
+                   "overrides the config's token")
+        ->envname("GPUFLEET_ADMIN_TOKEN");
+    app.add_option("--token-file", token_file_,
+                   "File of admin tokens, one a line (overrides the config's token_file)");
+    app.add_option("--read-token", read_tokens_,
+                   "Read-only bearer token, repeatable (adds to the config's read_tokens)")
+        ->envname("GPUFLEET_READ_TOKENS")
+        ->delimiter(',');
+    app.add_option("--read-token-file", read_token_file_,
+                   "File of read-only tokens, one a line (overrides the config's)");
+    app.add_option("--tls-cert", tls_cert_,
+                   "Serve HTTPS with this PEM certificate (chain) file ([tls] cert_file)");
+    app.add_option("--tls-key", tls_key_, "Its PEM private key file ([tls] key_file)");
     app.add_option("--alertmanager", alertmanagers_,
                    "Alertmanager base URL, repeatable (adds to the config)");
     app.add_option("--forward", forward_,
@@ -54,6 +67,11 @@ class ServerCommand : public Command {
     if (!listen_.empty()) options.config.listen = listen_;
     if (!db_.empty()) options.config.db_path = db_;
     if (!token_.empty()) options.config.token = token_;
+    if (!token_file_.empty()) options.config.token_file = token_file_;
+    for (const std::string& t : read_tokens_) options.config.read_tokens.push_back(t);
+    if (!read_token_file_.empty()) options.config.read_token_file = read_token_file_;
+    if (!tls_cert_.empty()) options.config.tls_cert_file = tls_cert_;
+    if (!tls_key_.empty()) options.config.tls_key_file = tls_key_;
     if (!forward_.empty()) options.config.forward_url = forward_;
     for (const std::string& a : alertmanagers_) options.config.alertmanager_urls.push_back(a);
     std::unique_ptr<ScaledClock> clock;
@@ -91,6 +109,11 @@ class ServerCommand : public Command {
   std::string listen_;
   std::string db_;
   std::string token_;
+  std::string token_file_;
+  std::vector<std::string> read_tokens_;
+  std::string read_token_file_;
+  std::string tls_cert_;
+  std::string tls_key_;
   std::string forward_;
   std::vector<std::string> alertmanagers_;
   std::string simulate_;

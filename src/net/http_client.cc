@@ -4,6 +4,7 @@
 
 #include <mutex>
 
+#include "core/file_util.h"
 #include "core/strings.h"
 #include "net/url.h"
 
@@ -27,6 +28,12 @@ class HttplibClient final : public HttpClient {
 
   StatusOr<HttpResponse> Send(const HttpRequest& request) override {
     ASSIGN_OR_RETURN(HttpUrl url, ParseHttpUrl(request.url));
+    const bool https = StartsWith(url.base, "https://");
+    if (https && !options_.ca_file.empty()) {
+      // httplib would only say "SSL server verification failed".
+      StatusOr<std::string> ca = ReadFileToString(options_.ca_file);
+      if (!ca.ok()) return ca.status().WithContext(request.url + ": CA file");
+    }
     httplib::Client* client = ClientFor(url.base);
     const time_t sec = static_cast<time_t>(request.timeout_ns / kNsPerSecond);
     const time_t usec = static_cast<time_t>((request.timeout_ns % kNsPerSecond) / 1000);
@@ -40,7 +47,15 @@ class HttplibClient final : public HttpClient {
                            request.content_type)
             : client->Get(url.path, headers);
     if (!options_.keep_alive) Release();
-    if (!result) return UnavailableError(request.url + ": " + httplib::to_string(result.error()));
+    if (!result) {
+      std::string cause = httplib::to_string(result.error());
+      if (result.error() == httplib::Error::SSLServerVerification) {
+        cause += " (the server's certificate is not signed by a trusted CA" +
+                 std::string(options_.ca_file.empty() ? "" : " in " + options_.ca_file) +
+                 ", or does not name this host)";
+      }
+      return UnavailableError(request.url + ": " + cause);
+    }
     HttpResponse response;
     response.status = result->status;
     response.body = std::move(result->body);
@@ -59,6 +74,8 @@ class HttplibClient final : public HttpClient {
     if (client_ == nullptr || base_ != base) {
       client_ = std::make_unique<httplib::Client>(base);
       client_->set_keep_alive(options_.keep_alive);
+      if (!options_.ca_file.empty()) client_->set_ca_cert_path(options_.ca_file);
+      client_->enable_server_certificate_verification(true);
       base_ = base;
     }
     return client_.get();
@@ -81,13 +98,23 @@ std::unique_ptr<HttpClient> NewHttpClient(const HttpClientOptions& options) {
   return std::make_unique<HttplibClient>(options);
 }
 
-StatusOr<std::string> HttpGet(HttpClient& client, const std::string& url, int64_t timeout_ns) {
+HttpHeaders BearerHeader(const std::string& token) {
+  if (token.empty()) return {};
+  return {{"Authorization", "Bearer " + token}};
+}
+
+StatusOr<std::string> HttpGet(HttpClient& client, const std::string& url, int64_t timeout_ns,
+                              const HttpHeaders& headers) {
   HttpRequest request;
   request.url = url;
   request.timeout_ns = timeout_ns;
+  request.headers = headers;
   ASSIGN_OR_RETURN(HttpResponse response, client.Send(request));
   if (response.status != 200) {
-    return UnavailableError(url + ": HTTP " + std::to_string(response.status));
+    const std::string first_line = response.body.substr(0, response.body.find('\n'));
+    std::string_view line = TrimWhitespace(first_line);
+    std::string detail = line.empty() ? "" : ": " + std::string(line.substr(0, 200));
+    return UnavailableError(url + ": HTTP " + std::to_string(response.status) + detail);
   }
   return std::move(response.body);
 }

@@ -1,7 +1,8 @@
 // HttpClient: the one seam through which gpufleet makes HTTP requests
 // (remote write, Alertmanager and webhooks, scraping agents and exporters,
 // pushing canary verdicts, the CLI asking a server). NewHttpClient() is the
-// real one (cpp-httplib, plain HTTP); FakeHttpClient (net/fake_http_client.h)
+// real one (cpp-httplib: http, and https verified against the system's CAs or
+// a given CA file); FakeHttpClient (net/fake_http_client.h)
 // answers from a handler in the test, with no socket.
 //
 // Thread safety: one request at a time per client (callers serialize Send);
@@ -60,15 +61,25 @@ struct HttpClientOptions {
   // Keep the connection to the last host open between requests (the
   // remote-write forwarder sends many to one receiver).
   bool keep_alive = false;
+  // https: trust the CA certificates (PEM) in this file instead of the
+  // system's; "" = the system's. The server's name or address must match
+  // its certificate either way. A missing file fails every https request.
+  // (Every member has an initializer, so `{.keep_alive = true}` is complete.)
+  std::string ca_file{};
 };
 
 // The real client over TCP: http, and https through OpenSSL (Debian's
 // cpp-httplib is built with it).
 std::unique_ptr<HttpClient> NewHttpClient(const HttpClientOptions& options = {});
 
-// GETs `url` and returns the body of a 200 answer. Errors name the URL and
-// the cause or the HTTP status ("<url>: HTTP 404").
-StatusOr<std::string> HttpGet(HttpClient& client, const std::string& url, int64_t timeout_ns);
+// {"Authorization", "Bearer <token>"}, or no header when `token` is empty.
+HttpHeaders BearerHeader(const std::string& token);
+
+// GETs `url` (with `headers`) and returns the body of a 200 answer. Errors
+// name the URL and the cause or the HTTP status and the first line of the
+// answer's body ("<url>: HTTP 404", "<url>: HTTP 401: {"error":...}").
+StatusOr<std::string> HttpGet(HttpClient& client, const std::string& url, int64_t timeout_ns,
+                              const HttpHeaders& headers = {});
 // The same over a fresh real client.
 StatusOr<std::string> HttpGet(const std::string& url, int64_t timeout_ns);
 

@@ -1,13 +1,81 @@
 #include "net/http_server.h"
 
 #include <httplib.h>
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 
 #include <chrono>
 
+#include "core/file_util.h"
+
 namespace gpufleet {
+namespace {
+
+// The first queued OpenSSL error as text ("" when none); clears the queue.
+std::string TakeOpensslError() {
+  unsigned long code = ERR_get_error();
+  ERR_clear_error();
+  if (code == 0) return "";
+  char buf[256];
+  ERR_error_string_n(code, buf, sizeof buf);
+  return buf;
+}
+
+// An encrypted key would make OpenSSL prompt on the terminal; refuse instead.
+int RefusePassphrase(char*, int, int, void*) { return -1; }
+
+// Loads what SSLServer will load, so that a bad file is reported by name and
+// cause rather than as a server that "is not valid".
+Status CheckTlsFiles(const HttpServerTls& tls) {
+  if (tls.cert_file.empty()) return InvalidArgumentError("TLS: no cert_file given");
+  if (tls.key_file.empty()) return InvalidArgumentError("TLS: no key_file given");
+  StatusOr<std::string> cert_pem = ReadFileToString(tls.cert_file);
+  if (!cert_pem.ok()) {
+    return InvalidArgumentError("TLS cert_file " + std::string(cert_pem.status().message()));
+  }
+  StatusOr<std::string> key_pem = ReadFileToString(tls.key_file);
+  if (!key_pem.ok()) {
+    return InvalidArgumentError("TLS key_file " + std::string(key_pem.status().message()));
+  }
+
+  ERR_clear_error();
+  std::unique_ptr<BIO, decltype(&BIO_free)> cert_bio(
+      BIO_new_mem_buf(cert_pem->data(), static_cast<int>(cert_pem->size())), &BIO_free);
+  std::unique_ptr<X509, decltype(&X509_free)> cert(
+      PEM_read_bio_X509(cert_bio.get(), nullptr, RefusePassphrase, nullptr), &X509_free);
+  if (cert == nullptr) {
+    return InvalidArgumentError(
+        "TLS cert_file " + tls.cert_file +
+        ": no PEM certificate (-----BEGIN CERTIFICATE-----) in it: " + TakeOpensslError());
+  }
+  std::unique_ptr<BIO, decltype(&BIO_free)> key_bio(
+      BIO_new_mem_buf(key_pem->data(), static_cast<int>(key_pem->size())), &BIO_free);
+  std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
+      PEM_read_bio_PrivateKey(key_bio.get(), nullptr, RefusePassphrase, nullptr), &EVP_PKEY_free);
+  if (key == nullptr) {
+    return InvalidArgumentError("TLS key_file " + tls.key_file +
+                                ": no unencrypted PEM private key in it: " + TakeOpensslError());
+  }
+  if (X509_check_private_key(cert.get(), key.get()) != 1) {
+    ERR_clear_error();
+    return InvalidArgumentError("TLS key_file " + tls.key_file +
+                                " does not match the certificate in cert_file " + tls.cert_file);
+  }
+  if (X509_cmp_current_time(X509_get0_notAfter(cert.get())) <= 0) {
+    return InvalidArgumentError("TLS cert_file " + tls.cert_file + ": the certificate has expired");
+  }
+  return OkStatus();
+}
+
+}  // namespace
 
 const std::string& HttpServerRequest::body() const { return impl_.body; }
 const std::string& HttpServerRequest::remote_addr() const { return impl_.remote_addr; }
+const std::string& HttpServerRequest::method() const { return impl_.method; }
+const std::string& HttpServerRequest::path() const { return impl_.path; }
 std::string HttpServerRequest::header(std::string_view name) const {
   return impl_.get_header_value(std::string(name));
 }
@@ -30,6 +98,23 @@ void HttpServerResponse::set_header(const std::string& name, const std::string& 
 }
 
 HttpServer::HttpServer() : impl_(std::make_unique<httplib::Server>()) {}
+
+HttpServer::HttpServer(std::unique_ptr<httplib::Server> impl, bool tls)
+    : impl_(std::move(impl)), tls_(tls) {}
+
+StatusOr<std::unique_ptr<HttpServer>> HttpServer::NewTls(const HttpServerTls& tls) {
+  RETURN_IF_ERROR(CheckTlsFiles(tls));
+  auto ssl = std::make_unique<httplib::SSLServer>(tls.cert_file.c_str(), tls.key_file.c_str());
+  if (!ssl->is_valid()) {
+    return InvalidArgumentError("TLS: cannot serve cert_file " + tls.cert_file + " with key_file " +
+                                tls.key_file + ": " + TakeOpensslError());
+  }
+  // Nothing older than TLS 1.2 (RFC 8996 deprecates 1.0 and 1.1).
+  if (SSL_CTX_set_min_proto_version(ssl->ssl_context(), TLS1_2_VERSION) != 1) {
+    return InternalError("TLS: cannot set the minimum protocol version: " + TakeOpensslError());
+  }
+  return std::unique_ptr<HttpServer>(new HttpServer(std::move(ssl), true));
+}
 
 HttpServer::~HttpServer() { Stop(); }
 

@@ -1,8 +1,9 @@
 // HttpServer: the one seam through which gpufleet serves HTTP (the agent's
 // /metrics, the server's API, the Kubernetes scheduler extender). Routes are
 // regular expressions matched against the whole path; a handler reads an
-// HttpServerRequest and fills an HttpServerResponse. cpp-httplib does the
-// work; its types stay in net/.
+// HttpServerRequest and fills an HttpServerResponse. HttpServer::NewTls
+// serves HTTPS (TLS 1.2 or newer) from a PEM certificate and key instead.
+// cpp-httplib and OpenSSL do the work; their types stay in net/.
 //
 // Thread safety: add routes and options before Start; handlers run on the
 // server's thread pool, concurrently; Start/Stop from one thread.
@@ -30,6 +31,8 @@ class HttpServerRequest {
  public:
   const std::string& body() const;
   const std::string& remote_addr() const;
+  const std::string& method() const;  // "GET", "POST", ...
+  const std::string& path() const;    // without the query string
   // The first header of that name (case-insensitive); "" when absent.
   std::string header(std::string_view name) const;
   bool has_param(std::string_view name) const;
@@ -57,6 +60,12 @@ class HttpServerResponse {
   httplib::Response& impl_;
 };
 
+// Where an HTTPS server finds its identity.
+struct HttpServerTls {
+  std::string cert_file;  // PEM: the server's certificate first, then any intermediates
+  std::string key_file;   // PEM: its private key, unencrypted
+};
+
 class HttpServer {
  public:
   using Handler = std::function<void(const HttpServerRequest&, HttpServerResponse&)>;
@@ -64,8 +73,14 @@ class HttpServer {
   // (the route is then skipped), e.g. a rate limit.
   using Filter = std::function<bool(const HttpServerRequest&, HttpServerResponse&)>;
 
-  HttpServer();
+  HttpServer();   // plain HTTP
   ~HttpServer();  // calls Stop()
+
+  // An HTTPS server. Errors (InvalidArgument) name the file: unreadable,
+  // no PEM certificate or key in it, an encrypted key, a key that does not
+  // match the certificate, a certificate that has expired.
+  static StatusOr<std::unique_ptr<HttpServer>> NewTls(const HttpServerTls& tls);
+  bool tls() const { return tls_; }
 
   void Get(const std::string& pattern, Handler handler);
   void Post(const std::string& pattern, Handler handler);
@@ -81,7 +96,10 @@ class HttpServer {
   int port() const { return port_; }
 
  private:
+  HttpServer(std::unique_ptr<httplib::Server> impl, bool tls);
+
   std::unique_ptr<httplib::Server> impl_;
+  bool tls_ = false;
   std::thread thread_;
   int port_ = 0;
 };

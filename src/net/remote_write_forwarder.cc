@@ -51,7 +51,9 @@ RemoteWriteForwarder::RemoteWriteForwarder(const ForwarderOptions& options,
                                            std::unique_ptr<DiskQueue> queue)
     : options_(options),
       queue_(std::move(queue)),
-      own_client_(options.client == nullptr ? NewHttpClient({.keep_alive = true}) : nullptr),
+      own_client_(options.client == nullptr
+                      ? NewHttpClient({.keep_alive = true, .ca_file = options.ca_file})
+                      : nullptr),
       client_(options.client != nullptr ? options.client : own_client_.get()) {}
 
 RemoteWriteForwarder::~RemoteWriteForwarder() { Stop(); }

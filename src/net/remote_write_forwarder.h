@@ -32,6 +32,7 @@ namespace gpufleet {
 struct ForwarderOptions {
   std::string url;           // e.g. http://127.0.0.1:8428/api/v1/write (http or https)
   std::string bearer_token;  // sent as "Authorization: Bearer <token>" when not empty
+  std::string ca_file;       // https: trust this PEM CA file; "" = the system's CAs
   std::string queue_dir;
   uint64_t queue_max_bytes = 512ull << 20;
   int64_t min_backoff_ms = 30, max_backoff_ms = 5000;

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <optional>
+#include <vector>
 
 #include "core/strings.h"
 
@@ -63,6 +64,23 @@ std::string PercentEncode(std::string_view value) {
     }
   }
   return out;
+}
+
+bool IsLoopbackHost(std::string_view host) {
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  if (EqualsIgnoreCase(host, "localhost") || host == "::1") return true;
+  // 127.a.b.c: exactly four decimal parts of at most three digits, each <= 255.
+  std::vector<std::string_view> parts = SplitString(host, '.');
+  if (parts.size() != 4 || parts[0] != "127") return false;
+  for (std::string_view part : parts) {
+    std::optional<int64_t> n = part.size() <= 3 ? ParseInt64(part) : std::nullopt;
+    if (!n.has_value() || *n < 0 || *n > 255 || part.front() == '-' || part.front() == '+') {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace gpufleet

@@ -38,5 +38,9 @@ StatusOr<ListenAddress> ParseListenAddress(std::string_view value,
 // Percent-encodes everything but RFC 3986's unreserved characters, for a
 // query parameter's value ("{__name__=\"x\"}[1h]" -> "%7B__name__%3D%22x%22%7D%5B1h%5D").
 std::string PercentEncode(std::string_view value);
+// True for hosts that only this machine can reach: "localhost", 127.0.0.0/8
+// in dotted form, "::1" (brackets allowed). Everything else, including
+// 0.0.0.0, "::" and names that may resolve anywhere, is beyond loopback.
+bool IsLoopbackHost(std::string_view host);
 
 }  // namespace gpufleet

@@ -68,5 +68,16 @@ TEST(UrlTest, BadListenPortNamesFlagAndValue) {
   EXPECT_FALSE(ParseListenAddress("host:-1").ok());
 }
 
+TEST(UrlTest, LoopbackHostsAreOnlyThoseOfThisMachine) {
+  for (const char* h : {"127.0.0.1", "127.1.2.254", "localhost", "LocalHost", "::1", "[::1]"}) {
+    EXPECT_TRUE(IsLoopbackHost(h)) << h;
+  }
+  for (const char* h : {"0.0.0.0", "::", "[::]", "", "10.0.0.1", "128.0.0.1", "127.0.0.256",
+                        "127.0.0", "127.0.0.1.5", "127.-1.0.1", "127.0.0.1x", "localhost.evil.com",
+                        "gpu-server", "::ffff:10.0.0.1"}) {
+    EXPECT_FALSE(IsLoopbackHost(h)) << h;
+  }
+}
+
 }  // namespace
 }  // namespace gpufleet

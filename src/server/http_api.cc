@@ -16,6 +16,21 @@ void Error(HttpServerResponse& res, int code, const std::string& message) {
                   "application/json");
 }
 
+AccessPolicy WithToken(AccessPolicy access, const std::string& token) {
+  if (!token.empty()) access.admin_tokens.push_back(token);
+  return access;
+}
+
+// 0 when `kind` may proceed; otherwise answers the request and returns its status.
+int Guard(const AccessPolicy& access, AccessKind kind, const HttpServerRequest& req,
+          HttpServerResponse& res) {
+  AccessDecision d = Authorize(access, kind, req.header("Authorization"));
+  if (d.http_status == 0) return 0;
+  if (d.http_status == 401) res.set_header("WWW-Authenticate", "Bearer");
+  Error(res, d.http_status, d.message);
+  return d.http_status;
+}
+
 }  // namespace
 
 std::string IncidentJson(const detect::IncidentRecord& r, bool with_evidence) {
@@ -59,11 +74,16 @@ std::string IncidentJson(const detect::IncidentRecord& r, bool with_evidence) {
 }
 
 HttpApi::HttpApi(HttpApiOptions options, HttpApiBackend backend, const Clock& clock)
+    : HttpApi(std::move(options), std::move(backend), clock, std::make_unique<HttpServer>()) {}
+
+HttpApi::HttpApi(HttpApiOptions options, HttpApiBackend backend, const Clock& clock,
+                 std::unique_ptr<HttpServer> server)
     : options_(std::move(options)),
+      access_(WithToken(options_.access, options_.token)),
       backend_(std::move(backend)),
       limiter_(options_.rate_limit, clock),
       clock_(clock),
-      server_(std::make_unique<HttpServer>()) {
+      server_(std::move(server)) {
   Routes();
 }
 
@@ -74,16 +94,18 @@ void HttpApi::Routes() {
   s.SetMaxBodyBytes(options_.max_body_bytes);
   s.SetFilter([this](const HttpServerRequest& req, HttpServerResponse& res) {
     int64_t retry_s = limiter_.Admit(req.remote_addr());
-    if (retry_s == 0) return false;
-    res.set_header("Retry-After", std::to_string(retry_s));
-    Error(res, 429, "rate limit exceeded for " + req.remote_addr());
-    return true;
+    if (retry_s != 0) {
+      res.set_header("Retry-After", std::to_string(retry_s));
+      Error(res, 429, "rate limit exceeded for " + req.remote_addr());
+      return true;
+    }
+    // The access rule, for every route, present and future, before any runs.
+    return Guard(access_, ClassifyRequest(req.method(), req.path()), req, res) != 0;
   });
+  // Write routes check again (the filter already did): a route that is a
+  // write stays one even if the classification changes.
   auto authorized = [this](const HttpServerRequest& req, HttpServerResponse& res) {
-    if (BearerAuthorized(req.header("Authorization"), options_.token)) return true;
-    res.set_header("WWW-Authenticate", "Bearer");
-    Error(res, 401, "missing or wrong bearer token");
-    return false;
+    return Guard(access_, AccessKind::kWrite, req, res) == 0;
   };
 
   s.Post("/api/v1/write", [this, authorized](const HttpServerRequest& req, HttpServerResponse& res) {

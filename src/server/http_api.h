@@ -27,9 +27,12 @@
 //                               (plan/plan_service.h; docs/plan.md)
 //   GET  /metrics               self-metrics, Prometheus text format
 //   GET  /-/healthy, /-/ready   liveness and readiness
-// Every request passes the per-address rate limit (429 + Retry-After) and
-// the body-size limit (413). [token]: needs "Authorization: Bearer <token>"
-// when a token is configured (401 otherwise).
+// Every request passes the per-address rate limit (429 + Retry-After), then
+// the access rule (server/auth_limits.h: ClassifyRequest + Authorize; 401
+// with WWW-Authenticate: Bearer, or 403) before any route runs, then the
+// body-size limit (413). [token]: a write, needing an admin token when one
+// is configured; beyond loopback every route but the console's static
+// assets and the probes needs a read or admin token.
 //
 // Thread safety: Start/Stop from one thread; handlers run on the server's pool.
 #pragma once
@@ -56,7 +59,8 @@ namespace gpufleet {
 std::string IncidentJson(const detect::IncidentRecord& r, bool with_evidence);
 
 struct HttpApiOptions {
-  std::string token;
+  std::string token;    // one more admin token (kept for callers that set only this)
+  AccessPolicy access;  // who may read and write (server/auth_limits.h)
   size_t max_body_bytes = 16 << 20;
   RateLimitOptions rate_limit;
 };
@@ -88,17 +92,22 @@ struct HttpApiBackend {
 class HttpApi {
  public:
   HttpApi(HttpApiOptions options, HttpApiBackend backend, const Clock& clock);
+  // Serves through `server` (e.g. HttpServer::NewTls) instead of plain HTTP.
+  HttpApi(HttpApiOptions options, HttpApiBackend backend, const Clock& clock,
+          std::unique_ptr<HttpServer> server);
   ~HttpApi();
 
   // Binds host:port (0 = any free port) and serves in the background.
   Status Start(const std::string& host, int port);
   void Stop();
   int port() const { return server_->port(); }
+  bool tls() const { return server_->tls(); }  // serving https
 
  private:
   void Routes();
 
   const HttpApiOptions options_;
+  const AccessPolicy access_;  // options_.access with options_.token among the admin tokens
   const HttpApiBackend backend_;
   RateLimiter limiter_;
   const Clock& clock_;

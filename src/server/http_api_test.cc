@@ -136,6 +136,50 @@ TEST_F(HttpApiTest, TokenProtectsWritesButNotReads) {
   EXPECT_EQ(client_->Get("/api/v1/incidents")->status, 200);
 }
 
+// The access rule runs before every route, including ones it does not know.
+TEST_F(HttpApiTest, BeyondLoopbackEveryRouteButTheExemptOnesNeedsAToken) {
+  HttpApiOptions o;
+  o.access = {true, {"adm1n"}, {"r3ad"}};
+  StartApi(o);
+  const httplib::Headers none, read = {{"Authorization", "Bearer r3ad"}},
+                               admin = {{"Authorization", "Bearer adm1n"}};
+  for (const char* path : {"/api/v1/incidents", "/api/v1/inventory", "/metrics",
+                           "/api/v1/incidents/1", "/api/v1/not-yet-a-route"}) {
+    httplib::Result res = client_->Get(path, none);
+    ASSERT_TRUE(res) << path;
+    EXPECT_EQ(res->status, 401) << path;
+    EXPECT_EQ(res->get_header_value("WWW-Authenticate"), "Bearer") << path;
+    EXPECT_NE(res->body.find("\"error\""), std::string::npos) << res->body;
+  }
+  EXPECT_EQ(client_->Get("/api/v1/incidents", read)->status, 200);
+  EXPECT_EQ(client_->Get("/api/v1/incidents", admin)->status, 200);
+  EXPECT_EQ(client_->Get("/api/v1/incidents/99", read)->status, 404);  // past the rule
+  EXPECT_EQ(client_->Get("/-/healthy", none)->status, 200);
+  // The console's assets pass the rule (404 here: this test registers none).
+  EXPECT_EQ(client_->Get("/assets/app.js", none)->status, 404);
+
+  std::string body = Body({Series("gpu_power_watts", {{"gpu_uuid", "GPU-1"}}, 1)});
+  EXPECT_EQ(client_->Post("/api/v1/write", none, body, "application/x-protobuf")->status, 401);
+  EXPECT_EQ(client_->Post("/api/v1/write", read, body, "application/x-protobuf")->status, 403);
+  EXPECT_EQ(window_->stats().series, 0u);
+  EXPECT_EQ(client_->Post("/api/v1/write", admin, body, "application/x-protobuf")->status, 204);
+  EXPECT_EQ(window_->stats().series, 1u);
+  // A read-only token may ask for a placement (a computation): past the rule to the route.
+  EXPECT_EQ(client_->Post("/api/v1/place", read, "{}", "application/json")->status, 404);
+}
+
+TEST_F(HttpApiTest, OnLoopbackReadsAreOpenAndAReadTokenCannotWrite) {
+  HttpApiOptions o;
+  o.access = {false, {"adm1n"}, {"r3ad"}};
+  StartApi(o);
+  EXPECT_EQ(client_->Get("/api/v1/incidents")->status, 200);
+  httplib::Result res =
+      client_->Post("/api/v1/admin/detect", {{"Authorization", "Bearer r3ad"}}, "", "text/plain");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 403);
+  EXPECT_NE(res->body.find("read-only token"), std::string::npos) << res->body;
+}
+
 TEST_F(HttpApiTest, OversizedBodyIs413) {
   HttpApiOptions o;
   o.max_body_bytes = 1024;

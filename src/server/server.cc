@@ -51,8 +51,19 @@ Server::Server(const ServerOptions& options)
     : options_(options), clock_(options.clock != nullptr ? *options.clock : RealClock::Get()) {}
 
 StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
-  std::unique_ptr<Server> s(new Server(options));
   const ServerConfig& c = options.config;
+  // Refuse an exposed server before touching any state.
+  ASSIGN_OR_RETURN(AccessPolicy access, AccessPolicyFromConfig(c));
+  std::unique_ptr<HttpServer> http_server;
+  if (!c.tls_cert_file.empty()) {
+    StatusOr<std::unique_ptr<HttpServer>> tls =
+        HttpServer::NewTls({c.tls_cert_file, c.tls_key_file});
+    if (!tls.ok()) return tls.status().WithContext("[tls]");
+    http_server = std::move(*tls);
+  } else {
+    http_server = std::make_unique<HttpServer>();
+  }
+  std::unique_ptr<Server> s(new Server(options));
   double scale = options.time_scale > 0 ? options.time_scale : 1;
   auto real = [scale](int64_t clock_ns) {
     return std::max<int64_t>(kNsPerMs, static_cast<int64_t>(static_cast<double>(clock_ns) / scale));
@@ -122,7 +133,7 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
                                              *s->ingester_, s->clock_);
 
   HttpApiOptions h;
-  h.token = c.token;
+  h.access = std::move(access);
   h.max_body_bytes = static_cast<size_t>(c.max_body_bytes);
   h.rate_limit.requests_per_second = c.requests_per_second;
   h.rate_limit.burst = c.burst;
@@ -156,7 +167,7 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
   b.plan = [](const std::string& kind, const std::string& body) {
     return plan::HandlePlanRequest(kind, body, "../shared");
   };
-  s->http_ = std::make_unique<HttpApi>(h, std::move(b), RealClock::Get());
+  s->http_ = std::make_unique<HttpApi>(h, std::move(b), RealClock::Get(), std::move(http_server));
   return s;
 }
 

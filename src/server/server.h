@@ -61,6 +61,8 @@ class Server {
   void Stop();
 
   int port() const { return http_ != nullptr ? http_->port() : 0; }
+  // Serving https ([tls] is set): the console's URL starts with https://.
+  bool tls() const { return http_ != nullptr && http_->tls(); }
   Ingester& ingester() { return *ingester_; }
   detect::IncidentStore& incidents() { return *incidents_; }
   InventoryStore& inventory() { return *inventory_; }

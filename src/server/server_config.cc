@@ -1,10 +1,13 @@
 #include "server/server_config.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "core/embedded.h"
 #include "core/file_util.h"
+#include "core/strings.h"
 #include "core/toml_reader.h"
+#include "net/url.h"
 
 namespace gpufleet {
 namespace {
@@ -18,6 +21,28 @@ std::optional<TomlReader> Section(const toml::table& t, std::string_view origin,
   return TomlReader(*s, origin, std::string(name));
 }
 
+// Appends the tokens of `path` (one a line) to `out`.
+Status ReadTokenFile(const std::string& path, std::string_view key, std::vector<std::string>& out) {
+  StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) return text.status().WithContext(key);
+  size_t line_no = 0;
+  size_t before = out.size();
+  for (std::string_view line : SplitString(*text, '\n')) {
+    ++line_no;
+    std::string_view t = TrimWhitespace(line);
+    if (t.empty() || t.front() == '#') continue;
+    if (std::any_of(t.begin(), t.end(), [](char c) { return c <= ' ' || c >= 0x7f; })) {
+      return InvalidArgumentError(std::string(key) + " " + path + ":" + std::to_string(line_no) +
+                                  ": a token has spaces or non-printable characters");
+    }
+    out.emplace_back(t);
+  }
+  if (out.size() == before) {
+    return InvalidArgumentError(std::string(key) + " " + path + ": no token in it");
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 StatusOr<ServerConfig> ParseServerConfig(std::string_view text, std::string_view origin,
@@ -25,13 +50,22 @@ StatusOr<ServerConfig> ParseServerConfig(std::string_view text, std::string_view
   ASSIGN_OR_RETURN(toml::table t, ParseToml(text, origin));
   ServerConfig c = base;
   TomlReader top(t, origin);
-  RETURN_IF_ERROR(top.CheckKeys({"listen", "db", "external_url", "token", "window", "limits",
-                                 "forward", "scrape", "detect", "alerts", "capture", "place",
-                                 "cost"}));
+  RETURN_IF_ERROR(
+      top.CheckKeys({"listen", "db", "external_url", "token", "token_file", "read_tokens",
+                     "read_token_file", "tls", "window", "limits", "forward", "scrape", "detect",
+                     "alerts", "capture", "place", "cost"}));
   RETURN_IF_ERROR(top.Read("listen", c.listen));
   RETURN_IF_ERROR(top.Read("db", c.db_path));
   RETURN_IF_ERROR(top.Read("external_url", c.external_url));
   RETURN_IF_ERROR(top.Read("token", c.token));
+  RETURN_IF_ERROR(top.Read("token_file", c.token_file));
+  RETURN_IF_ERROR(top.Read("read_tokens", c.read_tokens));
+  RETURN_IF_ERROR(top.Read("read_token_file", c.read_token_file));
+  if (auto r = Section(t, origin, "tls")) {
+    RETURN_IF_ERROR(r->CheckKeys({"cert_file", "key_file"}));
+    RETURN_IF_ERROR(r->Read("cert_file", c.tls_cert_file));
+    RETURN_IF_ERROR(r->Read("key_file", c.tls_key_file));
+  }
   constexpr int64_t kPositive = 1;  // ns: durations must be > 0
   if (auto r = Section(t, origin, "window")) {
     RETURN_IF_ERROR(r->ReadDuration("retention", c.window_retention_ns, kPositive));
@@ -90,6 +124,26 @@ StatusOr<ServerConfig> LoadServerConfig(const std::string& path) {
   if (path.empty()) return c;
   ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
   return ParseServerConfig(text, path, c);
+}
+
+StatusOr<AccessPolicy> AccessPolicyFromConfig(const ServerConfig& c) {
+  AccessPolicy p;
+  ASSIGN_OR_RETURN(ListenAddress listen, ParseListenAddress(c.listen, "listen"));
+  p.beyond_loopback = !IsLoopbackHost(listen.host);
+  if (!c.token.empty()) p.admin_tokens.push_back(c.token);
+  if (!c.token_file.empty())
+    RETURN_IF_ERROR(ReadTokenFile(c.token_file, "token_file", p.admin_tokens));
+  for (const std::string& t : c.read_tokens) p.read_tokens.push_back(t);
+  if (!c.read_token_file.empty()) {
+    RETURN_IF_ERROR(ReadTokenFile(c.read_token_file, "read_token_file", p.read_tokens));
+  }
+  if (c.tls_cert_file.empty() != c.tls_key_file.empty()) {
+    return InvalidArgumentError("[tls]: set both cert_file and key_file, or neither");
+  }
+  const bool tls = !c.tls_cert_file.empty();
+  Status st = CheckAccessPolicy(p, tls);
+  if (!st.ok()) return p.beyond_loopback ? st.WithContext("listen " + c.listen) : st;
+  return p;
 }
 
 }  // namespace gpufleet

@@ -11,6 +11,7 @@
 
 #include "core/status.h"
 #include "detect/incident_lifecycle.h"
+#include "server/auth_limits.h"
 
 namespace gpufleet {
 
@@ -18,7 +19,15 @@ struct ServerConfig {
   std::string listen = "127.0.0.1:9840";
   std::string db_path = "gpufleet.db";
   std::string external_url;
-  std::string token;
+  // Bearer tokens (docs/server.md#security): admin tokens may write and read,
+  // read tokens only read. The *_file keys name files of one token a line.
+  std::string token;  // admin
+  std::string token_file;
+  std::vector<std::string> read_tokens;
+  std::string read_token_file;
+  // [tls]: serve HTTPS from these PEM files (both or neither).
+  std::string tls_cert_file;
+  std::string tls_key_file;
 
   int64_t window_retention_ns = 30LL * 60 * 1'000'000'000;
   int64_t window_max_series = 2'000'000;
@@ -64,5 +73,13 @@ StatusOr<ServerConfig> ParseServerConfig(std::string_view toml, std::string_view
 StatusOr<ServerConfig> DefaultServerConfig();
 // Defaults, then the file at `path` when not empty.
 StatusOr<ServerConfig> LoadServerConfig(const std::string& path);
+
+// Who may do what on `config`'s API: `token` and the lines of `token_file`
+// are admin tokens; `read_tokens` and the lines of `read_token_file` read
+// tokens (a file: one token a line, blank lines and lines starting with #
+// skipped, surrounding spaces trimmed); beyond loopback unless `listen` is
+// a loopback address. Checked with CheckAccessPolicy against whether [tls]
+// is set. Errors name the file and line, [tls] or `listen`; never a token.
+StatusOr<AccessPolicy> AccessPolicyFromConfig(const ServerConfig& config);
 
 }  // namespace gpufleet

@@ -12,7 +12,8 @@ the contention episode, the ECC trickle, throttling and the lost GPU are all liv
 
 Each panel target and each template variable query runs twice through both query APIs:
 with every variable on All (".*") and with the values of the contended device (its vendor,
-cloud, model, node, team and pod). Grafana's $__rate_interval / $__range / $__interval are
+cloud, model, node, team and pod). A panel in ratio units (percentunit) must answer values
+in 0-1: a vendor left in percent or MiB would show there. Grafana's $__rate_interval / $__range / $__interval are
 replaced by fixed windows. A target must answer "success" with at least one series. The
 panels whose data cannot exist in this setup are listed in NO_DATA with the reason; one of
 them answering with data is reported too (the list must stay true). Every process is
@@ -120,6 +121,16 @@ def run_target(base, expr, instant):
     if ok and not any(s.get("values") for s in data.get("result", [])):
         return False, "empty result"
     return ok, data
+
+
+def out_of_unit_range(data):
+    """A value of a ratio panel outside 0-1 (units mixed up across vendors), or None."""
+    for series in data.get("result", []):
+        points = series.get("values") or ([series["value"]] if "value" in series else [])
+        for _, v in points:
+            if not -1e-9 <= float(v) <= 1 + 1e-9:
+                return f"{v} ({series.get('metric')})"
+    return None
 
 
 def variable_query(base, definition, values):
@@ -257,6 +268,7 @@ def main():
                     if p["type"] == "row":
                         continue
                     excused = NO_DATA.get((uid, p["title"]))
+                    unit = p.get("fieldConfig", {}).get("defaults", {}).get("unit")
                     got_any = False
                     for t in p["targets"]:
                         expr = substitute(t["expr"], vals)
@@ -265,6 +277,13 @@ def main():
                             queries += 1
                             if ok:
                                 got_any = True
+                                if unit == "percentunit":
+                                    bad = out_of_unit_range(res)
+                                    if bad:
+                                        failures.append(
+                                            f"{uid} / {p['title']} / {t['refId']} [{pass_name}, "
+                                            f"{ename}]: ratio panel has {bad} outside 0-1\n"
+                                            f"    {expr}")
                             elif not (excused and res == "empty result"):
                                 failures.append(f"{uid} / {p['title']} / {t['refId']} "
                                                 f"[{pass_name}, {ename}]: {res}\n    {expr}")

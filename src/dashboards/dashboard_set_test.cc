@@ -14,6 +14,7 @@
 #include "cost/price_book.h"
 #include "dashboards/promql_refs.h"
 #include "detect/rules_export.h"
+#include "normalize/normalizer.h"
 
 namespace gpufleet::dashboards {
 namespace {
@@ -273,6 +274,70 @@ TEST(DashboardSetTest, EveryAmdDashboardMetricIsChartedOrExplained) {
     }
     EXPECT_TRUE(charted.count(canonical)) << amd << " -> " << canonical << " is charted nowhere";
   }
+}
+
+// Every label a query matches on is one its series carries: the device labels
+// the normalizer sets, `method`, the catalog's labels of that metric, the
+// labels the cost renderer writes, or alertname / alertstate on ALERTS. The
+// one deliberate exception is Team()'s `gpu_up{workload_team=~"$team"}`,
+// which matches every device on All and none otherwise.
+TEST(DashboardSetTest, EveryMatchedLabelExistsOnItsSeries) {
+  std::set<std::string> device(std::begin(kDeviceLabelNames), std::end(kDeviceLabelNames));
+  device.insert("method");
+  cost::MeteredDevice dev;
+  dev.node = "n";
+  dev.cloud = "aws";
+  dev.region = "us-east-1";
+  dev.model = "NVIDIA H100 80GB HBM3";
+  dev.gpu_uuid = "GPU-1";
+  dev.partition_id = "0";
+  dev.partition_kind = "mig";
+  dev.key = "k";
+  std::map<std::string, std::set<std::string>> cost_labels;
+  std::istringstream cost(cost::RenderCostMetrics({dev}, cost::PriceBook(), {{"k", 0.5}}));
+  const std::regex label(R"re(([a-z_]+)=")re");
+  for (std::string line; std::getline(cost, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::set<std::string>& labels = cost_labels[line.substr(0, line.find('{'))];
+    for (std::sregex_iterator it(line.begin(), line.end(), label), end; it != end; ++it) {
+      labels.insert((*it)[1]);
+    }
+  }
+  size_t checked = 0;
+  for (const GeneratedDashboard& d : Built()) {
+    std::vector<std::string> exprs;
+    for (const json& v : d.json["templating"]["list"]) {
+      if (v["type"] == "query") exprs.push_back(v["definition"]);
+    }
+    for (const json* p : Panels(d.json)) {
+      if ((*p)["type"] == "row") continue;
+      for (const json& t : (*p)["targets"]) exprs.push_back(t["expr"]);
+    }
+    for (const std::string& e : exprs) {
+      StatusOr<PromqlRefs> refs = ExtractPromqlRefs(e);
+      ASSERT_TRUE(refs.ok()) << refs.status().message();
+      for (const Selector& sel : refs->selectors) {
+        std::set<std::string> allowed = device;
+        allowed.insert("__name__");
+        if (const MetricDef* def = MetricCatalog::Default().Find(sel.metric)) {
+          allowed.insert(def->labels.begin(), def->labels.end());
+        } else if (sel.metric == "ALERTS") {
+          allowed.insert({"alertname", "alertstate"});
+        } else if (cost_labels.count(sel.metric)) {
+          allowed = cost_labels[sel.metric];
+        } else if (!sel.metric.empty()) {
+          continue;  // server self-metrics: matched on nothing
+        }
+        for (const LabelMatcher& m : sel.matchers) {
+          ++checked;
+          if (sel.metric == "gpu_up" && m.label == "workload_team") continue;  // Team()
+          EXPECT_TRUE(allowed.count(m.label))
+              << d.file_name << ": " << sel.metric << " has no label " << m.label << " in " << e;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 500u);
 }
 
 // A metric renamed in the catalog breaks the export loudly, naming the panel.

@@ -61,6 +61,9 @@ class Scanner {
     const std::string_view next = s_.substr(j, k - j);
     if (next == "by" || next == "without") return;
     refs_.metrics.emplace_back(w);
+    refs_.selectors.push_back({std::string(w), {}});
+    selector_open_ = j < s_.size() && s_[j] == '{';  // its matchers follow
+    if (selector_open_) i_ = j;
   }
 
   // The '(' after by/on/...: skip the label names inside.
@@ -98,6 +101,9 @@ class Scanner {
   // {label op "value", ...}
   Status Matchers() {
     const size_t start = i_++;
+    if (!selector_open_) refs_.selectors.push_back({});
+    selector_open_ = false;
+    Selector& selector = refs_.selectors.back();
     while (true) {
       while (i_ < s_.size() && (std::isspace(static_cast<unsigned char>(s_[i_])) != 0 ||
                                 s_[i_] == ',')) {
@@ -125,7 +131,11 @@ class Scanner {
         return Error(i_, "expected a quoted value for label " + m.label);
       }
       ASSIGN_OR_RETURN(m.value, String());
-      if (m.label == "__name__" && m.op == "=") refs_.metrics.push_back(m.value);
+      if (m.label == "__name__" && m.op == "=") {
+        refs_.metrics.push_back(m.value);
+        selector.metric = m.value;
+      }
+      selector.matchers.push_back(m);
       refs_.matchers.push_back(std::move(m));
     }
   }
@@ -167,6 +177,8 @@ class Scanner {
   std::string_view s_;
   size_t i_ = 0;
   bool label_list_pending_ = false;
+  bool selector_open_ = false;  // the last metric word is followed by '{'
+
   PromqlRefs refs_;
 };
 

@@ -31,9 +31,17 @@ struct LabelMatcher {
   std::string value;  // unescaped
 };
 
+// One series selector: `metric{matchers}`, `metric` or `{matchers}` (metric
+// then empty unless a __name__= matcher names it).
+struct Selector {
+  std::string metric;
+  std::vector<LabelMatcher> matchers;
+};
+
 struct PromqlRefs {
   std::vector<std::string> metrics;    // in order of appearance, repeats kept
   std::vector<LabelMatcher> matchers;  // every matcher inside {...}
+  std::vector<Selector> selectors;     // in order of appearance
 };
 
 StatusOr<PromqlRefs> ExtractPromqlRefs(std::string_view expr);

@@ -43,6 +43,20 @@ TEST(PromqlRefsTest, KeepsMatchersForAlertNames) {
   EXPECT_EQ(r->matchers[1].value, "firing");
 }
 
+TEST(PromqlRefsTest, GroupsMatchersBySelector) {
+  StatusOr<PromqlRefs> r = ExtractPromqlRefs(
+      "sum by (a) (rate(m1{x=\"1\"}[5m])) / m2 and on (b) {__name__=\"m3\", y=~\"2\"}");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->selectors.size(), 3u);
+  EXPECT_EQ(r->selectors[0].metric, "m1");
+  ASSERT_EQ(r->selectors[0].matchers.size(), 1u);
+  EXPECT_EQ(r->selectors[0].matchers[0].label, "x");
+  EXPECT_EQ(r->selectors[1].metric, "m2");
+  EXPECT_TRUE(r->selectors[1].matchers.empty());
+  EXPECT_EQ(r->selectors[2].metric, "m3");
+  EXPECT_EQ(r->selectors[2].matchers.size(), 2u);
+}
+
 TEST(PromqlRefsTest, BrokenExpressionsNameTheOffset) {
   for (const char* bad : {"m{a=\"x", "m[5m", "m{a}", "m{a=x}", "m]", "sum by (a"}) {
     StatusOr<PromqlRefs> r = ExtractPromqlRefs(bad);

@@ -147,8 +147,12 @@ nlohmann::json CostDashboard(const Context& ctx) {
   AddFleetVariables(b);
   const std::string cost = Cost();
   const std::string util = Sel("gpu_utilization_ratio");
+  // Each team's share of a device: 1 / the number of teams on it (counted
+  // over every team, so picking one in $team keeps its true share).
   const std::string team_series =
       "group by (gpu_uuid, partition_id, workload_team) (" + std::string(kTeamSeries) + ")";
+  const std::string picked_teams = "group by (gpu_uuid, partition_id, workload_team) (" +
+                                   std::string(kTeamSeries) + "{workload_team=~\"$team\"})";
   b.AddRow("Now");
   b.AddPanel(Stat("Cost now", "Sum of the selected devices' prices per hour.", "currencyUSD",
                   "sum(" + cost + ")", "", 6));
@@ -177,7 +181,7 @@ nlohmann::json CostDashboard(const Context& ctx) {
                     "steps on it; devices without such a workload are not in this chart.",
                     "currencyUSD",
                     {Range("sum by (workload_team) (" + cost +
-                               " * on (gpu_uuid, partition_id) group_right () (" + team_series +
+                               " * on (gpu_uuid, partition_id) group_right () (" + picked_teams +
                                " / on (gpu_uuid, partition_id) group_left () count by (gpu_uuid, "
                                "partition_id) (" + team_series + ")))",
                            "{{workload_team}}")}));

@@ -113,53 +113,57 @@ nlohmann::json NodeDashboard(const Context& ctx) {
                      "temperatures, clocks, PCIe, interconnect, errors and inventory.",
                      {"gpufleet"});
   AddFleetVariables(b);
+  // One device or several of the selected nodes (AMD's GPU dashboard).
+  b.AddVariable({"gpu", "GPU",
+                 "gpu_up{vendor=~\"$vendor\",cloud=~\"$cloud\",model=~\"$model\",node=~\"$node\"}",
+                 "gpu_uuid"});
+  const std::string kGpu = "gpu_uuid=~\"$gpu\"";
   b.AddRow("Node now");
-  b.AddPanel(Stat("GPUs", "", "none", "count(" + Dev("gpu_up") + ")"));
-  b.AddPanel(Stat("Power now", "", "watt", "sum(" + Dev("gpu_power_watts") + ")"));
+  b.AddPanel(Stat("GPUs", "", "none", "count(" + Dev("gpu_up", kGpu) + ")"));
+  b.AddPanel(Stat("Power now", "", "watt", "sum(" + Dev("gpu_power_watts", kGpu) + ")"));
   b.AddPanel(Stat("Memory in use", "", "percentunit",
-                  "sum(" + Dev("gpu_memory_used_bytes") + ") / sum(" +
-                      Dev("gpu_memory_total_bytes") + ")"));
+                  "sum(" + Dev("gpu_memory_used_bytes", kGpu) + ") / sum(" +
+                      Dev("gpu_memory_total_bytes", kGpu) + ")"));
   b.AddPanel(Stat("Energy in range", "", "joule",
-                  "sum(" + Over("increase", "gpu_energy_joules_total", "$__range") + ")"));
+                  "sum(" + Over("increase", "gpu_energy_joules_total", "$__range", kGpu) + ")"));
   b.AddPanel(Stat("ECC errors in range", ctx.Describe("gpu_ecc_errors_total"), "none",
-                  "sum(" + Over("increase", "gpu_ecc_errors_total", "$__range") + ")"));
+                  "sum(" + Over("increase", "gpu_ecc_errors_total", "$__range", kGpu) + ")"));
   b.AddPanel(Stat("PCIe replays in range", ctx.Describe("gpu_pcie_replays_total"), "none",
-                  "sum(" + Over("increase", "gpu_pcie_replays_total", "$__range") + ")"));
+                  "sum(" + Over("increase", "gpu_pcie_replays_total", "$__range", kGpu) + ")"));
 
   b.AddRow("Per device");
   for (const char* m : {"gpu_utilization_ratio", "gpu_sm_active_ratio", "gpu_sm_occupancy_ratio",
                         "gpu_tensor_active_ratio", "gpu_memory_bandwidth_utilization_ratio"}) {
     b.AddPanel(Series(Title(m), ctx.Describe(m), ctx.Unit(m),
-                      {Range(Dev(m), kDev)}));
+                      {Range(Dev(m, kGpu), kDev)}));
   }
   b.AddPanel(Series("Memory used and total", ctx.Describe("gpu_memory_used_bytes"), "bytes",
-                    {Range(Dev("gpu_memory_used_bytes"), kDev + " used"),
-                     Range(Dev("gpu_memory_total_bytes"), kDev + " total")}));
+                    {Range(Dev("gpu_memory_used_bytes", kGpu), kDev + " used"),
+                     Range(Dev("gpu_memory_total_bytes", kGpu), kDev + " total")}));
   b.AddPanel(Series("Power and limit", ctx.Describe("gpu_power_watts"), "watt",
-                    {Range(Dev("gpu_power_watts"), kDev),
-                     Range(Dev("gpu_power_limit_watts"), kDev + " limit")}));
+                    {Range(Dev("gpu_power_watts", kGpu), kDev),
+                     Range(Dev("gpu_power_limit_watts", kGpu), kDev + " limit")}));
   b.AddPanel(Series("Temperatures", ctx.Describe("gpu_temperature_celsius"), "celsius",
-                    {Range(Dev("gpu_temperature_celsius"), kDev + " {{sensor}}")}));
+                    {Range(Dev("gpu_temperature_celsius", kGpu), kDev + " {{sensor}}")}));
   b.AddPanel(Series("Clocks", ctx.Describe("gpu_clock_hertz"), "hertz",
-                    {Range(Dev("gpu_clock_hertz"), kDev + " {{domain}}")}));
+                    {Range(Dev("gpu_clock_hertz", kGpu), kDev + " {{domain}}")}));
   b.AddPanel(Series("PCIe throughput", ctx.Describe("gpu_pcie_transmit_bytes_total"), "Bps",
-                    {Range(Over("rate", "gpu_pcie_transmit_bytes_total", "$__rate_interval"),
+                    {Range(Over("rate", "gpu_pcie_transmit_bytes_total", "$__rate_interval", kGpu),
                            kDev + " transmit"),
-                     Range(Over("rate", "gpu_pcie_receive_bytes_total", "$__rate_interval"),
+                     Range(Over("rate", "gpu_pcie_receive_bytes_total", "$__rate_interval", kGpu),
                            kDev + " receive")}));
   b.AddPanel(Series("Interconnect throughput",
                     ctx.Describe("gpu_interconnect_transmit_bytes_total"), "Bps",
                     {Range("sum by (node, pci_bus_id, partition_id, link_type) (" +
-                               Over("rate", "gpu_interconnect_transmit_bytes_total",
-                                    "$__rate_interval") +
+                               Over("rate", "gpu_interconnect_transmit_bytes_total", "$__rate_interval", kGpu) +
                                ")",
                            kDev + " {{link_type}}")}));
   b.AddPanel(Series("Time throttled", ctx.Describe("gpu_throttle_seconds_total"), "percentunit",
-                    {Range(Over("rate", "gpu_throttle_seconds_total", "$__rate_interval"),
+                    {Range(Over("rate", "gpu_throttle_seconds_total", "$__rate_interval", kGpu),
                            kDev + " {{reason}}")}));
   b.AddRow("Inventory and health");
-  b.AddPanel(Table("Devices and software", ctx.Describe("gpu_info"), {Dev("gpu_info")}, 12));
-  b.AddPanel(Table("Health", ctx.Describe("gpu_up"), {Dev("gpu_up")}, 12));
+  b.AddPanel(Table("Devices and software", ctx.Describe("gpu_info"), {Dev("gpu_info", kGpu)}, 12));
+  b.AddPanel(Table("Health", ctx.Describe("gpu_up"), {Dev("gpu_up", kGpu)}, 12));
   return b.Build();
 }
 

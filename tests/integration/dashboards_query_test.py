@@ -12,7 +12,7 @@ the contention episode, the ECC trickle, throttling and the lost GPU are all liv
 
 Each panel target and each template variable query runs twice through both query APIs:
 with every variable on All (".*") and with the values of the contended device (its vendor,
-cloud, model, node, team and pod). A panel in ratio units (percentunit) must answer values
+cloud, model, node, team, pod and uuid). A panel in ratio units (percentunit) must answer values
 in 0-1: a vendor left in percent or MiB would show there. Grafana's $__rate_interval / $__range / $__interval are
 replaced by fixed windows. A target must answer "success" with at least one series. The
 panels whose data cannot exist in this setup are listed in NO_DATA with the reason; one of
@@ -253,6 +253,7 @@ def main():
         concrete = {k: regex_escape(labels.get(k, "")) for k in ("vendor", "cloud", "model", "node")}
         concrete["team"] = regex_escape(step.get("workload_team", ""))
         concrete["pod"] = regex_escape(step.get("workload_pod", ""))
+        concrete["gpu"] = regex_escape(uuid)
         print(f"contended device: {uuid} {concrete}")
         passes = {"all": {k: ".*" for k in concrete}, "device": concrete}
 

@@ -72,6 +72,9 @@ nlohmann::json ContentionDashboard(const Context& ctx) {
                      {"gpufleet"});
   AddFleetVariables(b);
   const std::string corner = Corner(ctx);
+  // The exported rules' alerts on every chart's time axis.
+  b.AddAnnotation("Rule alerts", Alerts(ctx), "{{alertname}} {{alertstate}}",
+                  "{{node}} {{pci_bus_id}} {{partition_id}}");
   b.AddRow("Now");
   Panel now = Stat("Devices in the contention corner",
                    "Devices with memory bandwidth utilization above the rule's threshold and "

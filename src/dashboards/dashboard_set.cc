@@ -114,6 +114,11 @@ Status CheckDashboardQueries(const json& dashboard, const KnownNames& names) {
     RETURN_IF_ERROR(CheckExpr("dashboard " + uid + ", variable " + v.value("name", "?"),
                               def.substr(open + 1, comma - open - 1), names));
   }
+  for (const json& a : dashboard["annotations"]["list"]) {
+    if (!a.contains("expr")) continue;  // Grafana's built-in annotations
+    RETURN_IF_ERROR(CheckExpr("dashboard " + uid + ", annotation " + a.value("name", "?"),
+                              a.value("expr", ""), names));
+  }
   for (const json& p : dashboard["panels"]) {
     if (p.value("type", "") == "row") continue;
     for (const json& t : p["targets"]) {

@@ -117,15 +117,25 @@ TEST(DashboardSetTest, EveryQueriedMetricExists) {
   for (const std::string& s : ServerMetricNames()) known.insert(s);
 
   size_t queries = 0;
+  size_t annotations = 0;
   for (const GeneratedDashboard& d : Built()) {
+    std::vector<std::pair<std::string, std::string>> exprs;  // (where, expr)
+    for (const json& a : d.json["annotations"]["list"]) {
+      if (!a.contains("expr")) continue;
+      exprs.emplace_back("annotation " + a["name"].get<std::string>(), a["expr"]);
+      ++annotations;
+    }
     for (const json* p : Panels(d.json)) {
       if ((*p)["type"] == "row") continue;
-      for (const json& t : (*p)["targets"]) {
-        StatusOr<PromqlRefs> refs = ExtractPromqlRefs(t["expr"].get<std::string>());
+      for (const json& t : (*p)["targets"]) exprs.emplace_back((*p)["title"], t["expr"]);
+    }
+    for (const auto& [where, expr] : exprs) {
+      {
+        StatusOr<PromqlRefs> refs = ExtractPromqlRefs(expr);
         ASSERT_TRUE(refs.ok()) << refs.status().message();
         ++queries;
         for (const std::string& m : refs->metrics) {
-          EXPECT_TRUE(known.count(m)) << d.file_name << " / " << (*p)["title"] << ": " << m;
+          EXPECT_TRUE(known.count(m)) << d.file_name << " / " << where << ": " << m;
         }
         for (const LabelMatcher& lm : refs->matchers) {
           if (lm.label != "alertname") continue;
@@ -136,6 +146,7 @@ TEST(DashboardSetTest, EveryQueriedMetricExists) {
     }
   }
   EXPECT_GT(queries, 100u);
+  EXPECT_GE(annotations, 1u);  // the contention dashboard marks rule alerts
 }
 
 TEST(DashboardSetTest, NoTwoPanelsOverlap) {

@@ -69,6 +69,20 @@ DashboardBuilder::DashboardBuilder(std::string uid, std::string title, std::stri
       description_(std::move(description)),
       tags_(std::move(tags)) {}
 
+void DashboardBuilder::AddAnnotation(std::string name, std::string expr,
+                                     std::string title_format, std::string text_format) {
+  annotations_.push_back({{"name", std::move(name)},
+                          {"datasource", DataSource()},
+                          {"enable", true},
+                          {"hide", false},
+                          {"iconColor", "red"},
+                          {"expr", std::move(expr)},
+                          {"step", "30s"},
+                          {"titleFormat", std::move(title_format)},
+                          {"textFormat", std::move(text_format)},
+                          {"useValueForTime", false}});
+}
+
 void DashboardBuilder::AddRow(std::string_view title) {
   Panel row;
   row.type = "row";
@@ -166,6 +180,14 @@ json DashboardBuilder::Build() const {
     line_height = std::max(line_height, p.height);
     if (p.type == "row") x = kGridColumns;  // nothing beside a row header
   }
+  json annotations = json::array({{{"builtIn", 1},
+                                   {"datasource", {{"type", "grafana"}, {"uid", "-- Grafana --"}}},
+                                   {"enable", true},
+                                   {"hide", true},
+                                   {"iconColor", "rgba(0, 211, 255, 1)"},
+                                   {"name", "Annotations & Alerts"},
+                                   {"type", "dashboard"}}});
+  for (const json& a : annotations_) annotations.push_back(a);
   json vars = json::array({DataSourceVariable()});
   for (const LabelVariable& v : variables_) vars.push_back(QueryVariable(v));
   return {{"id", nullptr},
@@ -183,15 +205,7 @@ json DashboardBuilder::Build() const {
           {"timepicker", json::object()},
           {"fiscalYearStartMonth", 0},
           {"links", json::array()},
-          {"annotations",
-           {{"list",
-             json::array({{{"builtIn", 1},
-                           {"datasource", {{"type", "grafana"}, {"uid", "-- Grafana --"}}},
-                           {"enable", true},
-                           {"hide", true},
-                           {"iconColor", "rgba(0, 211, 255, 1)"},
-                           {"name", "Annotations & Alerts"},
-                           {"type", "dashboard"}}})}}},
+          {"annotations", {{"list", annotations}}},
           {"templating", {{"list", vars}}},
           {"panels", panels}};
 }

@@ -73,6 +73,10 @@ class DashboardBuilder {
                    std::vector<std::string> tags);
 
   void AddVariable(const LabelVariable& v) { variables_.push_back(v); }
+  // A Prometheus annotation: every series of `expr` marks the time axis of
+  // every panel where it has samples; title and text are label templates.
+  void AddAnnotation(std::string name, std::string expr, std::string title_format,
+                     std::string text_format);
   // A collapsed=false row header across the full width.
   void AddRow(std::string_view title);
   void AddPanel(const Panel& panel);
@@ -88,6 +92,7 @@ class DashboardBuilder {
   std::string uid_, title_, description_;
   std::vector<std::string> tags_;
   std::vector<LabelVariable> variables_;
+  std::vector<nlohmann::json> annotations_;
   std::vector<Panel> panels_;  // rows are panels of type "row"
 };
 

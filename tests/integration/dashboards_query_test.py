@@ -10,7 +10,7 @@ Two stacks, each fed the way an operator would feed it:
 The scenario is data/scenarios/default.toml with every start_s set to 0 (derived here, so
 the contention episode, the ECC trickle, throttling and the lost GPU are all live at once).
 
-Each panel target and each template variable query runs twice through both query APIs:
+Each panel target, annotation query and template variable query runs twice through both query APIs:
 with every variable on All (".*") and with the values of the contended device (its vendor,
 cloud, model, node, team, pod and uuid). A panel in ratio units (percentunit) must answer values
 in 0-1: a vendor left in percent or MiB would show there. Grafana's $__rate_interval / $__range / $__interval are
@@ -273,6 +273,15 @@ def main():
                         if not ok:
                             failures.append(f"{uid} variable ${v['name']} [{pass_name}, {ename}]:"
                                             f" {res}")
+                for a in d["annotations"]["list"]:
+                    if "expr" not in a:
+                        continue  # Grafana's built-in annotations
+                    for ename, base in engines.items():
+                        ok, res = run_target(base, substitute(a["expr"], vals), False)
+                        queries += 1
+                        if not ok:
+                            failures.append(f"{uid} annotation {a['name']} [{pass_name}, "
+                                            f"{ename}]: {res}")
                 for p in d["panels"]:
                     if p["type"] == "row":
                         continue

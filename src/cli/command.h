@@ -29,6 +29,7 @@ std::unique_ptr<Command> NewCanaryCommand();
 std::unique_ptr<Command> NewCompatCommand();
 std::unique_ptr<Command> NewSimCommand();
 std::unique_ptr<Command> NewRulesCommand();
+std::unique_ptr<Command> NewDashboardsCommand();
 std::unique_ptr<Command> NewSimDetectCommand();  // hosted by `sim` as `sim detect`
 std::unique_ptr<Command> NewSimGavelCommand();   // hosted by `sim` as `sim gavel`
 std::unique_ptr<Command> NewTraceCommand();

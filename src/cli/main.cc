@@ -44,6 +44,7 @@ int Main(int argc, char** argv) {
   commands.push_back(NewPlanCommand());
   commands.push_back(NewSimCommand());
   commands.push_back(NewRulesCommand());
+  commands.push_back(NewDashboardsCommand());
   commands.push_back(NewTraceCommand());
   commands.push_back(NewServerCommand());
   commands.push_back(NewIncidentsCommand());

@@ -65,5 +65,20 @@ TEST_F(ConsoleRoutesTest, UnknownOrClimbingAssetPathsAre404) {
   }
 }
 
+// Browsers accept "br"; httplib's brotli (quality 11) takes seconds per
+// megabyte, so the server answers them with gzip (net/http_server.cc).
+TEST_F(ConsoleRoutesTest, BrowsersGetGzipNotBrotli) {
+  const console::Asset* js = console::AllAssets().back();
+  httplib::Headers headers = {{"Accept-Encoding", "gzip, deflate, br, zstd"}};
+  httplib::Result r = client_->Get("/" + std::string(js->path), headers);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->get_header_value("Content-Encoding"), "gzip");
+  EXPECT_EQ(r->body.size(), js->body.size());  // the client decompressed it
+  r = client_->Get("/" + std::string(js->path), {{"Accept-Encoding", "br"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->get_header_value("Content-Encoding"), "");
+}
+
 }  // namespace
 }  // namespace gpufleet

@@ -14,6 +14,7 @@ function health(d: FleetDevice): HTMLElement {
   return h('span', { class: 'badge bad', text: `down${d.up_reason ? `: ${d.up_reason}` : ''}` });
 }
 
+// One row per vendor / model / cloud / node, 100 at a time.
 function groupTable(devices: FleetDevice[]): HTMLElement {
   const groups = new Map<string, FleetDevice[]>();
   for (const d of devices) {
@@ -26,23 +27,34 @@ function groupTable(devices: FleetDevice[]): HTMLElement {
     const v = xs.filter((x): x is number => x !== null);
     return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;
   };
+  const all = [...groups.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const body = h('tbody');
-  for (const [k, g] of [...groups.entries()].sort()) {
-    const [vendor, model, cloud, node] = k.split('\u0000');
-    const up = g.filter((d) => d.up === true).length;
-    const down = g.filter((d) => d.up === false).length;
-    body.append(h('tr', {},
-      h('td', {}, h('span', { class: `vendor ${vendor}`, text: vendor })), h('td', { text: model }),
-      h('td', { text: cloud }), h('td', {}, h('a', { href: `#/fleet?node=${encodeURIComponent(node)}`, text: node })),
-      h('td', { class: 'n', text: g.length }), h('td', { class: 'n', text: up }),
-      h('td', { class: `n${down ? ' bad' : ''}`, text: down }),
-      h('td', { class: 'n', text: pct(mean(g.map((d) => d.utilization))) }),
-      h('td', { class: 'n', text: pct(mean(g.map((d) => d.memory_bandwidth))) })));
-  }
-  return h('table', { class: 'grid', 'data-table': 'groups' },
+  const info = h('span', { class: 'muted' });
+  const more = h('button', { type: 'button', text: 'more groups' });
+  let shown = 0;
+  const addRows = () => {
+    for (const [k, g] of all.slice(shown, shown + kPageRows)) {
+      const [vendor, model, cloud, node] = k.split('\u0000');
+      const up = g.filter((d) => d.up === true).length;
+      const down = g.filter((d) => d.up === false).length;
+      body.append(h('tr', {},
+        h('td', {}, h('span', { class: `vendor ${vendor}`, text: vendor })), h('td', { text: model }),
+        h('td', { text: cloud }), h('td', {}, h('a', { href: `#/fleet?node=${encodeURIComponent(node)}`, text: node })),
+        h('td', { class: 'n', text: g.length }), h('td', { class: 'n', text: up }),
+        h('td', { class: `n${down ? ' bad' : ''}`, text: down }),
+        h('td', { class: 'n', text: pct(mean(g.map((d) => d.utilization))) }),
+        h('td', { class: 'n', text: pct(mean(g.map((d) => d.memory_bandwidth))) })));
+    }
+    shown = Math.min(all.length, shown + kPageRows);
+    more.hidden = shown >= all.length;
+    info.textContent = `${shown} of ${all.length} groups`;
+  };
+  more.addEventListener('click', addRows);
+  addRows();
+  return h('div', {}, h('table', { class: 'grid', 'data-table': 'groups' },
     h('thead', {}, h('tr', {}, ...['vendor', 'model', 'cloud', 'node', 'GPUs', 'up', 'down',
                                     'mean util.', 'mean mem. bw'].map((t) => h('th', { text: t })))),
-    body);
+    body), info, ' ', more);
 }
 
 function deviceTable(devices: FleetDevice[]): HTMLElement {
@@ -114,8 +126,11 @@ export async function fleetPage(root: HTMLElement, params: URLSearchParams): Pro
     const want = params.get(k);
     if (want) devices = devices.filter((d) => d[k] === want);
   }
-  devices.sort((a, b) => a.vendor.localeCompare(b.vendor) || a.model.localeCompare(b.model) ||
-                         a.node.localeCompare(b.node) || a.gpu_uuid.localeCompare(b.gpu_uuid));
+  // Plain code-unit order: localeCompare costs ~100 ms at 10,000 devices.
+  const key = (d: FleetDevice) => `${d.vendor}\u0000${d.model}\u0000${d.node}\u0000${d.gpu_uuid}`;
+  const keyed = devices.map((d) => [key(d), d] as const);
+  keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  devices = keyed.map((x) => x[1]);
   const c = fleet.counts;
   root.append(h('h1', { text: 'Fleet' }));
   if (!fleet.live) {
@@ -146,11 +161,14 @@ export async function fleetPage(root: HTMLElement, params: URLSearchParams): Pro
   root.append(h('h2', { text: 'One metric, every vendor' }), chartBox);
   root.append(h('h2', { text: 'By vendor, model, cloud and node' }), groupTable(devices));
   root.append(h('h2', { text: 'Devices' }), deviceTable(devices));
-  try {
-    const schema = await api<{ metrics: SchemaMetric[] }>('/api/v1/schema');
-    const ratio = schema.metrics.find((m) => m.name === 'gpu_utilization_ratio') ?? schema.metrics[0];
-    await metricChart(chartBox, schema.metrics, ratio ? ratio.name : 'gpu_utilization_ratio');
-  } catch (e) {
-    chartBox.append(isMissing(e) ? notAvailable('metric picker (/api/v1/schema)', e.message) : note(errorText(e), 'error'));
-  }
+  // The chart loads after the page has rendered (it is not part of the first render).
+  void (async () => {
+    try {
+      const schema = await api<{ metrics: SchemaMetric[] }>('/api/v1/schema');
+      const ratio = schema.metrics.find((m) => m.name === 'gpu_utilization_ratio') ?? schema.metrics[0];
+      await metricChart(chartBox, schema.metrics, ratio ? ratio.name : 'gpu_utilization_ratio');
+    } catch (e) {
+      chartBox.append(isMissing(e) ? notAvailable('metric picker (/api/v1/schema)', e.message) : note(errorText(e), 'error'));
+    }
+  })();
 }

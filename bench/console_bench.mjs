@@ -12,8 +12,10 @@
 // Prints the figures; docs/console.md quotes them.
 //   node bench/console_bench.mjs --gpufleet build/src/cli/gpufleet [--gpus 10000]
 import { spawn } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { createRequire } from 'node:module';
+import http from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -57,6 +59,17 @@ async function freePort() {
     s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
   });
 }
+
+// The console's size as served: every embedded file, gzip-compressed.
+const dist = join(root, 'build/src/console/web-dist');
+let raw = 0;
+let zipped = 0;
+for (const f of ['index.html', ...readdirSync(join(dist, 'assets')).map((x) => `assets/${x}`)]) {
+  const b = readFileSync(join(dist, f));
+  raw += b.length;
+  zipped += gzipSync(b).length;
+}
+console.log(`console assets: ${(raw / 1024).toFixed(0)} KB, ${(zipped / 1024).toFixed(0)} KB gzip-compressed (budget 300 KB)`);
 
 const tmp = mkdtempSync(join(tmpdir(), 'gpufleet_console_bench_'));
 const scen = join(tmp, 'bench-10k.toml');
@@ -110,9 +123,45 @@ try {
   console.log(`anchor, fetching the fleet data (${fleetPath}) from Node, median of 5: ${a.toFixed(0)} ms; ` +
               `render / fetch = ${(r / a).toFixed(1)}x`);
 
+  // Without /api/v1/fleet in this build, the map is measured through a
+  // stand-in: a loopback proxy in front of the server that answers
+  // /api/v1/fleet in the contract's shape from the inventory's 10,000
+  // devices with derived (not measured) bandwidth and occupancy values.
+  let mapBase = base;
+  let standIn;
+  if (!fleetPath.endsWith('fleet')) {
+    const inv = (await (await fetch(`${base}/api/v1/inventory`)).json()).data.devices;
+    let tick = 0;
+    const fleetJson = () => {
+      ++tick;
+      const devices = inv.map((d, i) => ({
+        gpu_uuid: d.key, node: d.node, cloud: '', region: '', vendor: d.vendor, model: d.model, team: '', workload: '',
+        up: true, up_reason: '', utilization: ((i * 13 + tick) % 100) / 100, memory_bandwidth: ((i * 37 + tick) % 100) / 100,
+        occupancy: ((i * 53 + tick * 3) % 100) / 100, power_watts: null, memory_used_ratio: null, open_incidents: 0,
+        last_seen: Date.now() / 1000 }));
+      return JSON.stringify({ generated_at: Date.now() / 1000, window_s: 1800,
+        counts: { devices: devices.length, up: devices.length, down: 0, stale: 0, by_vendor: {} }, devices });
+    };
+    standIn = http.createServer(async (req, res) => {
+      if (req.url.startsWith('/api/v1/fleet')) {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        return res.end(fleetJson());
+      }
+      const r = await fetch(base + req.url);
+      const headers = {};
+      for (const k of ['content-type', 'content-security-policy']) if (r.headers.get(k)) headers[k] = r.headers.get(k);
+      res.writeHead(r.status, headers);
+      res.end(Buffer.from(await r.arrayBuffer()));
+    });
+    const p = await freePort();
+    await new Promise((r) => standIn.listen(p, '127.0.0.1', r));
+    mapBase = `http://127.0.0.1:${p}`;
+    console.log('contention map: through a stand-in /api/v1/fleet (derived values; this build has no /api/v1/fleet)');
+  }
+  {
   const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
   const page = await ctx.newPage();
-  await page.goto(`${base}/#/contention`);
+  await page.goto(`${mapBase}/#/contention`);
   await page.waitForSelector('body[data-ready="1"]');
   await page.waitForSelector('[data-scatter][data-updates="2"]', { timeout: 30000 });
   const m = await page.evaluate(async () => {
@@ -147,6 +196,8 @@ try {
               `(worst ${m.worstFrameMs.toFixed(0)} ms), ${m.longTasks} long tasks; last draw ${m.drawMs} ms, ` +
               `last fetch+draw ${m.cycleMs} ms`);
   await ctx.close();
+  if (standIn) standIn.close();
+  }
 } finally {
   if (browser) await browser.close();
   server.kill('SIGTERM');

@@ -69,7 +69,9 @@ export function heatMap(title: string, cells: Cell[], onPick: (id: string) => vo
   return box;
 }
 
-export interface ScatterPoint { id: string; x: number; y: number; vendor: string; title: string }
+// `title` is built only when the user points at the dot (10,000 strings a
+// second would cost the map its frame budget).
+export interface ScatterPoint { id: string; x: number; y: number; vendor: string; title: () => string }
 
 // Bandwidth utilization (x) against SM occupancy (y), both 0-1, with the
 // contention region (x > xLimit, y < yLimit) shaded. redraw() replaces the
@@ -92,7 +94,7 @@ export class Scatter {
     });
     this.canvas.addEventListener('mousemove', (ev) => {
       const p = this.nearest(ev);
-      this.canvas.title = p ? p.title : '';
+      this.canvas.title = p ? p.title() : '';
     });
   }
 

@@ -39,7 +39,7 @@ export function contentionPage(root: HTMLElement): () => void {
         .filter((d): d is FleetDevice & { memory_bandwidth: number; occupancy: number } =>
           d.memory_bandwidth !== null && d.occupancy !== null)
         .map((d) => ({ id: d.gpu_uuid, x: d.memory_bandwidth, y: d.occupancy, vendor: d.vendor,
-                       title: `${d.gpu_uuid} (${d.node}, ${d.model}): bandwidth ${pct(d.memory_bandwidth)}, occupancy ${pct(d.occupancy)}` }));
+                       title: () => `${d.gpu_uuid} (${d.node}, ${d.model}): bandwidth ${pct(d.memory_bandwidth)}, occupancy ${pct(d.occupancy)}` }));
       const drawMs = scatter.redraw(pts);
       ++updates;
       scatter.el.dataset.updates = String(updates);
@@ -51,7 +51,7 @@ export function contentionPage(root: HTMLElement): () => void {
         const hot = pts.filter((p) => p.x > kBandwidthLimit && p.y < kOccupancyLimit);
         list.append(h('h2', { text: `In the contention region: ${hot.length}` }),
           h('ul', {}, ...hot.slice(0, 50).map((p) =>
-            h('li', {}, h('a', { href: `#/device/${encodeURIComponent(p.id)}`, text: p.title })))));
+            h('li', {}, h('a', { href: `#/device/${encodeURIComponent(p.id)}`, text: p.title() })))));
       }
     } catch (e) {
       status.textContent = '';

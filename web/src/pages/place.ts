@@ -3,7 +3,7 @@
 // chosen node and GPUs, the runners-up and every rejected node's reason.
 import { parse as parseToml } from 'smol-toml';
 import { api, errorText, isMissing } from '../api';
-import { clear, h, note, notAvailable, num, usd } from '../dom';
+import { clear, h, note, num, usd } from '../dom';
 
 interface PlaceAnswer {
   request: string; policy: string; placed: boolean; node: string | null; gpus: number[]; score: number | null;
@@ -74,7 +74,8 @@ export function placePage(root: HTMLElement): void {
       out.append(answerView(a));
     } catch (e) {
       clear(out);
-      out.append(isMissing(e) ? notAvailable('placement (POST /api/v1/place)', e.message)
+      // A 404 says why (no [place] inventory in the server config).
+      out.append(isMissing(e) ? h('p', { class: 'note warn', 'data-missing': 'placement', text: `placement: ${e.message}` })
                               : h('p', { class: 'note error', id: 'place-error', text: errorText(e) }));
     }
   };

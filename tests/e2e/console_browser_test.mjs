@@ -13,6 +13,8 @@
 // /series, /schema, /canary/runs, incident ack and evidence samples): their
 // checks print "SKIP: ..." when the server answers 404 / lacks the field.
 //   node console_browser_test.mjs --gpufleet BIN --source-dir DIR --screenshots DIR
+//        [--base URL --token T]   (a server already running with [place] inventory =
+//                                   data/place/inventory.toml, policy "gpufleet", and token T)
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -20,6 +22,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+function optArg(name) {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
 function arg(name) {
   const i = process.argv.indexOf(name);
   if (i < 0 || !process.argv[i + 1]) throw new Error(`missing ${name}`);
@@ -31,7 +37,7 @@ const shots = arg('--screenshots');
 mkdirSync(shots, { recursive: true });
 const require = createRequire(join(sourceDir, 'web', 'package.json'));
 const { chromium } = require('playwright-core');
-const kToken = 'console-test-admin-token';
+const kToken = optArg('--token') ?? 'console-test-admin-token';
 const skips = [];
 function skip(msg) {
   skips.push(msg);
@@ -67,13 +73,13 @@ async function freePort() {
 
 const tmp = mkdtempSync(join(tmpdir(), 'gpufleet_console_'));
 const port = await freePort();
-const base = `http://127.0.0.1:${port}`;
+const base = optArg('--base') ?? `http://127.0.0.1:${port}`;
 const inventory = join(sourceDir, 'data', 'place', 'inventory.toml');
 const config = join(tmp, 'server.toml');
 writeFileSync(config, `[place]\ninventory = "${inventory}"\npolicy = "gpufleet"\n`);
 const logPath = join(tmp, 'server.log');
 const log = openSync(logPath, 'a');
-const server = spawn(gpufleet, ['server', '--listen', `127.0.0.1:${port}`, '--db', join(tmp, 'state.db'),
+const server = optArg('--base') ? null : spawn(gpufleet, ['server', '--listen', `127.0.0.1:${port}`, '--db', join(tmp, 'state.db'),
                                 '--config', config, '--token', kToken, '--simulate', 'default', '--speedup', '30'],
                      { stdio: ['ignore', log, log] });
 let context;
@@ -173,7 +179,11 @@ try {
   if (has.fleet) {
     await page.waitForSelector('[data-scatter][data-updates="3"]', { timeout: 10000 });
     const pts = await page.$eval('[data-scatter]', (e) => +e.dataset.points);
-    check(pts >= 20, `contention map has a point per device: ${pts}`);
+    // One point per device that reports both bandwidth and occupancy (the
+    // simulated Intel GPUs report no occupancy).
+    const fleet = await (await fetch(`${base}/api/v1/fleet`)).json();
+    const both = fleet.devices.filter((d) => d.memory_bandwidth !== null && d.occupancy !== null).length;
+    check(both >= 16 && pts === both, `contention map has a point per device with both values: ${pts} of ${both}`);
     check(await inkedPixels('canvas.scatter') > 0, 'scatter drawn');
   } else skip('contention map points: /api/v1/fleet answers 404');
 
@@ -185,14 +195,15 @@ try {
   await sleep(400);
   const evidence = await page.$$eval('.evidence', (els) => els.map((e) => {
     const c = e.querySelector('[data-chart]');
-    return { series: e.dataset.evidence, points: c ? +c.dataset.points : -1, thresholds: c?.dataset.thresholds ?? '' };
+    return { series: e.dataset.evidence, points: c ? +c.dataset.points : -1, thresholds: c?.dataset.thresholds ?? '',
+             missing: !!e.querySelector('[data-missing]') };
   }));
-  check(evidence.length > 0 && evidence.some((e) => e.series.includes('gpu_memory_bandwidth_utilization_ratio')),
-        `evidence lists the tripped series: ${JSON.stringify(evidence)}`);
-  if (evidence.every((e) => e.points < 0)) {
+  const tripped = evidence.filter((e) => /^gpu_(memory_bandwidth_utilization|sm_occupancy)_ratio\{/.test(e.series));
+  check(tripped.length === 2, `evidence lists both tripped series: ${JSON.stringify(evidence)}`);
+  if (evidence.every((e) => e.missing)) {
     skip('evidence charts: the incident evidence carries no samples in this build');
   } else {
-    check(evidence.every((e) => e.points > 0 && e.thresholds !== ''), `evidence charts with points and thresholds: ${JSON.stringify(evidence)}`);
+    check(tripped.every((e) => e.points > 0 && e.thresholds !== ''), `evidence charts with points and thresholds: ${JSON.stringify(evidence)}`);
     check(await inkedPixels('.evidence canvas') > 100, 'evidence chart drawn');
   }
   check(await page.$('.cause'), 'root-cause shares shown');
@@ -282,8 +293,10 @@ try {
   } catch {}
 } finally {
   if (context) await context.close().catch(() => {});
-  server.kill('SIGTERM');
-  await new Promise((r) => { const t = setTimeout(() => { server.kill('SIGKILL'); r(); }, 10000); server.on('exit', () => { clearTimeout(t); r(); }); });
+  if (server) {
+    server.kill('SIGTERM');
+    await new Promise((r) => { const t = setTimeout(() => { server.kill('SIGKILL'); r(); }, 10000); server.on('exit', () => { clearTimeout(t); r(); }); });
+  }
   rmSync(tmp, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);

@@ -55,6 +55,11 @@ export async function api<T>(path: string, init: { method?: string; body?: strin
   return unwrap(j) as T;
 }
 
+// The id a page links a device by: `device` where the server gives it.
+export function deviceId(d: FleetDevice): string {
+  return d.device ?? d.gpu_uuid;
+}
+
 // A 404 from an API the page needs: this server build does not have it (or
 // the feature is switched off, which its message says).
 export function isMissing(e: unknown): e is ApiError {
@@ -73,7 +78,9 @@ export function errorText(e: unknown): string {
 // ---- shapes of the answers (docs/console.md lists the endpoints) ----
 
 export interface FleetDevice {
-  gpu_uuid: string; node: string; cloud: string; region: string; vendor: string; model: string;
+  // `device` ("node/uuid[/partition]") is unique; a partitioned GPU's
+  // partitions share its gpu_uuid. The inventory fallback has no `device`.
+  gpu_uuid: string; device?: string; node: string; cloud: string; region: string; vendor: string; model: string;
   team: string; workload: string; up: boolean | null; up_reason: string;
   utilization: number | null; memory_bandwidth: number | null; occupancy: number | null;
   power_watts: number | null; memory_used_ratio: number | null; open_incidents: number;
@@ -92,9 +99,9 @@ export interface SeriesAnswer {
 export interface SchemaMetric { name: string; unit: string; help: string; type: string; comparability: string }
 export interface Evidence {
   series: string; condition: string; threshold: number | null; value: number | null; detail: string;
-  samples?: { t: number[]; v: (number | null)[] } | [number, number][];
+  samples?: { t: number[]; v: (number | null)[]; source?: string; note?: string } | [number, number][];
   t?: number[]; v?: (number | null)[];
-  window_s?: number; window_start?: number; window_end?: number;
+  window?: { from: number; to: number }; window_start?: number; window_end?: number;
 }
 export interface Incident {
   id: number; key: string; kind: string; status: string; subject: Record<string, string>;
@@ -103,7 +110,7 @@ export interface Incident {
   window_start_ns: number; window_end_ns: number; estimated_slowdown: number;
   causes: { cause: string; share: number; explanation: string }[];
   capture_path: string; observations: number; cost_usd?: number | null; evidence?: Evidence[];
-  acknowledged?: boolean; acked_at?: number | null;
+  acknowledged?: boolean; acknowledged_at?: number | null;
 }
 
 interface Inventory {

@@ -22,12 +22,25 @@ function align(series: LineSeries[]): uPlot.AlignedData {
   return uPlot.join(tables);
 }
 
+const kUnitSymbol: Record<string, string> = {
+  watts: 'W', celsius: '°C', seconds: 's', hertz: 'Hz', joules: 'J', bytes_per_second: 'B/s', volts: 'V',
+};
+
+// Labels that tell series apart (the ones whose values differ), for legends.
+export function distinctLabels(labelSets: Record<string, string>[]): string[] {
+  if (labelSets.length < 2) return labelSets.map(() => '');
+  const keys = new Set(labelSets.flatMap((l) => Object.keys(l)));
+  const differing = [...keys].filter((k) => new Set(labelSets.map((l) => l[k])).size > 1);
+  return labelSets.map((l) => differing.map((k) => `${k}=${l[k] ?? ''}`).join(' '));
+}
+
 function unitValue(unit: string) {
   return (_u: uPlot, v: number | null): string => {
     if (v === null || v === undefined) return '–';
     if (unit === 'ratio') return `${(v * 100).toFixed(1)}%`;
     if (unit === 'bytes') return v >= 1 << 30 ? `${(v / (1 << 30)).toFixed(1)} GiB` : `${(v / (1 << 20)).toFixed(0)} MiB`;
-    return `${Number(v.toPrecision(4))} ${unit}`;
+    const short = kUnitSymbol[unit] ?? unit;
+    return `${Number(v.toPrecision(4))}${short ? ` ${short}` : ''}`;
   };
 }
 
@@ -84,8 +97,10 @@ export function lineChart(opts: LineChartOptions): HTMLElement {
     return [lo - pad, hi + pad];
   };
   const xs = data[0] as number[];
-  const spanMin = Math.min(xs[0], ...spans.map((s) => s.from));
-  const spanMax = Math.max(xs[xs.length - 1], ...spans.map((s) => s.to));
+  // Spans widen the time axis only where they overlap the data.
+  const overlapping = spans.filter((s) => s.to >= xs[0] && s.from <= xs[xs.length - 1]);
+  const spanMin = Math.min(xs[0], ...overlapping.map((s) => s.from));
+  const spanMax = Math.max(xs[xs.length - 1], ...overlapping.map((s) => s.to));
   const options: uPlot.Options = {
     title: opts.title,
     width: 600,
@@ -94,7 +109,7 @@ export function lineChart(opts: LineChartOptions): HTMLElement {
       x: { time: true, range: (): uPlot.Range.MinMax => [spanMin, spanMax === spanMin ? spanMin + 1 : spanMax] },
       y: { range: yRange },
     },
-    axes: [{}, { values: (u, vals) => vals.map((v) => fmt(u, v)), size: 70 }],
+    axes: [{}, { values: (u, vals) => vals.map((v) => fmt(u, v)), size: 80 }],
     series: [
       {},
       ...opts.series.map((s, i) => ({

@@ -30,13 +30,19 @@ export function evidenceView(inc: Incident, e: Evidence): HTMLElement {
     h('p', {}, h('code', { text: e.series }), ` ${e.condition} · threshold ${num(e.threshold, 3)} · ` +
       `value ${num(e.value, 3)}${e.detail ? ` · ${e.detail}` : ''}`));
   const samples = evidenceSamples(e);
+  if (samples && samples.t.length === 0) {
+    const why = !Array.isArray(e.samples) && e.samples?.note ? e.samples.note : 'none kept for this range';
+    box.append(h('p', { class: 'note muted', 'data-no-samples': e.series, text: `no samples: ${why}` }));
+    return box;
+  }
   if (!samples) {
     box.append(h('p', { class: 'note warn', 'data-missing': 'evidence samples',
                         text: 'evidence samples: not available in this build (the incident stores the tripped value only)' }));
     return box;
   }
-  const span = e.window_start !== undefined && e.window_end !== undefined
-    ? { from: e.window_start, to: e.window_end, label: 'window' } : incidentSpan(inc);
+  const span = e.window ? { from: e.window.from, to: e.window.to, label: 'window' }
+    : e.window_start !== undefined && e.window_end !== undefined
+      ? { from: e.window_start, to: e.window_end, label: 'window' } : incidentSpan(inc);
   box.append(lineChart({
     title: evidenceMetric(e), unit: evidenceMetric(e).endsWith('_ratio') ? 'ratio' : '',
     series: [{ label: evidenceMetric(e), t: samples.t, v: samples.v }],

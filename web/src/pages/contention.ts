@@ -2,7 +2,7 @@
 // device, refreshed every second; the region the default memory-contention
 // rule fires in (data/detect/default.toml: bandwidth > 0.85 with occupancy
 // < 0.5) is shaded. A click opens the device.
-import { errorText, FleetDevice, loadFleet } from '../api';
+import { deviceId, errorText, FleetDevice, loadFleet } from '../api';
 import { Scatter } from '../canvas';
 import { clear, h, note, notAvailable, pct } from '../dom';
 
@@ -38,8 +38,8 @@ export function contentionPage(root: HTMLElement): () => void {
       const pts = fleet.devices
         .filter((d): d is FleetDevice & { memory_bandwidth: number; occupancy: number } =>
           d.memory_bandwidth !== null && d.occupancy !== null)
-        .map((d) => ({ id: d.gpu_uuid, x: d.memory_bandwidth, y: d.occupancy, vendor: d.vendor,
-                       title: () => `${d.gpu_uuid} (${d.node}, ${d.model}): bandwidth ${pct(d.memory_bandwidth)}, occupancy ${pct(d.occupancy)}` }));
+        .map((d) => ({ id: deviceId(d), x: d.memory_bandwidth, y: d.occupancy, vendor: d.vendor,
+                       title: () => `${deviceId(d)} (${d.model}): bandwidth ${pct(d.memory_bandwidth)}, occupancy ${pct(d.occupancy)}` }));
       const drawMs = scatter.redraw(pts);
       ++updates;
       scatter.el.dataset.updates = String(updates);

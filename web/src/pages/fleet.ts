@@ -1,7 +1,7 @@
 // Fleet: every device by vendor / model / cloud / node with health, heat maps
 // of utilization and memory bandwidth, and one canonical metric for every
 // vendor on one chart in one unit.
-import { api, errorText, FleetDevice, isMissing, loadFleet, SchemaMetric, SeriesAnswer } from '../api';
+import { api, deviceId, errorText, FleetDevice, isMissing, loadFleet, SchemaMetric, SeriesAnswer } from '../api';
 import { heatMap } from '../canvas';
 import { lineChart } from '../chart';
 import { clear, h, kVendorColor, note, notAvailable, num, pct, time } from '../dom';
@@ -66,14 +66,14 @@ function deviceTable(devices: FleetDevice[]): HTMLElement {
   const more = h('button', { type: 'button', text: 'more' });
   const render = () => {
     const q = filter.value.trim().toLowerCase();
-    const rows = q ? devices.filter((d) => [d.gpu_uuid, d.node, d.cloud, d.vendor, d.model, d.team,
+    const rows = q ? devices.filter((d) => [deviceId(d), d.node, d.cloud, d.vendor, d.model, d.team,
                                             d.workload, d.up_reason].join(' ').toLowerCase().includes(q))
                    : devices;
     clear(body);
     const shown = rows.slice(0, (page + 1) * kPageRows);
     for (const d of shown) {
       body.append(h('tr', {},
-        h('td', {}, h('a', { href: `#/device/${encodeURIComponent(d.gpu_uuid)}`, text: d.gpu_uuid })),
+        h('td', {}, h('a', { href: `#/device/${encodeURIComponent(deviceId(d))}`, text: deviceId(d) })),
         h('td', { text: d.node }), h('td', { text: d.cloud }),
         h('td', {}, h('span', { class: `vendor ${d.vendor}`, text: d.vendor })), h('td', { text: d.model }),
         h('td', { text: d.team }), h('td', { text: d.workload }), h('td', {}, health(d)),
@@ -127,7 +127,7 @@ export async function fleetPage(root: HTMLElement, params: URLSearchParams): Pro
     if (want) devices = devices.filter((d) => d[k] === want);
   }
   // Plain code-unit order: localeCompare costs ~100 ms at 10,000 devices.
-  const key = (d: FleetDevice) => `${d.vendor}\u0000${d.model}\u0000${d.node}\u0000${d.gpu_uuid}`;
+  const key = (d: FleetDevice) => `${d.vendor}\u0000${d.model}\u0000${d.node}\u0000${deviceId(d)}`;
   const keyed = devices.map((d) => [key(d), d] as const);
   keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   devices = keyed.map((x) => x[1]);
@@ -151,8 +151,8 @@ export async function fleetPage(root: HTMLElement, params: URLSearchParams): Pro
                     h('a', { href: '#/fleet', text: '(show all)' })));
   }
   const pick = (id: string) => { location.hash = `#/device/${encodeURIComponent(id)}`; };
-  const cell = (d: FleetDevice, v: number | null) => ({ id: d.gpu_uuid, value: v,
-    title: `${d.gpu_uuid} · ${d.node} · ${d.model} · ${pct(v)}` });
+  const cell = (d: FleetDevice, v: number | null) => ({ id: deviceId(d), value: v,
+    title: `${deviceId(d)} · ${d.model} · ${pct(v)}` });
   root.append(h('h2', { text: 'Utilization and memory bandwidth' }),
     h('div', { class: 'heatmaps' },
       heatMap('GPU utilization', devices.map((d) => cell(d, d.utilization)), pick),

@@ -48,7 +48,8 @@ export async function incidentsPage(root: HTMLElement, params: URLSearchParams):
   for (const i of list) {
     body.append(h('tr', { 'data-incident': i.id, 'data-kind': i.kind },
       h('td', {}, h('a', { href: `#/incidents/${i.id}`, text: `#${i.id}` })), h('td', { text: i.kind }),
-      h('td', {}, h('span', { class: `badge ${i.status === 'open' ? 'bad' : 'ok'}`, text: i.status })),
+      h('td', {}, h('span', { class: `badge ${i.status === 'open' ? 'bad' : 'ok'}`, text: i.status }),
+        i.acknowledged ? h('span', { class: 'badge', text: 'acknowledged' }) : null),
       h('td', { text: i.severity }), h('td', { text: i.team || '–' }), h('td', { text: i.subject.node ?? '' }),
       h('td', { text: i.summary }), h('td', { class: 'n', text: pct(i.estimated_slowdown) }),
       h('td', { text: time(i.first_seen_ns / 1e9) }), h('td', { text: time(i.last_seen_ns / 1e9) })));
@@ -99,7 +100,8 @@ export async function incidentPage(root: HTMLElement, id: string): Promise<void>
   const cost = inc.cost_usd === undefined ? 'not available in this build'
              : inc.cost_usd === null ? 'not attributed (cost ledger off)' : usd(inc.cost_usd);
   root.append(h('dl', { class: 'facts' },
-    ...([['status', inc.status], ['severity', inc.severity], ['team', inc.team || '–'],
+    ...([['status', inc.status + (inc.acknowledged ? `, acknowledged ${time(inc.acknowledged_at)}` : '')],
+         ['severity', inc.severity], ['team', inc.team || '–'],
          ['devices', inc.devices.join(', ') || '–'], ['workloads', inc.workloads.join(', ') || '–'],
          ['first seen', time(inc.first_seen_ns / 1e9)], ['last seen', time(inc.last_seen_ns / 1e9)],
          ['window', `${time(inc.window_start_ns / 1e9)} – ${time(inc.window_end_ns / 1e9)}`],

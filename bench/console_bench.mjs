@@ -11,6 +11,10 @@
 //     gaps over 50 ms count as dropped frames) and long tasks (> 50 ms).
 // Prints the figures; docs/console.md quotes them.
 //   node bench/console_bench.mjs --gpufleet build/src/cli/gpufleet [--gpus 10000]
+//        [--serve-assets build/src/console/web-dist]
+// --serve-assets: a gpufleet binary without the console (e.g. another
+// branch's, with the JSON APIs) is measured behind a loopback proxy that
+// serves the console's files from that folder.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -77,10 +81,36 @@ writeFileSync(scen, scenario(gpus));
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 const log = openSync(join(tmp, 'server.log'), 'a');
+const assetsDir = opt('--serve-assets', '');
 const server = spawn(gpufleet, ['server', '--listen', `127.0.0.1:${port}`, '--db', join(tmp, 'state.db'),
                                 '--simulate', scen, '--speedup', '1'], { stdio: ['ignore', log, log] });
 let browser;
+let assetProxy;
+let pageBase = base;
 try {
+  if (assetsDir) {
+    assetProxy = http.createServer(async (req, res) => {
+      const path = req.url === '/' ? 'index.html' : req.url.startsWith('/assets/') ? req.url.slice(1) : '';
+      if (path) {
+        try {
+          const body = readFileSync(join(assetsDir, path.replace(/\.\./g, '')));
+          const type = path.endsWith('.js') ? 'text/javascript' : path.endsWith('.css') ? 'text/css' : 'text/html';
+          res.writeHead(200, { 'Content-Type': type });
+          return res.end(body);
+        } catch {
+          res.writeHead(404);
+          return res.end();
+        }
+      }
+      const r = await fetch(base + req.url);
+      res.writeHead(r.status, { 'Content-Type': r.headers.get('content-type') ?? 'application/json' });
+      res.end(Buffer.from(await r.arrayBuffer()));
+    });
+    const p = await freePort();
+    await new Promise((r) => assetProxy.listen(p, '127.0.0.1', r));
+    pageBase = `http://127.0.0.1:${p}`;
+    console.log(`console files from ${assetsDir} through a loopback proxy`);
+  }
   const t0 = Date.now();
   let fleetPath = '/api/v1/fleet';
   let count = 0;
@@ -111,7 +141,7 @@ try {
   for (let i = 0; i < 5; ++i) {
     const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
     const page = await ctx.newPage();
-    await page.goto(`${base}/#/fleet`);
+    await page.goto(`${pageBase}/#/fleet`);
     await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
     renders.push(Number(await page.getAttribute('body', 'data-ready-at-ms')));
     await ctx.close();
@@ -127,7 +157,7 @@ try {
   // stand-in: a loopback proxy in front of the server that answers
   // /api/v1/fleet in the contract's shape from the inventory's 10,000
   // devices with derived (not measured) bandwidth and occupancy values.
-  let mapBase = base;
+  let mapBase = pageBase;
   let standIn;
   if (!fleetPath.endsWith('fleet')) {
     const inv = (await (await fetch(`${base}/api/v1/inventory`)).json()).data.devices;
@@ -200,6 +230,7 @@ try {
   }
 } finally {
   if (browser) await browser.close();
+  if (assetProxy) assetProxy.close();
   server.kill('SIGTERM');
   await sleep(500);
   try { console.error(readFileSync(join(tmp, 'server.log'), 'utf8').split('\n').slice(-3).join('\n')); } catch {}

@@ -1,4 +1,5 @@
-// Bundles the console (src/main.ts and the CSS it imports) with esbuild into
+// Bundles the console (src/main.ts and the CSS it imports, and the worker
+// src/fleet_worker.ts whose name index.html carries in a meta tag) with esbuild into
 // OUTDIR/assets/ under content-hashed names, and writes OUTDIR/index.html
 // from index.html with those names filled in. Reads nothing from the network.
 //   node build.mjs [--outdir DIR]      (default: dist)
@@ -15,26 +16,30 @@ const outdir = at >= 0 && args[at + 1] ? args[at + 1] : join(here, 'dist');
 rmSync(join(outdir, 'assets'), { recursive: true, force: true });
 mkdirSync(join(outdir, 'assets'), { recursive: true });
 const result = await build({
-  entryPoints: [join(here, 'src/main.ts')],
+  entryPoints: { console: join(here, 'src/main.ts'), 'fleet-worker': join(here, 'src/fleet_worker.ts') },
   bundle: true,
   minify: true,
   format: 'iife',
   target: ['es2020'],
   outdir: join(outdir, 'assets'),
-  entryNames: 'console-[hash]',
+  entryNames: '[name]-[hash]',
   metafile: true,
   legalComments: 'none',
   logLevel: 'warning',
 });
 let js = '';
 let css = '';
+let worker = '';
 for (const out of Object.keys(result.metafile.outputs)) {
-  if (out.endsWith('.js')) js = basename(out);
-  if (out.endsWith('.css')) css = basename(out);
+  const name = basename(out);
+  if (name.startsWith('console-') && name.endsWith('.js')) js = name;
+  if (name.startsWith('console-') && name.endsWith('.css')) css = name;
+  if (name.startsWith('fleet-worker-') && name.endsWith('.js')) worker = name;
 }
-if (!js || !css) throw new Error(`build.mjs: esbuild wrote no JS or CSS (${js}, ${css})`);
+if (!js || !css || !worker) throw new Error(`build.mjs: esbuild wrote no JS, CSS or worker (${js}, ${css}, ${worker})`);
 const html = readFileSync(join(here, 'index.html'), 'utf8')
   .replace('{{CSS}}', `/assets/${css}`)
-  .replace('{{JS}}', `/assets/${js}`);
+  .replace('{{JS}}', `/assets/${js}`)
+  .replace('{{WORKER}}', `/assets/${worker}`);
 writeFileSync(join(outdir, 'index.html'), html);
-console.log(`console: ${js}, ${css}, index.html -> ${outdir}`);
+console.log(`console: ${js}, ${css}, ${worker}, index.html -> ${outdir}`);

@@ -23,21 +23,25 @@ TEST(ConsoleAssetsTest, IndexComesFirstAndIsNotImmutable) {
   EXPECT_EQ(FindAsset("/index.html"), nullptr);  // paths carry no leading '/'
 }
 
-// Everything index.html loads is embedded, and it loads nothing from
+// Everything index.html loads is embedded (the JS and CSS bundles, and the
+// contention map's worker named in a meta tag), and it loads nothing from
 // elsewhere (the console works offline).
 TEST(ConsoleAssetsTest, IndexReferencesOnlyEmbeddedAssets) {
   std::string html(FindAsset("index.html")->body);
-  std::regex ref(R"re((?:src|href)="([^"]*)")re");
+  std::regex ref(R"re((src|href|content)="([^"]*)")re");
   int local = 0;
   for (std::sregex_iterator it(html.begin(), html.end(), ref), end; it != end; ++it) {
-    std::string url = (*it)[1];
-    if (url == "data:,") continue;  // the empty favicon
+    std::string attr = (*it)[1];
+    std::string url = (*it)[2];
+    if (url == "data:,") continue;                        // the empty favicon
+    if (attr == "content" && url.rfind("/", 0) != 0) continue;  // viewport, not a path
     ASSERT_EQ(url.substr(0, 8), "/assets/") << url;
     const Asset* a = FindAsset(url.substr(1));
     ASSERT_NE(a, nullptr) << url;
+    EXPECT_TRUE(a->immutable) << url;
     ++local;
   }
-  EXPECT_EQ(local, 2);  // the JS and the CSS bundle
+  EXPECT_EQ(local, 3);
 }
 
 // The Content-Security-Policy has no 'unsafe-inline': index.html may hold

@@ -1,9 +1,11 @@
 // Contention map: memory bandwidth utilization against SM occupancy per
 // device, refreshed every second; the region the default memory-contention
 // rule fires in (data/detect/default.toml: bandwidth > 0.85 with occupancy
-// < 0.5) is shaded. A click opens the device.
-import { deviceId, errorText, FleetDevice, loadFleet } from '../api';
-import { Scatter } from '../canvas';
+// < 0.5) is shaded. A click opens the device. The fleet answer is fetched
+// and parsed in a worker so the map keeps its frames at 10,000 devices.
+import { ApiError, errorText, getToken } from '../api';
+import { Scatter, ScatterPoint } from '../canvas';
+import type { FleetPoints } from '../fleet_worker';
 import { clear, h, note, notAvailable, pct } from '../dom';
 
 const kBandwidthLimit = 0.85;
@@ -25,44 +27,51 @@ export function contentionPage(root: HTMLElement): () => void {
     h('div', { class: 'legend' }, ...['nvidia', 'amd', 'intel'].map((v) => h('span', { class: `vendor ${v}`, text: v }))),
     scatter.el, status, list);
   let updates = 0;
-  const tick = async () => {
+  // The fleet answer is fetched and parsed in a worker (fleet_worker.ts).
+  const workerUrl = document.querySelector('meta[name="gpufleet-fleet-worker"]')?.getAttribute('content') ?? '';
+  const worker = new Worker(workerUrl);
+  let started = 0;
+  const schedule = () => {
+    if (!stopped) timer = window.setTimeout(tick, Math.max(0, kPeriodMs - (performance.now() - started)));
+  };
+  worker.onmessage = (ev: MessageEvent<FleetPoints>) => {
     if (stopped) return;
-    const started = performance.now();
-    try {
-      const fleet = await loadFleet();
-      if (stopped) return;
-      if (!fleet.live) {
-        clear(list);
-        list.append(notAvailable('bandwidth and occupancy per device (/api/v1/fleet)', 'the map needs live values'));
-      }
-      const pts = fleet.devices
-        .filter((d): d is FleetDevice & { memory_bandwidth: number; occupancy: number } =>
-          d.memory_bandwidth !== null && d.occupancy !== null)
-        .map((d) => ({ id: deviceId(d), x: d.memory_bandwidth, y: d.occupancy, vendor: d.vendor,
-                       title: () => `${deviceId(d)} (${d.model}): bandwidth ${pct(d.memory_bandwidth)}, occupancy ${pct(d.occupancy)}` }));
-      const drawMs = scatter.redraw(pts);
-      ++updates;
-      scatter.el.dataset.updates = String(updates);
-      scatter.el.dataset.cycleMs = (performance.now() - started).toFixed(1);
-      status.textContent = `${pts.length} of ${fleet.devices.length} devices with both values · ` +
-        `update ${updates} · drawn in ${drawMs.toFixed(1)} ms`;
-      if (fleet.live) {
-        clear(list);
-        const hot = pts.filter((p) => p.x > kBandwidthLimit && p.y < kOccupancyLimit);
-        list.append(h('h2', { text: `In the contention region: ${hot.length}` }),
-          h('ul', {}, ...hot.slice(0, 50).map((p) =>
-            h('li', {}, h('a', { href: `#/device/${encodeURIComponent(p.id)}`, text: p.title() })))));
-      }
-    } catch (e) {
+    const f = ev.data;
+    if (f.status !== 200) {
       status.textContent = '';
       clear(list);
-      list.append(note(errorText(e), 'error'));
+      list.append(f.status === 404
+        ? notAvailable('bandwidth and occupancy per device (/api/v1/fleet)', f.error ?? 'Not Found')
+        : note(errorText(new ApiError(f.status, f.error ?? '')), 'error'));
+      schedule();
+      return;
     }
-    if (!stopped) timer = window.setTimeout(() => { void tick(); }, Math.max(0, kPeriodMs - (performance.now() - started)));
+    const pts: ScatterPoint[] = f.ids.map((id, i) => ({
+      id, x: f.x[i], y: f.y[i], vendor: f.vendors[i],
+      title: () => `${id} (${f.models[i]}): bandwidth ${pct(f.x[i])}, occupancy ${pct(f.y[i])}`,
+    }));
+    const drawMs = scatter.redraw(pts);
+    ++updates;
+    scatter.el.dataset.updates = String(updates);
+    scatter.el.dataset.cycleMs = (performance.now() - started).toFixed(1);
+    status.textContent = `${pts.length} of ${f.total} devices with both values · ` +
+      `update ${updates} · drawn in ${drawMs.toFixed(1)} ms`;
+    clear(list);
+    const hot = pts.filter((p) => p.x > kBandwidthLimit && p.y < kOccupancyLimit);
+    list.append(h('h2', { text: `In the contention region: ${hot.length}` }),
+      h('ul', {}, ...hot.slice(0, 50).map((p) =>
+        h('li', {}, h('a', { href: `#/device/${encodeURIComponent(p.id)}`, text: p.title() })))));
+    schedule();
   };
-  void tick();
+  const tick = () => {
+    if (stopped) return;
+    started = performance.now();
+    worker.postMessage({ token: getToken() });
+  };
+  tick();
   return () => {
     stopped = true;
     window.clearTimeout(timer);
+    worker.terminate();
   };
 }

@@ -13,6 +13,7 @@
 // /series, /schema, /canary/runs, incident ack and evidence samples): their
 // checks print "SKIP: ..." when the server answers 404 / lacks the field.
 //   node console_browser_test.mjs --gpufleet BIN --source-dir DIR --screenshots DIR
+//        [--strict]               (a skipped check fails: use once the APIs are in)
 //        [--base URL --token T]   (a server already running with [place] inventory =
 //                                   data/place/inventory.toml, policy "gpufleet", and token T)
 import { spawn, execFileSync } from 'node:child_process';
@@ -39,7 +40,9 @@ const require = createRequire(join(sourceDir, 'web', 'package.json'));
 const { chromium } = require('playwright-core');
 const kToken = optArg('--token') ?? 'console-test-admin-token';
 const skips = [];
+const strict = process.argv.includes('--strict');
 function skip(msg) {
+  if (strict) throw new Error(`--strict: ${msg}`);
   skips.push(msg);
   console.log(`SKIP: ${msg}`);
 }

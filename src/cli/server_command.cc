@@ -95,6 +95,11 @@ class ServerCommand : public Command {
                  "gpufleet server: listening on %s (port %d), state in %s%s; Ctrl-C stops\n",
                  options.config.listen.c_str(), server->port(), options.config.db_path.c_str(),
                  sim != nullptr ? ", simulated fleet running" : "");
+    // The console is on the same port (docs/console.md).
+    std::string host = options.config.listen.substr(0, options.config.listen.rfind(':'));
+    if (host.empty() || host == "0.0.0.0" || host == "[::]") host = "127.0.0.1";
+    std::fprintf(stderr, "gpufleet server: web console at http://%s:%d/\n", host.c_str(),
+                 server->port());
     std::fflush(stderr);
     int sig = 0;
     sigwait(&signals, &sig);

@@ -97,6 +97,22 @@ void HttpServerResponse::set_header(const std::string& name, const std::string& 
   impl_.set_header(name, value);
 }
 
+namespace {
+
+// cpp-httplib (0.11) compresses a response with brotli at quality 11 when
+// the client accepts "br", as every browser does: about 13 s for a 2.8 MB
+// JSON answer (the inventory of 10,000 GPUs) against 0.5 s with gzip. Offer
+// it gzip only. The request object is httplib's own non-const one, handed
+// to handlers as const; the encoding is chosen from it after the handler.
+void OfferGzipOnly(const httplib::Request& req) {
+  auto& headers = const_cast<httplib::Request&>(req).headers;
+  auto it = headers.find("Accept-Encoding");
+  if (it == headers.end() || it->second.find("br") == std::string::npos) return;
+  it->second = it->second.find("gzip") != std::string::npos ? "gzip" : "identity";
+}
+
+}  // namespace
+
 HttpServer::HttpServer() : impl_(std::make_unique<httplib::Server>()) {}
 
 HttpServer::HttpServer(std::unique_ptr<httplib::Server> impl, bool tls)
@@ -121,6 +137,7 @@ HttpServer::~HttpServer() { Stop(); }
 void HttpServer::Get(const std::string& pattern, Handler handler) {
   impl_->Get(pattern, [handler = std::move(handler)](const httplib::Request& req,
                                                      httplib::Response& res) {
+    OfferGzipOnly(req);
     HttpServerResponse response(res);
     handler(HttpServerRequest(req), response);
   });
@@ -129,6 +146,7 @@ void HttpServer::Get(const std::string& pattern, Handler handler) {
 void HttpServer::Post(const std::string& pattern, Handler handler) {
   impl_->Post(pattern, [handler = std::move(handler)](const httplib::Request& req,
                                                       httplib::Response& res) {
+    OfferGzipOnly(req);
     HttpServerResponse response(res);
     handler(HttpServerRequest(req), response);
   });

@@ -4,6 +4,7 @@
 
 #include "core/strings.h"
 #include "server/canary_incidents.h"
+#include "server/console_routes.h"
 
 namespace gpufleet {
 namespace {
@@ -244,6 +245,8 @@ void HttpApi::Routes() {
              res.set_content(r.second, "application/json");
            });
   }
+
+  RegisterConsoleRoutes(s);  // GET / and /assets/*: the web console (docs/console.md)
 
   s.Get("/metrics", [this](const HttpServerRequest&, HttpServerResponse& res) {
     res.set_content(backend_.render_metrics ? backend_.render_metrics() : std::string(),

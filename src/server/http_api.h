@@ -25,6 +25,7 @@
 //                               404 when no [place] inventory is configured
 //   POST /api/v1/plan/inference|training|ring  TOML body -> plan as JSON
 //                               (plan/plan_service.h; docs/plan.md)
+//   GET  /, /assets/<file>      the web console (server/console_routes.h)
 //   GET  /metrics               self-metrics, Prometheus text format
 //   GET  /-/healthy, /-/ready   liveness and readiness
 // Every request passes the per-address rate limit (429 + Retry-After), then

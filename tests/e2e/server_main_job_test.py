@@ -82,6 +82,12 @@ def main():
             with ServerProcess(args.gpufleet, ["--db", db, "--simulate", "default",
                                                "--speedup", "30"], log) as srv:
                 srv.wait_ready()
+                # The web console is on the same port (tests/e2e/console_browser_test.mjs
+                # drives it in a browser).
+                with urllib.request.urlopen(srv.url + "/", timeout=30) as r:
+                    page = r.read().decode()
+                    assert "script-src 'self'" in r.headers["Content-Security-Policy"], r.headers
+                assert "/assets/console-" in page, page[:300]
 
                 def contention():
                     data = get_json(srv.url + "/api/v1/incidents")["data"]

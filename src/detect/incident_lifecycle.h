@@ -9,8 +9,10 @@
 // rule) while it is open. How it resolves is the policy of its kind:
 //   - on absence (every detector kind): at the first Step whose time is more
 //     than resolve_after_ns of clock time after its last observation;
-//   - on pass (canary_regression): only by ResolvePassed, when a later canary
-//     run passes the same check; absence never resolves it.
+//   - on pass (canary_regression, budget_forecast_over): only by
+//     ResolvePassed, when a later canary run passes the same check or the
+//     budget check finds the forecast back under budget; absence never
+//     resolves it.
 // An observation after the incident resolved opens a new incident (new id).
 // Within a Step, observations are recorded before the absence sweep, so a
 // condition seen again at the very Step that would have resolved it keeps
@@ -48,6 +50,11 @@ std::string CanaryIncidentKey(std::string_view node, std::string_view target,
 enum class CanaryVerdictEffect { kObserve, kResolve, kNone };
 CanaryVerdictEffect CanaryVerdictEffectOf(std::string_view verdict);
 
+// Budget incidents (server/budget_alerts.h): a team's month forecast over its
+// budget. Resolved on pass too: when the forecast is back under the budget,
+// or the month is over.
+inline constexpr std::string_view kBudgetIncidentKind = "budget_forecast_over";
+
 enum class ResolvePolicy {
   kOnAbsence,  // resolves resolve_after_ns after its last observation
   kOnPass,     // resolves only through ResolvePassed
@@ -55,7 +62,8 @@ enum class ResolvePolicy {
 
 struct LifecyclePolicy {
   int64_t resolve_after_ns = kDefaultResolveAfterNs;  // clock time; >= 0
-  std::vector<std::string> on_pass_kinds = {std::string(kCanaryIncidentKind)};
+  std::vector<std::string> on_pass_kinds = {std::string(kCanaryIncidentKind),
+                                            std::string(kBudgetIncidentKind)};
 
   ResolvePolicy PolicyOf(std::string_view kind) const;
 };

@@ -71,6 +71,7 @@ Status DetectorLoop::RunOnce() {
     if (alerts_ != nullptr)
       alerts_->Resolve(r.dedup_key, AlertFromIncident(r, options_.external_url));
   }
+  if (options_.after_run) options_.after_run(now_ns);
   return step.first_error;
 }
 

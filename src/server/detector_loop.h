@@ -14,6 +14,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -36,6 +37,9 @@ struct DetectorLoopOptions {
   int64_t period_real_ns = 10'000'000'000;                    // real time between runs
   int64_t resolve_after_ns = detect::kDefaultResolveAfterNs;  // clock time a finding may be absent
   std::string external_url;
+  // Runs after every evaluation, on the same thread, with the evaluation's
+  // clock time (the server's budget check, server/budget_alerts.h).
+  std::function<void(int64_t now_ns)> after_run;
 };
 
 struct DetectorCounters {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 
 #include "core/embedded.h"
 #include "core/file_util.h"
@@ -9,12 +10,17 @@
 #include "cost/cost_api.h"
 #include "cost/cost_metrics.h"
 #include "detect/device_series.h"
+#include "server/budget_alerts.h"
 #include "net/url.h"
 #include "place/place_service.h"
 #include "plan/plan_service.h"
 
 namespace gpufleet {
 namespace {
+
+// How often (clock time) the budgets are checked: each check charges the
+// month so far, so not at every detector run.
+constexpr int64_t kBudgetCheckNs = 15 * 60 * kNsPerSecond;
 
 void Metric(std::string& out, std::string_view name, std::string_view type, std::string_view help,
             double value) {
@@ -127,6 +133,23 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
   d.period_real_ns = real(c.detect_interval_ns);
   d.resolve_after_ns = c.resolve_after_ns;
   d.external_url = c.external_url;
+  if (s->meter_ != nullptr && s->prices_ != nullptr && !s->prices_->budgets().empty()) {
+    // Budgets as incidents (server/budget_alerts.h), every kBudgetCheckNs of clock time.
+    Server* self = s.get();
+    d.after_run = [self, last = std::make_shared<int64_t>(0)](int64_t now_ns) {
+      if (*last != 0 && now_ns - *last < kBudgetCheckNs) return;
+      *last = now_ns;
+      StatusOr<std::vector<cost::BudgetStatus>> statuses = cost::BudgetStatuses(
+          *self->meter_, *self->incidents_, *self->prices_, now_ns / kNsPerSecond);
+      Status st = statuses.status();
+      if (st.ok()) {
+        st = ApplyBudgetStatuses(*statuses, *self->incidents_, self->alerts_.get(),
+                                 self->options_.config.external_url, now_ns)
+                 .status();
+      }
+      if (!st.ok()) std::fprintf(stderr, "gpufleet server: budgets: %s\n", st.ToString().c_str());
+    };
+  }
   s->detector_ = std::make_unique<DetectorLoop>(*s->engine_, *s->window_, *s->incidents_,
                                                 s->alerts_.get(), s->captures_.get(), s->clock_, d);
   s->scraper_ = std::make_unique<ScrapeLoop>(c.scrape_targets, real(c.scrape_interval_ns),

@@ -1,0 +1,92 @@
+#include "server/budget_alerts.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+
+#include "detect/incident_lifecycle.h"
+#include "server/alert_sender.h"
+
+namespace gpufleet {
+namespace {
+
+std::string MonthName(int64_t t_s) {
+  std::time_t t = static_cast<std::time_t>(t_s);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04d-%02d", tm.tm_year + 1900, tm.tm_mon + 1);
+  return buf;
+}
+
+detect::IncidentRecord Observation(const cost::BudgetStatus& s, const std::string& key,
+                                   const std::string& month) {
+  detect::IncidentRecord r;
+  r.dedup_key = key;
+  r.kind = std::string(detect::kBudgetIncidentKind);
+  r.team = s.team;
+  r.subject = Labels{{"team", s.team}, {"month", month}};
+  r.severity = s.state == "over" ? "critical" : "warning";
+  r.summary = s.summary;
+  detect::IncidentEvidence spent;
+  spent.series = "gpufleet cost: " + s.team + " spent this month (USD)";
+  spent.condition = "> budget";
+  spent.threshold = s.budget_usd;
+  spent.value = s.spent_usd;
+  detect::IncidentEvidence forecast;
+  forecast.series = "gpufleet cost: " + s.team + " forecast for the month (USD)";
+  forecast.condition = "> budget";
+  forecast.threshold = s.budget_usd;
+  forecast.value = s.forecast_usd;
+  forecast.detail = "recent rate " + std::to_string(s.rate_usd_per_day) + " USD/day";
+  r.evidence = {spent, forecast};
+  return r;
+}
+
+}  // namespace
+
+std::string BudgetIncidentKey(const std::string& team, int64_t month_start_s) {
+  return "budget|" + team + "|" + MonthName(month_start_s);
+}
+
+StatusOr<BudgetAlertResult> ApplyBudgetStatuses(const std::vector<cost::BudgetStatus>& statuses,
+                                                detect::IncidentBook& book, AlertSender* alerts,
+                                                const std::string& external_url, int64_t now_ns) {
+  detect::IncidentLifecycle lifecycle(book);
+  BudgetAlertResult out;
+  const int64_t now_s = now_ns / 1'000'000'000;
+  const std::string month = MonthName(now_s);
+  std::vector<std::string> current;
+  for (const cost::BudgetStatus& s : statuses) {
+    const std::string key = BudgetIncidentKey(s.team, now_s);
+    current.push_back(key);
+    if (s.state == "ok") {
+      ASSIGN_OR_RETURN(std::optional<detect::IncidentRecord> done,
+                       lifecycle.ResolvePassed(key, now_ns));
+      if (!done.has_value()) continue;
+      out.resolved.push_back(done->id);
+      if (alerts != nullptr) alerts->Resolve(key, AlertFromIncident(*done, external_url));
+      continue;
+    }
+    ASSIGN_OR_RETURN(detect::UpsertResult up, lifecycle.Observe(Observation(s, key, month), now_ns));
+    (up.created ? out.opened : out.updated).push_back(up.id);
+    if (!up.created || alerts == nullptr) continue;
+    ASSIGN_OR_RETURN(std::optional<detect::IncidentRecord> rec, book.Get(up.id));
+    if (rec.has_value()) alerts->Fire(key, AlertFromIncident(*rec, external_url));
+  }
+  // Last month's incidents (and those of budgets no longer configured) end.
+  ASSIGN_OR_RETURN(std::vector<detect::IncidentRecord> open,
+                   book.List(detect::IncidentStatus::kOpen));
+  for (const detect::IncidentRecord& r : open) {
+    if (r.kind != detect::kBudgetIncidentKind) continue;
+    if (std::find(current.begin(), current.end(), r.dedup_key) != current.end()) continue;
+    ASSIGN_OR_RETURN(std::optional<detect::IncidentRecord> done,
+                     lifecycle.ResolvePassed(r.dedup_key, now_ns));
+    if (!done.has_value()) continue;
+    out.resolved.push_back(done->id);
+    if (alerts != nullptr) alerts->Resolve(r.dedup_key, AlertFromIncident(*done, external_url));
+  }
+  return out;
+}
+
+}  // namespace gpufleet

@@ -156,6 +156,9 @@ std::string FleetSummaryJson(const WindowStore& window, const FleetFilter& filte
   std::vector<Row> rows;
   std::vector<Hot> hot;
   std::vector<std::string> keys;  // by row id, compared on lookup
+  rows.reserve(4096);
+  hot.reserve(4096);
+  keys.reserve(4096);
   FlatIndex index;
   Interner interned;
   std::string key;
@@ -226,8 +229,12 @@ std::string FleetSummaryJson(const WindowStore& window, const FleetFilter& filte
 
   int64_t up = 0, down = 0, stale = 0;
   std::map<std::string, int64_t> by_vendor = {{"nvidia", 0}, {"amd", 0}, {"intel", 0}};
+  // One buffer: the device list first, the counts after it (key order is
+  // free in JSON), so the large part is never copied.
   std::string devices;
-  devices.reserve(kept.size() * 420);
+  devices.reserve(kept.size() * 400 + 1024);
+  devices += "{\"devices\":[";
+  bool first_device = true;
   const int64_t stale_before = now_ns - options.stale_after_ns;
   for (const Row* r : kept) {
     const Hot& h = *r->hot;
@@ -239,7 +246,8 @@ std::string FleetSummaryJson(const WindowStore& window, const FleetFilter& filte
       (*up_value > 0 ? up : down)++;
     }
     if (!r->vendor->empty()) by_vendor[*r->vendor]++;
-    if (!devices.empty()) devices += ',';
+    if (!first_device) devices += ',';
+    first_device = false;
     devices += '{';
     Str("gpu_uuid", r->uuid, devices);
     Str("device", r->key, devices);
@@ -278,9 +286,8 @@ std::string FleetSummaryJson(const WindowStore& window, const FleetFilter& filte
     devices += '}';
   }
 
-  std::string out;
-  out.reserve(devices.size() + 512);
-  out += "{\"generated_at\":";
+  std::string& out = devices;
+  out += "],\"generated_at\":";
   AppendJsonNumber(static_cast<double>(now_ns) / 1e9, out);
   out += ",\"window_s\":";
   AppendJsonNumber(static_cast<double>(options.window_ns) / 1e9, out);
@@ -296,9 +303,7 @@ std::string FleetSummaryJson(const WindowStore& window, const FleetFilter& filte
     AppendJsonKey(vendor, out);
     out += std::to_string(n);
   }
-  out += "}},\"devices\":[";
-  out += devices;
-  out += "]}\n";
+  out += "}}}\n";
   return out;
 }
 

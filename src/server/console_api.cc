@@ -7,6 +7,7 @@
 #include "core/clock.h"
 #include "core/strings.h"
 #include "schema/metric_catalog.h"
+#include "server/alert_sender.h"
 #include "server/fleet_api.h"
 #include "server/http_api.h"
 #include "server/query_params.h"
@@ -255,15 +256,25 @@ void RegisterConsoleApi(HttpServer& s, const ConsoleApiBackend& backend,
 
   for (bool ack : {true, false}) {
     s.Post(std::string(R"(/api/v1/incidents/(\d+)/)") + (ack ? "ack" : "resolve"),
-           [book, now_clock, admin, ack](const HttpServerRequest& req, HttpServerResponse& res) {
+           [b, book, now_clock, admin, ack](const HttpServerRequest& req, HttpServerResponse& res) {
              if (!admin(req, res)) return;
              std::optional<int64_t> id = IdOf(req);
              if (!id.has_value()) return Reply(res, 400, "id: not an incident id");
              const int64_t now = now_clock->NowNs();
+             StatusOr<std::optional<detect::IncidentRecord>> before = book->Get(*id);
+             if (!before.ok()) return Reply(res, 500, before.status().ToString());
+             if (!before->has_value()) {
+               return Reply(res, 404, "id: no incident " + std::to_string(*id));
+             }
              StatusOr<std::optional<detect::IncidentRecord>> r =
                  ack ? book->Acknowledge(*id, now) : book->Resolve(*id, now);
              if (!r.ok()) return Reply(res, 500, r.status().ToString());
              if (!r->has_value()) return Reply(res, 404, "id: no incident " + std::to_string(*id));
+             // A person resolving an open incident resolves its alert too.
+             if (!ack && b->alerts != nullptr &&
+                 (*before)->status == detect::IncidentStatus::kOpen) {
+               b->alerts->Resolve((*r)->dedup_key, AlertFromIncident(**r, b->external_url));
+             }
              Reply(res, 200, Dump({{"status", "success"}, {"data", ConsoleIncident(**r, true)}}));
            });
   }

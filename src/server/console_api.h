@@ -32,11 +32,16 @@
 
 namespace gpufleet {
 
+class AlertSender;
+
 struct ConsoleApiBackend {
   const WindowStore* window = nullptr;  // null: fleet and series answer 404
   CanaryRuns* canary_runs = nullptr;    // null: canary runs answer 404
   LongtermReader* longterm = nullptr;   // null: no long-term store
   int64_t stale_after_ns = 5LL * 60 * 1'000'000'000;
+  // Alerts of incidents resolved over POST .../resolve; may be null.
+  AlertSender* alerts = nullptr;
+  std::string external_url;
   // The clock of the samples and incidents (sped up under --simulate);
   // null = the clock passed to RegisterConsoleApi.
   const Clock* data_clock = nullptr;

@@ -155,6 +155,8 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
   b.console.longterm = s->longterm_.get();
   b.console.stale_after_ns = c.window_stale_after_ns;
   b.console.data_clock = &s->clock_;
+  b.console.alerts = s->alerts_.get();
+  b.console.external_url = c.external_url;
   if (s->meter_ != nullptr) {
     b.console.incident_cost = [self](const detect::IncidentRecord& r) {
       return self->IncidentCostUsd(r);

@@ -27,6 +27,13 @@ std::string UrlEncode(std::string_view s) {
   return out;
 }
 
+// The string at `key`, "" when absent or not a string (json::value throws
+// on a wrong type, and the answer comes from another server).
+std::string StringAt(const json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 std::string Seconds(int64_t ns) { return FormatDouble(static_cast<double>(ns) / 1e9); }
 
 }  // namespace
@@ -44,7 +51,7 @@ StatusOr<std::vector<SeriesData>> ParseQueryRangeAnswer(std::string_view body,
                                                         const SeriesQuery& q) {
   json doc = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) return InvalidArgumentError("answer: not JSON");
-  if (doc.value("status", "") != "success") {
+  if (StringAt(doc, "status") != "success") {
     std::string err = doc.contains("error") && doc["error"].is_string()
                           ? doc["error"].get<std::string>()
                           : std::string("no error message");
@@ -52,7 +59,7 @@ StatusOr<std::vector<SeriesData>> ParseQueryRangeAnswer(std::string_view body,
   }
   auto data = doc.find("data");
   if (data == doc.end() || !data->is_object()) return InvalidArgumentError("data: want an object");
-  if (data->value("resultType", "") != "matrix") {
+  if (StringAt(*data, "resultType") != "matrix") {
     return InvalidArgumentError("data.resultType: want matrix");
   }
   auto result = data->find("result");
@@ -88,9 +95,10 @@ StatusOr<std::vector<SeriesData>> ParseQueryRangeAnswer(std::string_view body,
       if (!std::isfinite(t) || !v.has_value()) return InvalidArgumentError(pw + ": bad number");
       double offset_ns = t * 1e9 - static_cast<double>(q.from_ns);
       if (offset_ns < -1e6) continue;  // before the grid (1 ms of rounding allowed)
-      int64_t idx = static_cast<int64_t>(std::floor(std::max(0.0, offset_ns + 1e6) /
-                                                    static_cast<double>(q.step_ns)));
-      if (idx >= n) continue;
+      // Compared as a double first: a far-off time must not overflow the cast.
+      double slot = std::floor(std::max(0.0, offset_ns + 1e6) / static_cast<double>(q.step_ns));
+      if (slot >= static_cast<double>(n)) continue;
+      int64_t idx = static_cast<int64_t>(slot);
       if (std::isfinite(*v)) d.v[static_cast<size_t>(idx)] = *v;
     }
     out.push_back(std::move(d));

@@ -62,7 +62,9 @@ std::optional<int64_t> ParseRfc3339Utc(std::string_view t) {
     }
   }
   int64_t days = DaysFromCivil(*y, *mo, *d);
-  return ((days * 24 + *h) * 60 + *mi) * 60 * kNsPerSecond + *s * kNsPerSecond + frac_ns;
+  int64_t seconds = ((days * 24 + *h) * 60 + *mi) * 60 + *s;
+  if (seconds > kMaxQueryTimeS) return std::nullopt;  // beyond int64 nanoseconds
+  return seconds * kNsPerSecond + frac_ns;
 }
 
 }  // namespace
@@ -79,7 +81,7 @@ StatusOr<int64_t> ParseQueryTimeNs(std::string_view param, std::string_view text
   if (!t.empty() && (t[0] >= '0' && t[0] <= '9')) {
     if (t.find('T') != std::string_view::npos) {
       std::optional<int64_t> ns = ParseRfc3339Utc(t);
-      if (!ns.has_value() || *ns / kNsPerSecond > kMaxQueryTimeS) {
+      if (!ns.has_value()) {
         return Bad(param, text, kTimeForms);
       }
       return *ns;

@@ -4,7 +4,8 @@
 //
 //   time:  "now", "-15m" / "-1h30m" (before now, Prometheus duration), unix
 //          seconds ("1733350000" or "1733350000.25"), or RFC 3339 UTC
-//          ("2026-12-04T08:00:00Z"); years 1970..9999 only.
+//          ("2026-12-04T08:00:00Z"); from 1970 up to kMaxQueryTimeS (2255),
+//          so every accepted time fits int64 nanoseconds.
 //   step:  a positive Prometheus duration ("15s") or plain seconds ("15").
 //   limit: a non-negative integer no larger than the maximum.
 //
@@ -23,8 +24,9 @@
 
 namespace gpufleet {
 
-// The latest time any parameter may name: 9999-12-31T23:59:59Z.
-inline constexpr int64_t kMaxQueryTimeS = 253402300799;
+// The latest time any parameter may name (2255-03-14T16:00:00Z): int64
+// nanoseconds end in 2262.
+inline constexpr int64_t kMaxQueryTimeS = 9'000'000'000;
 
 StatusOr<int64_t> ParseQueryTimeNs(std::string_view param, std::string_view text, int64_t now_ns);
 StatusOr<int64_t> ParseQueryStepNs(std::string_view param, std::string_view text);

@@ -20,12 +20,15 @@ TEST(QueryParamsTest, TimeForms) {
   EXPECT_EQ(*ParseQueryTimeNs("from", "2024-12-04T22:06:40Z", kNow), kNow);
   EXPECT_EQ(*ParseQueryTimeNs("from", "2024-12-04T22:06:40.5Z", kNow), kNow + 500 * kNsPerMs);
   EXPECT_EQ(*ParseQueryTimeNs("from", "1970-01-01T00:00:00Z", kNow), 0);
+  EXPECT_EQ(*ParseQueryTimeNs("from", "9000000000", kNow), 9'000'000'000 * kNsPerSecond);
 }
 
 TEST(QueryParamsTest, BadTimesNameTheParameter) {
   for (const char* bad : {"", "yesterday", "-", "-15", "-15x", "1e9", "-1e9", "12:00",
                           "2024-13-04T22:06:40Z", "2024-12-04T22:06:40", "99999999999999",
-                          "nan", "inf", "1733350000..5", "-999999999d"}) {
+                          "nan", "inf", "1733350000..5", "-999999999d",
+                          // Found by fuzzing: seconds past 2262 overflowed int64 ns.
+                          "17303350000.25", "9999-12-31T23:59:59Z", "2263-01-01T00:00:00Z"}) {
     StatusOr<int64_t> t = ParseQueryTimeNs("from", bad, kNow);
     ASSERT_FALSE(t.ok()) << bad;
     EXPECT_EQ(t.status().code(), StatusCode::kInvalidArgument);

@@ -143,6 +143,8 @@ TEST(LongtermReaderTest, PromqlAndBadAnswers) {
             "avg by (model) (last_over_time(gpu_sm_occupancy_ratio{vendor=\"amd\"}[15000ms]))");
   for (const char* bad :
        {"", "[]", R"({"status":"error","error":"parse error"})",
+        // Found by fuzzing: a null where a string belongs threw from json::value.
+        R"({"status":null})", R"({"status":"success","data":{"resultType":7}})",
         R"({"status":"success","data":{"resultType":"vector","result":[]}})",
         R"({"status":"success","data":{"resultType":"matrix","result":[{"values":[[1,2]]}]}})",
         R"({"status":"success","data":{"resultType":"matrix","result":[{"values":[["x","2"]]}]}})",

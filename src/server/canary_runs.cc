@@ -42,7 +42,8 @@ const std::vector<Migration>& CanaryRunMigrations() {
 
 StatusOr<int64_t> CanaryRuns::Record(std::string_view body, int64_t now_ns) {
   json doc = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) return InvalidArgumentError("body: want a JSON object");
+  if (doc.is_discarded() || !doc.is_object())
+    return InvalidArgumentError("body: want a JSON object");
   auto checks = doc.find("checks");
   if (checks == doc.end() || !checks->is_array()) {
     return InvalidArgumentError("checks: want an array");

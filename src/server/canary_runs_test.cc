@@ -34,19 +34,22 @@ class CanaryRunsTest : public ::testing::Test {
 };
 
 TEST_F(CanaryRunsTest, KeepsPassesAndFailuresNewestFirst) {
-  ASSERT_TRUE(runs_->Record(R"({"node":"n1","image":"img:1","checks":[
+  ASSERT_TRUE(runs_
+                  ->Record(R"({"node":"n1","image":"img:1","checks":[
       {"target":"model=h100","benchmark":"gemm.bf16","unit":"flop_per_second","verdict":"pass",
        "median":7.0e14,"baseline_median":7.0e14,"reason":"within noise"}]})",
-                            1'000'000'000'000'000'000)
+                           1'000'000'000'000'000'000)
                   .ok());
-  ASSERT_TRUE(runs_->Record(R"({"node":"n2","checks":[
+  ASSERT_TRUE(runs_
+                  ->Record(R"({"node":"n2","checks":[
       {"target":"model=mi300x","benchmark":"stream.triad","verdict":"regression",
        "median":4.0e12,"baseline_median":5.0e12,"reason":"20% slower"},
       {"target":"model=mi300x","benchmark":"nccl","verdict":"inconclusive","median":1}]})",
-                            2'000'000'000'000'000'000)
+                           2'000'000'000'000'000'000)
                   .ok());
-  ASSERT_TRUE(runs_->Record(R"({"node":"n3","checks":[{"benchmark":"x","verdict":"no baseline"}]})",
-                            3'000'000'000'000'000'000)
+  ASSERT_TRUE(runs_
+                  ->Record(R"({"node":"n3","checks":[{"benchmark":"x","verdict":"no baseline"}]})",
+                           3'000'000'000'000'000'000)
                   .ok());
   json all = json::parse(*runs_->ListJson("", 50));
   ASSERT_EQ(all["runs"].size(), 3u);

@@ -147,9 +147,8 @@ std::pair<int, std::string> IncidentListReply(const HttpServerRequest& req,
     if (!kind.empty() && r.kind != kind) continue;
     if (!team.empty() && r.team != team) continue;
     if (!node.empty() && r.subject.Get("node") != node) {
-      bool on_node = std::any_of(r.devices.begin(), r.devices.end(), [&](const std::string& d) {
-        return StartsWith(d, node + "/");
-      });
+      bool on_node = std::any_of(r.devices.begin(), r.devices.end(),
+                                 [&](const std::string& d) { return StartsWith(d, node + "/"); });
       if (!on_node) continue;
     }
     data.push_back(ConsoleIncident(r, false));
@@ -191,17 +190,16 @@ void RegisterConsoleApi(HttpServer& s, const ConsoleApiBackend& backend,
   const Clock* now_clock = backend.data_clock != nullptr ? backend.data_clock : &clock;
 
   s.Get("/api/v1/fleet", [b, book, now_clock](const HttpServerRequest& req,
-                                               HttpServerResponse& res) {
+                                              HttpServerResponse& res) {
     if (b->window == nullptr) return Reply(res, 404, "the window store is not available");
     FleetFilter f;
-    for (auto [name, field] : {std::pair{"vendor", &f.vendor}, std::pair{"model", &f.model},
-                               std::pair{"cloud", &f.cloud}, std::pair{"node", &f.node},
-                               std::pair{"team", &f.team}}) {
+    for (auto [name, field] :
+         {std::pair{"vendor", &f.vendor}, std::pair{"model", &f.model},
+          std::pair{"cloud", &f.cloud}, std::pair{"node", &f.node}, std::pair{"team", &f.team}}) {
       if (req.has_param(name)) *field = req.param(name);
     }
     std::unordered_map<std::string, int> open;
-    StatusOr<std::vector<detect::IncidentRecord>> list =
-        book->List(detect::IncidentStatus::kOpen);
+    StatusOr<std::vector<detect::IncidentRecord>> list = book->List(detect::IncidentStatus::kOpen);
     if (!list.ok()) return Reply(res, 500, list.status().ToString());
     for (const detect::IncidentRecord& r : *list) {
       for (const std::string& d : r.devices) open[d]++;
@@ -215,10 +213,10 @@ void RegisterConsoleApi(HttpServer& s, const ConsoleApiBackend& backend,
   s.Get("/api/v1/series", [b, now_clock](const HttpServerRequest& req, HttpServerResponse& res) {
     if (b->window == nullptr) return Reply(res, 404, "the window store is not available");
     const int64_t now = now_clock->NowNs();
-    StatusOr<SeriesQuery> q = ParseSeriesQuery(
-        Params(req, {"metric", "gpu_uuid", "vendor", "model", "cloud", "node", "aggregate", "from",
-                     "to", "step", "limit"}),
-        now, MetricCatalog::Default());
+    StatusOr<SeriesQuery> q =
+        ParseSeriesQuery(Params(req, {"metric", "gpu_uuid", "vendor", "model", "cloud", "node",
+                                      "aggregate", "from", "to", "step", "limit"}),
+                         now, MetricCatalog::Default());
     if (!q.ok()) return Reply(res, 400, q.status().message());
     StatusOr<SeriesAnswer> a = AnswerSeries(*b->window, b->longterm, *q, now);
     if (!a.ok()) return Reply(res, 400, a.status().message());
@@ -255,28 +253,28 @@ void RegisterConsoleApi(HttpServer& s, const ConsoleApiBackend& backend,
   });
 
   for (bool ack : {true, false}) {
-    s.Post(std::string(R"(/api/v1/incidents/(\d+)/)") + (ack ? "ack" : "resolve"),
-           [b, book, now_clock, admin, ack](const HttpServerRequest& req, HttpServerResponse& res) {
-             if (!admin(req, res)) return;
-             std::optional<int64_t> id = IdOf(req);
-             if (!id.has_value()) return Reply(res, 400, "id: not an incident id");
-             const int64_t now = now_clock->NowNs();
-             StatusOr<std::optional<detect::IncidentRecord>> before = book->Get(*id);
-             if (!before.ok()) return Reply(res, 500, before.status().ToString());
-             if (!before->has_value()) {
-               return Reply(res, 404, "id: no incident " + std::to_string(*id));
-             }
-             StatusOr<std::optional<detect::IncidentRecord>> r =
-                 ack ? book->Acknowledge(*id, now) : book->Resolve(*id, now);
-             if (!r.ok()) return Reply(res, 500, r.status().ToString());
-             if (!r->has_value()) return Reply(res, 404, "id: no incident " + std::to_string(*id));
-             // A person resolving an open incident resolves its alert too.
-             if (!ack && b->alerts != nullptr &&
-                 (*before)->status == detect::IncidentStatus::kOpen) {
-               b->alerts->Resolve((*r)->dedup_key, AlertFromIncident(**r, b->external_url));
-             }
-             Reply(res, 200, Dump({{"status", "success"}, {"data", ConsoleIncident(**r, true)}}));
-           });
+    s.Post(
+        std::string(R"(/api/v1/incidents/(\d+)/)") + (ack ? "ack" : "resolve"),
+        [b, book, now_clock, admin, ack](const HttpServerRequest& req, HttpServerResponse& res) {
+          if (!admin(req, res)) return;
+          std::optional<int64_t> id = IdOf(req);
+          if (!id.has_value()) return Reply(res, 400, "id: not an incident id");
+          const int64_t now = now_clock->NowNs();
+          StatusOr<std::optional<detect::IncidentRecord>> before = book->Get(*id);
+          if (!before.ok()) return Reply(res, 500, before.status().ToString());
+          if (!before->has_value()) {
+            return Reply(res, 404, "id: no incident " + std::to_string(*id));
+          }
+          StatusOr<std::optional<detect::IncidentRecord>> r =
+              ack ? book->Acknowledge(*id, now) : book->Resolve(*id, now);
+          if (!r.ok()) return Reply(res, 500, r.status().ToString());
+          if (!r->has_value()) return Reply(res, 404, "id: no incident " + std::to_string(*id));
+          // A person resolving an open incident resolves its alert too.
+          if (!ack && b->alerts != nullptr && (*before)->status == detect::IncidentStatus::kOpen) {
+            b->alerts->Resolve((*r)->dedup_key, AlertFromIncident(**r, b->external_url));
+          }
+          Reply(res, 200, Dump({{"status", "success"}, {"data", ConsoleIncident(**r, true)}}));
+        });
   }
 }
 

@@ -134,8 +134,7 @@ TEST_F(ConsoleApiTest, BadInputGetsA400NamingTheParameter) {
     const char* path;
     const char* param;
   };
-  for (Case c : {Case{"/api/v1/series", "metric"},
-                 Case{"/api/v1/series?metric=nope", "metric"},
+  for (Case c : {Case{"/api/v1/series", "metric"}, Case{"/api/v1/series?metric=nope", "metric"},
                  Case{"/api/v1/series?metric=gpu_up&from=soon", "from"},
                  Case{"/api/v1/series?metric=gpu_up&from=now&to=-1h", "from"},
                  Case{"/api/v1/series?metric=gpu_up&step=-1s", "step"},

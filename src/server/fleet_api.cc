@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <unordered_set>
 #include <span>
+#include <unordered_set>
 #include <vector>
 
 #include "core/clock.h"
@@ -68,28 +68,46 @@ void Extract(const Labels& l, SeriesLabels& out) {
   out = SeriesLabels();
   for (const auto& [k, v] : l.pairs()) {
     switch (k.size()) {
-      case 3: if (k == "gpu") out.gpu = v; break;
-      case 4: if (k == "node") out.node = v; break;
+      case 3:
+        if (k == "gpu") out.gpu = v;
+        break;
+      case 4:
+        if (k == "node") out.node = v;
+        break;
       case 5:
-        if (k == "cloud") out.cloud = v;
-        else if (k == "model") out.model = v;
+        if (k == "cloud")
+          out.cloud = v;
+        else if (k == "model")
+          out.model = v;
         break;
       case 6:
-        if (k == "region") out.region = v;
-        else if (k == "vendor") out.vendor = v;
-        else if (k == "reason") out.reason = v;
+        if (k == "region")
+          out.region = v;
+        else if (k == "vendor")
+          out.vendor = v;
+        else if (k == "reason")
+          out.reason = v;
         break;
-      case 8: if (k == "gpu_uuid") out.uuid = v; break;
-      case 10: if (k == "pci_bus_id") out.pci = v; break;
+      case 8:
+        if (k == "gpu_uuid") out.uuid = v;
+        break;
+      case 10:
+        if (k == "pci_bus_id") out.pci = v;
+        break;
       case 12:
-        if (k == "partition_id") out.partition = v;
-        else if (k == "workload_pod") out.workload_pod = v;
+        if (k == "partition_id")
+          out.partition = v;
+        else if (k == "workload_pod")
+          out.workload_pod = v;
         break;
       case 13:
-        if (k == "workload_team") out.team = v;
-        else if (k == "workload_name") out.workload_name = v;
+        if (k == "workload_team")
+          out.team = v;
+        else if (k == "workload_name")
+          out.workload_name = v;
         break;
-      default: break;
+      default:
+        break;
     }
   }
 }
@@ -165,50 +183,50 @@ std::string FleetSummaryJson(const WindowStore& window, const FleetFilter& filte
   SeriesLabels sl;
   const int64_t from_ns = now_ns - options.window_ns;
   for (int f = kUp; f <= kStep; ++f) {
-    window.ForEach(kMetrics[f], from_ns, now_ns,
-                   [&](const Labels& l, std::span<const WindowPoint> pts) {
-                     Extract(l, sl);
-                     DeviceKeyOf(sl, key);
-                     const uint64_t hash = std::hash<std::string_view>()(key);
-                     uint32_t id = index.Find(hash, [&](uint32_t i) { return keys[i] == key; });
-                     if (id == FlatIndex::kNotFound) {
-                       id = index.Insert(hash);
-                       keys.push_back(key);
-                       hot.emplace_back();
-                       rows.emplace_back();
-                       Row& n = rows.back();
-                       n.key = key;
-                       n.uuid.assign(sl.uuid);
-                       n.node.assign(sl.node);
-                     }
-                     Hot& h = hot[id];
-                     if (!h.named) {
-                       // The first series that carries them names the device.
-                       Row& r = rows[id];
-                       if (r.cloud == nullptr || r.cloud->empty()) r.cloud = interned.Get(sl.cloud);
-                       if (r.region == nullptr || r.region->empty()) r.region = interned.Get(sl.region);
-                       if (r.vendor == nullptr || r.vendor->empty()) r.vendor = interned.Get(sl.vendor);
-                       if (r.model == nullptr || r.model->empty()) r.model = interned.Get(sl.model);
-                       h.named = !r.cloud->empty() && !r.region->empty() && !r.vendor->empty() &&
-                                 !r.model->empty();
-                     }
-                     const WindowPoint& last = pts.back();
-                     h.last_seen_ns = std::max(h.last_seen_ns, last.timestamp_ns);
-                     if (f == kHolder || f == kStep) {
-                       Row& r = rows[id];
-                       AddDistinct(r.teams, sl.team);
-                       AddDistinct(r.workloads,
-                                   !sl.workload_name.empty() ? sl.workload_name : sl.workload_pod);
-                       return;
-                     }
-                     Reading& rd = h.reading[f];
-                     if (last.timestamp_ns < rd.ts_ns) return;  // another series is newer
-                     rd.ts_ns = last.timestamp_ns;
-                     rd.value = last.value;
-                     if (f == kUp) {
-                       rows[id].up_reason.assign(last.value > 0 ? std::string_view() : sl.reason);
-                     }
-                   });
+    window.ForEach(
+        kMetrics[f], from_ns, now_ns, [&](const Labels& l, std::span<const WindowPoint> pts) {
+          Extract(l, sl);
+          DeviceKeyOf(sl, key);
+          const uint64_t hash = std::hash<std::string_view>()(key);
+          uint32_t id = index.Find(hash, [&](uint32_t i) { return keys[i] == key; });
+          if (id == FlatIndex::kNotFound) {
+            id = index.Insert(hash);
+            keys.push_back(key);
+            hot.emplace_back();
+            rows.emplace_back();
+            Row& n = rows.back();
+            n.key = key;
+            n.uuid.assign(sl.uuid);
+            n.node.assign(sl.node);
+          }
+          Hot& h = hot[id];
+          if (!h.named) {
+            // The first series that carries them names the device.
+            Row& r = rows[id];
+            if (r.cloud == nullptr || r.cloud->empty()) r.cloud = interned.Get(sl.cloud);
+            if (r.region == nullptr || r.region->empty()) r.region = interned.Get(sl.region);
+            if (r.vendor == nullptr || r.vendor->empty()) r.vendor = interned.Get(sl.vendor);
+            if (r.model == nullptr || r.model->empty()) r.model = interned.Get(sl.model);
+            h.named =
+                !r.cloud->empty() && !r.region->empty() && !r.vendor->empty() && !r.model->empty();
+          }
+          const WindowPoint& last = pts.back();
+          h.last_seen_ns = std::max(h.last_seen_ns, last.timestamp_ns);
+          if (f == kHolder || f == kStep) {
+            Row& r = rows[id];
+            AddDistinct(r.teams, sl.team);
+            AddDistinct(r.workloads,
+                        !sl.workload_name.empty() ? sl.workload_name : sl.workload_pod);
+            return;
+          }
+          Reading& rd = h.reading[f];
+          if (last.timestamp_ns < rd.ts_ns) return;  // another series is newer
+          rd.ts_ns = last.timestamp_ns;
+          rd.value = last.value;
+          if (f == kUp) {
+            rows[id].up_reason.assign(last.value > 0 ? std::string_view() : sl.reason);
+          }
+        });
   }
   for (size_t i = 0; i < rows.size(); ++i) rows[i].hot = &hot[i];
 

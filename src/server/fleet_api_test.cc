@@ -25,8 +25,7 @@ Labels Device(std::string_view metric, std::string_view node, std::string_view u
 class FleetApiTest : public ::testing::Test {
  protected:
   void Put(std::string_view metric, std::string_view node, std::string_view uuid,
-           std::string_view vendor, double v, int64_t t = kNow - kNsPerSecond,
-           Labels extra = {}) {
+           std::string_view vendor, double v, int64_t t = kNow - kNsPerSecond, Labels extra = {}) {
     Labels l = Device(metric, node, uuid, vendor, vendor == "amd" ? "mi300x" : "h100");
     l.Merge(extra);
     ASSERT_TRUE(window_.Append(l, t, v));

@@ -52,9 +52,15 @@ void AppendJsonString(std::string_view s, std::string& out) {
     } else if (c < 0x20) {
       static const char kHex[] = "0123456789abcdef";
       switch (c) {
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
         default:
           out += "\\u00";
           out += kHex[c >> 4];

@@ -16,7 +16,7 @@
 namespace gpufleet {
 
 void AppendJsonString(std::string_view s, std::string& out);
-void AppendJsonNumber(double v, std::string& out);  // null when not finite
+void AppendJsonNumber(double v, std::string& out);                 // null when not finite
 void AppendJsonNumber(std::optional<double> v, std::string& out);  // null when absent
 // `"key":` (the key is escaped).
 void AppendJsonKey(std::string_view key, std::string& out);

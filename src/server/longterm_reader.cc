@@ -110,8 +110,8 @@ StatusOr<std::vector<SeriesData>> LongtermReader::Query(const SeriesQuery& q) {
   std::string url = options_.query_url;
   while (!url.empty() && url.back() == '/') url.pop_back();
   url += "/api/v1/query_range?query=" + UrlEncode(LongtermPromql(q)) +
-         "&nocache=1&start=" + Seconds(q.from_ns) + "&end=" + Seconds(q.to_ns) + "&step=" +
-         Seconds(q.step_ns);
+         "&nocache=1&start=" + Seconds(q.from_ns) + "&end=" + Seconds(q.to_ns) +
+         "&step=" + Seconds(q.step_ns);
   HttpRequest req;
   req.url = url;
   req.timeout_ns = options_.timeout_ns;

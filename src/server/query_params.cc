@@ -138,8 +138,8 @@ StatusOr<QueryRange> ParseQueryRange(const std::optional<std::string>& from,
                                      const std::optional<std::string>& to,
                                      std::string_view default_from, int64_t now_ns) {
   QueryRange r;
-  ASSIGN_OR_RETURN(r.from_ns, ParseQueryTimeNs("from", from.value_or(std::string(default_from)),
-                                               now_ns));
+  ASSIGN_OR_RETURN(r.from_ns,
+                   ParseQueryTimeNs("from", from.value_or(std::string(default_from)), now_ns));
   ASSIGN_OR_RETURN(r.to_ns, ParseQueryTimeNs("to", to.value_or("now"), now_ns));
   if (r.from_ns > r.to_ns) {
     return InvalidArgumentError("from: " + FormatDouble(static_cast<double>(r.from_ns) / 1e9) +

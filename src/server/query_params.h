@@ -46,5 +46,4 @@ StatusOr<QueryRange> ParseQueryRange(const std::optional<std::string>& from,
 using QueryParams = std::map<std::string, std::string>;
 std::optional<std::string> Param(const QueryParams& params, const std::string& name);
 
-
 }  // namespace gpufleet

@@ -24,11 +24,11 @@ TEST(QueryParamsTest, TimeForms) {
 }
 
 TEST(QueryParamsTest, BadTimesNameTheParameter) {
-  for (const char* bad : {"", "yesterday", "-", "-15", "-15x", "1e9", "-1e9", "12:00",
-                          "2024-13-04T22:06:40Z", "2024-12-04T22:06:40", "99999999999999",
-                          "nan", "inf", "1733350000..5", "-999999999d",
-                          // Found by fuzzing: seconds past 2262 overflowed int64 ns.
-                          "17303350000.25", "9999-12-31T23:59:59Z", "2263-01-01T00:00:00Z"}) {
+  for (const char* bad :
+       {"", "yesterday", "-", "-15", "-15x", "1e9", "-1e9", "12:00", "2024-13-04T22:06:40Z",
+        "2024-12-04T22:06:40", "99999999999999", "nan", "inf", "1733350000..5", "-999999999d",
+        // Found by fuzzing: seconds past 2262 overflowed int64 ns.
+        "17303350000.25", "9999-12-31T23:59:59Z", "2263-01-01T00:00:00Z"}) {
     StatusOr<int64_t> t = ParseQueryTimeNs("from", bad, kNow);
     ASSERT_FALSE(t.ok()) << bad;
     EXPECT_EQ(t.status().code(), StatusCode::kInvalidArgument);
@@ -68,8 +68,12 @@ TEST(QueryParamsTest, Limits) {
 
 TEST(SeriesQueryTest, ParsesAndChecksEveryParameter) {
   const MetricCatalog& cat = MetricCatalog::Default();
-  QueryParams p = {{"metric", "gpu_power_watts"}, {"vendor", "amd"}, {"aggregate", "model"},
-                   {"from", "-1h"}, {"step", "1m"}, {"limit", "20"}};
+  QueryParams p = {{"metric", "gpu_power_watts"},
+                   {"vendor", "amd"},
+                   {"aggregate", "model"},
+                   {"from", "-1h"},
+                   {"step", "1m"},
+                   {"limit", "20"}};
   StatusOr<SeriesQuery> q = ParseSeriesQuery(p, kNow, cat);
   ASSERT_TRUE(q.ok()) << q.status().ToString();
   EXPECT_EQ(q->unit, "watts");
@@ -106,8 +110,8 @@ TEST(SeriesQueryTest, SelectorAsEvidenceWritesIt) {
   EXPECT_EQ(s->second.Get("gpu_uuid"), "GPU-1");
   EXPECT_TRUE(ParseSeriesSelector("gpu_up").ok());
   EXPECT_TRUE(ParseSeriesSelector("gpu_up{}").ok());
-  for (const char* bad : {"", "{a=\"1\"}", "gpu_up{", "gpu_up{a=1}", "gpu_up{a=\"1\"", "x{a=\"\\q\"}",
-                          "x{a=\"1\"}y", "contention evidence"}) {
+  for (const char* bad : {"", "{a=\"1\"}", "gpu_up{", "gpu_up{a=1}", "gpu_up{a=\"1\"",
+                          "x{a=\"\\q\"}", "x{a=\"1\"}y", "contention evidence"}) {
     auto r = ParseSeriesSelector(bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.status().message().find("offset"), std::string::npos);

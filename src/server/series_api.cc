@@ -25,7 +25,8 @@ void Resample(std::span<const WindowPoint> pts, const SeriesQuery& q,
   for (int64_t i = 0; i < n; ++i) {
     const int64_t t = q.TimeAt(i);
     while (j < pts.size() && pts[j].timestamp_ns <= t) ++j;
-    if (j > 0 && pts[j - 1].timestamp_ns > t - q.step_ns) v[static_cast<size_t>(i)] = pts[j - 1].value;
+    if (j > 0 && pts[j - 1].timestamp_ns > t - q.step_ns)
+      v[static_cast<size_t>(i)] = pts[j - 1].value;
   }
 }
 
@@ -95,14 +96,15 @@ SeriesAnswer EvaluateWindow(const WindowStore& window, const SeriesQuery& q) {
   std::map<Labels, size_t> index;
   for (size_t i = 0; i < names.size(); ++i) index.emplace(names[i], i);
   a.series.resize(names.size());
-  window.ForEach(q.metric, from_ns, q.to_ns, [&](const Labels& l, std::span<const WindowPoint> pts) {
-    auto it = index.find(l);
-    if (it == index.end()) return;
-    SeriesData& d = a.series[it->second];
-    d.labels = l;
-    d.labels.Remove("__name__");
-    Resample(pts, q, d.v);
-  });
+  window.ForEach(q.metric, from_ns, q.to_ns,
+                 [&](const Labels& l, std::span<const WindowPoint> pts) {
+                   auto it = index.find(l);
+                   if (it == index.end()) return;
+                   SeriesData& d = a.series[it->second];
+                   d.labels = l;
+                   d.labels.Remove("__name__");
+                   Resample(pts, q, d.v);
+                 });
   for (SeriesData& d : a.series) {
     if (d.v.empty()) d.v.assign(n, std::nullopt);  // pruned between the passes
   }
@@ -118,8 +120,9 @@ StatusOr<SeriesAnswer> AnswerSeries(const WindowStore& window, LongtermReader* l
   } else if (longterm == nullptr) {
     a = EvaluateWindow(window, q);
     a.partial = true;
-    a.warning = "the range starts before the server's window and no long-term store is "
-                "configured ([longterm] query_url): only the window's samples are here";
+    a.warning =
+        "the range starts before the server's window and no long-term store is "
+        "configured ([longterm] query_url): only the window's samples are here";
   } else {
     StatusOr<std::vector<SeriesData>> lt = longterm->Query(q);
     if (lt.ok()) {

@@ -26,8 +26,8 @@ class SeriesApiTest : public ::testing::Test {
     }
   }
   void Put(const char* uuid, const char* vendor, double v, int64_t t) {
-    Labels l{{"__name__", "gpu_power_watts"}, {"gpu_uuid", uuid}, {"vendor", vendor},
-             {"node", "n1"}};
+    Labels l{
+        {"__name__", "gpu_power_watts"}, {"gpu_uuid", uuid}, {"vendor", vendor}, {"node", "n1"}};
     ASSERT_TRUE(window_.Append(l, t, v));
   }
   SeriesQuery Query(const QueryParams& p) {
@@ -141,14 +141,15 @@ TEST(LongtermReaderTest, PromqlAndBadAnswers) {
   q.step_ns = 15 * kS;
   EXPECT_EQ(LongtermPromql(q),
             "avg by (model) (last_over_time(gpu_sm_occupancy_ratio{vendor=\"amd\"}[15000ms]))");
-  for (const char* bad :
-       {"", "[]", R"({"status":"error","error":"parse error"})",
-        // Found by fuzzing: a null where a string belongs threw from json::value.
-        R"({"status":null})", R"({"status":"success","data":{"resultType":7}})",
-        R"({"status":"success","data":{"resultType":"vector","result":[]}})",
-        R"({"status":"success","data":{"resultType":"matrix","result":[{"values":[[1,2]]}]}})",
-        R"({"status":"success","data":{"resultType":"matrix","result":[{"values":[["x","2"]]}]}})",
-        R"({"status":"success","data":{"resultType":"matrix","result":[{"values":[[1,"two"]]}]}})"}) {
+  for (
+      const char* bad :
+      {"", "[]", R"({"status":"error","error":"parse error"})",
+       // Found by fuzzing: a null where a string belongs threw from json::value.
+       R"({"status":null})", R"({"status":"success","data":{"resultType":7}})",
+       R"({"status":"success","data":{"resultType":"vector","result":[]}})",
+       R"({"status":"success","data":{"resultType":"matrix","result":[{"values":[[1,2]]}]}})",
+       R"({"status":"success","data":{"resultType":"matrix","result":[{"values":[["x","2"]]}]}})",
+       R"({"status":"success","data":{"resultType":"matrix","result":[{"values":[[1,"two"]]}]}})"}) {
     EXPECT_FALSE(ParseQueryRangeAnswer(bad, q).ok()) << bad;
   }
   auto ok = ParseQueryRangeAnswer(

@@ -51,10 +51,10 @@ StatusOr<SeriesQuery> ParseSeriesQuery(const QueryParams& params, int64_t now_ns
     ASSIGN_OR_RETURN(q.step_ns, ParseQueryStepNs("step", *s));
   }
   if ((q.to_ns - q.from_ns) / q.step_ns + 1 > kMaxPointsPerSeries) {
-    return InvalidArgumentError(
-        "step: " + std::to_string((q.to_ns - q.from_ns) / q.step_ns + 1) +
-        " points per series over the maximum of " + std::to_string(kMaxPointsPerSeries) +
-        "; raise step or shorten the range");
+    return InvalidArgumentError("step: " + std::to_string((q.to_ns - q.from_ns) / q.step_ns + 1) +
+                                " points per series over the maximum of " +
+                                std::to_string(kMaxPointsPerSeries) +
+                                "; raise step or shorten the range");
   }
   if (std::optional<std::string> l = Param(params, "limit"); l.has_value()) {
     ASSIGN_OR_RETURN(q.limit, ParseQueryLimit("limit", *l, kSeriesMaxLimit));

@@ -32,7 +32,7 @@ namespace gpufleet {
 
 inline constexpr int64_t kSeriesDefaultLimit = 200;
 inline constexpr int64_t kSeriesMaxLimit = 10000;
-inline constexpr int64_t kMaxPointsPerSeries = 11000;     // as Prometheus' query_range
+inline constexpr int64_t kMaxPointsPerSeries = 11000;      // as Prometheus' query_range
 inline constexpr int64_t kMaxPointsPerAnswer = 4'000'000;  // limit x grid points
 
 struct SeriesQuery {
@@ -48,7 +48,7 @@ struct SeriesQuery {
 };
 
 struct SeriesData {
-  Labels labels;  // without __name__
+  Labels labels;                         // without __name__
   std::vector<std::optional<double>> v;  // one per grid point
 };
 

@@ -57,6 +57,7 @@ struct IncidentRecord {
   int64_t first_seen_ns = 0;
   int64_t last_seen_ns = 0;
   int64_t resolved_at_ns = 0;  // 0 while open
+  int64_t acknowledged_at_ns = 0;  // 0 until a person acknowledges it (IncidentStore)
   int64_t window_start_ns = 0;
   int64_t window_end_ns = 0;
   double estimated_slowdown = 0;  // 0.25 = the affected work runs 25% slower

@@ -11,7 +11,7 @@ using nlohmann::json;
 constexpr char kColumns[] =
     "id, dedup_key, kind, status, subject, devices, workloads, team, severity, summary, "
     "first_seen_ns, last_seen_ns, resolved_at_ns, window_start_ns, window_end_ns, "
-    "estimated_slowdown, causes, capture_path, observations";
+    "estimated_slowdown, causes, capture_path, observations, acknowledged_at_ns";
 
 std::string EncodeStrings(const std::vector<std::string>& v) { return json(v).dump(); }
 
@@ -96,6 +96,9 @@ const std::vector<Migration>& IncidentMigrations() {
        " value REAL NOT NULL,"
        " detail TEXT NOT NULL,"
        " PRIMARY KEY (incident_id, seq));"},
+      // Acknowledgement by a person (the console); 0 = not acknowledged.
+      {"incidents", 2,
+       "ALTER TABLE incidents ADD COLUMN acknowledged_at_ns INTEGER NOT NULL DEFAULT 0;"},
   };
   return kMigrations;
 }
@@ -305,6 +308,7 @@ StatusOr<std::optional<IncidentRecord>> IncidentStore::GetLocked(int64_t id) {
   r.estimated_slowdown = st.ColumnDouble(15);
   r.capture_path = st.ColumnText(17);
   r.observations = st.ColumnInt64(18);
+  r.acknowledged_at_ns = st.ColumnInt64(19);
   ASSIGN_OR_RETURN(Statement ev,
                    db_->Prepare("SELECT series, condition, threshold, value, detail FROM "
                                 "incident_evidence WHERE incident_id = ? ORDER BY seq"));
@@ -342,6 +346,23 @@ StatusOr<std::vector<IncidentRecord>> IncidentStore::List(std::optional<Incident
     if (r.has_value()) out.push_back(std::move(*r));
   }
   return out;
+}
+
+StatusOr<std::optional<IncidentRecord>> IncidentStore::Acknowledge(int64_t id, int64_t now_ns) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(Statement up, db_->Prepare("UPDATE incidents SET acknowledged_at_ns = ? "
+                                              "WHERE id = ? AND acknowledged_at_ns = 0"));
+  RETURN_IF_ERROR(up.Bind(1, now_ns).Bind(2, id).Run());
+  return GetLocked(id);
+}
+
+StatusOr<std::optional<IncidentRecord>> IncidentStore::Resolve(int64_t id, int64_t now_ns) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(Statement up, db_->Prepare("UPDATE incidents SET status = 'resolved', "
+                                              "resolved_at_ns = ? WHERE id = ? AND "
+                                              "status = 'open'"));
+  RETURN_IF_ERROR(up.Bind(1, now_ns).Bind(2, id).Run());
+  return GetLocked(id);
 }
 
 StatusOr<int64_t> IncidentStore::CountOpen() {

@@ -46,6 +46,15 @@ class IncidentStore : public IncidentBook {
                                              size_t limit = 0) override;
   StatusOr<int64_t> CountOpen() override;
 
+  // The console's writes (POST /api/v1/incidents/{id}/ack and /resolve).
+  // Acknowledge records now_ns as acknowledged_at_ns once (a repeat keeps the
+  // first time); Resolve resolves incident `id` if open (a resolved one is
+  // returned unchanged). Both return the updated record; nullopt when there
+  // is no incident `id`. Detector observations keep the acknowledgement
+  // while the incident stays open.
+  StatusOr<std::optional<IncidentRecord>> Acknowledge(int64_t id, int64_t now_ns);
+  StatusOr<std::optional<IncidentRecord>> Resolve(int64_t id, int64_t now_ns);
+
  private:
   StatusOr<std::optional<IncidentRecord>> GetLocked(int64_t id);
   StatusOr<UpsertResult> UpsertLocked(const IncidentRecord& obs, int64_t now_ns);

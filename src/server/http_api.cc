@@ -120,38 +120,21 @@ void HttpApi::Routes() {
   });
 
   s.Get("/api/v1/incidents", [this](const HttpServerRequest& req, HttpServerResponse& res) {
-    std::optional<detect::IncidentStatus> status;
-    std::string want = req.has_param("status") ? req.param("status") : "all";
-    if (want != "all") {
-      status = detect::ParseIncidentStatus(want);
-      if (!status.has_value()) return Error(res, 400, "status: want open, resolved or all");
-    }
-    size_t limit = 0;
-    if (req.has_param("limit")) {
-      std::optional<uint64_t> l = ParseUint64(req.param("limit"));
-      if (!l.has_value()) return Error(res, 400, "limit: want a non-negative integer");
-      limit = static_cast<size_t>(*l);
-    }
-    StatusOr<std::vector<detect::IncidentRecord>> list = backend_.incidents->List(status, limit);
-    if (!list.ok()) return Error(res, 500, list.status().ToString());
-    std::string body = "{\"status\":\"success\",\"data\":[";
-    for (size_t i = 0; i < list->size(); ++i) {
-      if (i > 0) body += ",";
-      body += IncidentJson((*list)[i], false);
-    }
-    body += "]}\n";
+    auto [status, body] = IncidentListReply(req, *backend_.incidents);
+    if (status != 200) return Error(res, status, body);
     res.set_content(body, "application/json");
   });
 
   s.Get(R"(/api/v1/incidents/(\d+))", [this](const HttpServerRequest& req, HttpServerResponse& res) {
     std::optional<int64_t> id = ParseInt64(req.match(1));
     if (!id.has_value()) return Error(res, 400, "bad incident id");
-    StatusOr<std::optional<detect::IncidentRecord>> r = backend_.incidents->Get(*id);
-    if (!r.ok()) return Error(res, 500, r.status().ToString());
-    if (!r->has_value()) return Error(res, 404, "no incident " + std::to_string(*id));
-    res.set_content("{\"status\":\"success\",\"data\":" + IncidentJson(**r, true) + "}\n",
-                    "application/json");
+    const Clock& data = backend_.console.data_clock ? *backend_.console.data_clock : clock_;
+    auto [status, body] = IncidentDetailReply(*id, backend_.console, *backend_.incidents,
+                                              data.NowNs());
+    if (status != 200) return Error(res, status, body);
+    res.set_content(body, "application/json");
   });
+  RegisterConsoleApi(s, backend_.console, *backend_.incidents, clock_, authorized);
 
   for (const char* path : {"/api/v1/cost", "/api/v1/cost/budgets", "/allocation"}) {
     s.Get(path, [this, path](const HttpServerRequest& req, HttpServerResponse& res) {
@@ -216,6 +199,10 @@ void HttpApi::Routes() {
     StatusOr<CanaryApplyResult> applied =
         ApplyCanaryVerdicts(*in, *backend_.incidents, backend_.alerts, backend_.external_url, now);
     if (!applied.ok()) return Error(res, 500, applied.status().ToString());
+    if (backend_.console.canary_runs != nullptr) {
+      StatusOr<int64_t> run = backend_.console.canary_runs->Record(req.body(), now);
+      if (!run.ok()) return Error(res, 500, run.status().ToString());
+    }
     json body = {{"status", "success"},
                  {"data",
                   {{"incidents", applied->incidents},

@@ -3,7 +3,15 @@
 //                               204, or 400 naming what was rejected (valid
 //                               series of the batch are still stored)  [token]
 //   GET  /api/v1/incidents      JSON list; ?status=open|resolved|all, ?limit=N
-//   GET  /api/v1/incidents/{id} one incident with its evidence (404 unknown)
+//                               (<= 10000), ?kind=, ?node=, ?team=
+//   GET  /api/v1/incidents/{id} one incident with its evidence, each evidence
+//                               series with its samples, and cost_usd (404 unknown)
+//   POST /api/v1/incidents/{id}/ack|resolve  acknowledge / resolve  [token]
+//   GET  /api/v1/fleet          fleet summary: every device, health, latest readings
+//   GET  /api/v1/series         a canonical metric's series (window or long-term)
+//   GET  /api/v1/schema         the canonical metric catalog
+//   GET  /api/v1/canary/runs    recent canary runs (every posted verdict)
+//                               (the console's APIs: server/console_api.h)
 //   GET  /api/v1/inventory      nodes and devices
 //   GET  /api/v1/cost           the cost ledger: ?from=-30d&to=now&by=team,model
 //                               &basis=allocation|usage|usage-mean
@@ -19,7 +27,8 @@
 //   POST /api/v1/canary         failing canary verdicts -> incidents of kind
 //                               canary_regression, alerted when opened; a
 //                               "pass" resolves the open one
-//                               (server/canary_incidents.h) [token]
+//                               (server/canary_incidents.h); every push is
+//                               kept as a canary run (server/canary_runs.h) [token]
 //   POST /api/v1/place          JSON workload request -> placement decision with
 //                               alternatives and rejections (place/place_service.h);
 //                               404 when no [place] inventory is configured
@@ -52,6 +61,7 @@
 #include "place/inventory_store.h"
 #include "server/alert_sender.h"
 #include "server/auth_limits.h"
+#include "server/console_api.h"
 #include "server/ingest.h"
 
 namespace gpufleet {
@@ -88,6 +98,8 @@ struct HttpApiBackend {
   // may be null. `external_url` as in DetectorLoopOptions.
   AlertSender* alerts = nullptr;
   std::string external_url;
+  // The console's APIs (server/console_api.h).
+  ConsoleApiBackend console;
 };
 
 class HttpApi {

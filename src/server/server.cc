@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <memory>
 
 #include "core/embedded.h"
@@ -9,6 +10,8 @@
 #include "core/strings.h"
 #include "cost/cost_api.h"
 #include "cost/cost_metrics.h"
+#include "cost/cost_query.h"
+#include "cost/ledger.h"
 #include "detect/device_series.h"
 #include "server/budget_alerts.h"
 #include "net/url.h"
@@ -80,6 +83,18 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
   s->incidents_ = std::make_unique<detect::IncidentStore>(s->incident_db_.get());
   s->inventory_ = std::make_unique<InventoryStore>(s->inventory_db_.get());
   ASSIGN_OR_RETURN(s->baselines_, detect::OpenSqliteBaselineStore(c.db_path));
+  ASSIGN_OR_RETURN(s->canary_runs_db_, StateDb::Open(c.db_path, CanaryRunMigrations()));
+  s->canary_runs_ = std::make_unique<CanaryRuns>(s->canary_runs_db_.get());
+  if (!c.longterm_query_url.empty()) {
+    RETURN_IF_ERROR(ParseHttpUrl(c.longterm_query_url)
+                        .status()
+                        .WithContext("[longterm] query_url"));
+    LongtermOptions lt;
+    lt.query_url = c.longterm_query_url;
+    lt.token = c.longterm_token;
+    lt.timeout_ns = c.longterm_timeout_ns;
+    s->longterm_ = std::make_unique<LongtermReader>(lt, NewHttpClient());
+  }
 
   WindowStoreOptions wopts;
   wopts.retention_ns = c.window_retention_ns;
@@ -170,6 +185,18 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
   b.ready = [self] { return self->started_.load(); };
   b.alerts = s->alerts_.get();  // canary incidents alert like detector ones
   b.external_url = c.external_url;
+  b.console.window = s->window_.get();
+  b.console.canary_runs = s->canary_runs_.get();
+  b.console.longterm = s->longterm_.get();
+  b.console.stale_after_ns = c.window_stale_after_ns;
+  b.console.data_clock = &s->clock_;
+  b.console.alerts = s->alerts_.get();
+  b.console.external_url = c.external_url;
+  if (s->meter_ != nullptr) {
+    b.console.incident_cost = [self](const detect::IncidentRecord& r) {
+      return self->IncidentCostUsd(r);
+    };
+  }
   if (!c.place_inventory.empty()) {
     ASSIGN_OR_RETURN(std::unique_ptr<place::PlaceService> svc,
                      place::PlaceService::Create(c.place_inventory, c.place_policy));
@@ -209,6 +236,31 @@ std::tuple<int, std::string, std::string> Server::CostReport(
     r = cost::CostQuery(params, *meter_, *incidents_, prices, now_s);
   }
   return {r.status, std::move(r.content_type), std::move(r.body)};
+}
+
+std::optional<double> Server::IncidentCostUsd(const detect::IncidentRecord& r) {
+  if (meter_ == nullptr || prices_ == nullptr) return std::nullopt;
+  std::vector<cost::ContentionWindow> w =
+      cost::ContentionWindows({r}, 0, std::numeric_limits<int64_t>::max() / 2);
+  if (w.empty()) return std::nullopt;
+  // Whole minutes covering the incident's window: the meter's grain.
+  const int64_t from_s = w.front().start_s / 60 * 60;
+  const int64_t to_s = (w.front().end_s / 60 + 1) * 60;
+  StatusOr<std::vector<cost::MeteredDevice>> devices = meter_->Devices();
+  StatusOr<std::vector<cost::Holder>> holders = meter_->Holders();
+  if (!devices.ok() || !holders.ok()) return std::nullopt;
+  cost::MinuteScan scan = [&](const std::function<void(const cost::DeviceMinute&)>& fn) {
+    return meter_->Scan(from_s, to_s, fn);
+  };
+  StatusOr<cost::Ledger> ledger = cost::ComputeLedger(*devices, *holders, scan, *prices_, w,
+                                                      prices_->owners(), cost::LedgerPolicy(),
+                                                      from_s, to_s);
+  if (!ledger.ok()) return std::nullopt;
+  int64_t micro = 0;
+  for (const cost::ChargeLine& l : ledger->lines) {
+    if (l.category == cost::Category::kContention && l.micro_usd > 0) micro += l.micro_usd;
+  }
+  return static_cast<double>(micro) / 1e6;
 }
 
 Status Server::Start() {

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <memory>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -28,10 +29,12 @@
 #include "net/remote_write_forwarder.h"
 #include "place/inventory_store.h"
 #include "server/alert_sender.h"
+#include "server/canary_runs.h"
 #include "server/capture_runner.h"
 #include "server/detector_loop.h"
 #include "server/http_api.h"
 #include "server/ingest.h"
+#include "server/longterm_reader.h"
 #include "server/scrape_loop.h"
 #include "server/server_config.h"
 #include "store/state_db.h"
@@ -75,6 +78,10 @@ class Server {
   std::tuple<int, std::string, std::string> CostReport(
       const cost::PriceBook& prices, const std::string& path,
       const std::map<std::string, std::string>& params);
+  // The contention cost the ledger attributes to incident `r` (charges to
+  // the neighbours over its window, default policy), in USD; nullopt for
+  // kinds the ledger does not charge, or when the ledger is off or fails.
+  std::optional<double> IncidentCostUsd(const detect::IncidentRecord& r);
 
  private:
   explicit Server(const ServerOptions& options);
@@ -86,6 +93,9 @@ class Server {
   std::unique_ptr<StateDb> incident_db_;
   std::unique_ptr<StateDb> inventory_db_;
   std::unique_ptr<StateDb> cost_db_;
+  std::unique_ptr<StateDb> canary_runs_db_;
+  std::unique_ptr<CanaryRuns> canary_runs_;
+  std::unique_ptr<LongtermReader> longterm_;
   std::unique_ptr<cost::Meter> meter_;
   std::shared_ptr<const cost::PriceBook> prices_;
   std::unique_ptr<detect::IncidentStore> incidents_;

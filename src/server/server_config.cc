@@ -53,7 +53,7 @@ StatusOr<ServerConfig> ParseServerConfig(std::string_view text, std::string_view
   RETURN_IF_ERROR(
       top.CheckKeys({"listen", "db", "external_url", "token", "token_file", "read_tokens",
                      "read_token_file", "tls", "window", "limits", "forward", "scrape", "detect",
-                     "alerts", "capture", "place", "cost"}));
+                     "alerts", "capture", "place", "cost", "longterm"}));
   RETURN_IF_ERROR(top.Read("listen", c.listen));
   RETURN_IF_ERROR(top.Read("db", c.db_path));
   RETURN_IF_ERROR(top.Read("external_url", c.external_url));
@@ -70,6 +70,7 @@ StatusOr<ServerConfig> ParseServerConfig(std::string_view text, std::string_view
   if (auto r = Section(t, origin, "window")) {
     RETURN_IF_ERROR(r->ReadDuration("retention", c.window_retention_ns, kPositive));
     RETURN_IF_ERROR(r->Read("max_series", c.window_max_series, 0));
+    RETURN_IF_ERROR(r->ReadDuration("stale_after", c.window_stale_after_ns, kPositive));
   }
   if (auto r = Section(t, origin, "limits")) {
     RETURN_IF_ERROR(r->Read("max_body_bytes", c.max_body_bytes, 0));
@@ -81,6 +82,11 @@ StatusOr<ServerConfig> ParseServerConfig(std::string_view text, std::string_view
     RETURN_IF_ERROR(r->Read("token", c.forward_token));
     RETURN_IF_ERROR(r->Read("queue_dir", c.forward_queue_dir));
     RETURN_IF_ERROR(r->Read("queue_max_bytes", c.forward_queue_max_bytes, 0));
+  }
+  if (auto r = Section(t, origin, "longterm")) {
+    RETURN_IF_ERROR(r->Read("query_url", c.longterm_query_url));
+    RETURN_IF_ERROR(r->Read("token", c.longterm_token));
+    RETURN_IF_ERROR(r->ReadDuration("timeout", c.longterm_timeout_ns, kPositive));
   }
   if (auto r = Section(t, origin, "scrape")) {
     RETURN_IF_ERROR(r->Read("targets", c.scrape_targets));

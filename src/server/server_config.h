@@ -31,6 +31,8 @@ struct ServerConfig {
 
   int64_t window_retention_ns = 30LL * 60 * 1'000'000'000;
   int64_t window_max_series = 2'000'000;
+  // GET /api/v1/fleet counts a device "stale" when its newest sample is older.
+  int64_t window_stale_after_ns = 5LL * 60 * 1'000'000'000;
 
   int64_t max_body_bytes = 16 << 20;
   double requests_per_second = 50;
@@ -40,6 +42,13 @@ struct ServerConfig {
   std::string forward_token;
   std::string forward_queue_dir = "gpufleet-forward-queue";
   int64_t forward_queue_max_bytes = 512LL << 20;
+
+  // [longterm]: the long-term store's Prometheus query API root (e.g. the
+  // VictoriaMetrics the server forwards to), read by GET /api/v1/series for
+  // ranges older than the window. "" = none (such answers are "partial").
+  std::string longterm_query_url;
+  std::string longterm_token;
+  int64_t longterm_timeout_ns = 10'000'000'000;
 
   std::vector<std::string> scrape_targets;
   int64_t scrape_interval_ns = 15'000'000'000;

@@ -131,5 +131,26 @@ TEST(ServerConfigTest, BadTokenFilesAreNamedWithTheLine) {
   EXPECT_NE(typo.status().message().find("cert"), std::string::npos);
 }
 
+TEST(ServerConfigTest, LongtermStoreAndStaleness) {
+  StatusOr<ServerConfig> d = DefaultServerConfig();
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->longterm_query_url, "");
+  EXPECT_EQ(d->window_stale_after_ns, 300'000'000'000);
+  StatusOr<ServerConfig> c = ParseServerConfig(
+      "[longterm]\nquery_url = \"http://127.0.0.1:8428\"\ntoken = \"t\"\ntimeout = \"3s\"\n"
+      "[window]\nstale_after = \"1m\"\n",
+      "site.toml", *d);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->longterm_query_url, "http://127.0.0.1:8428");
+  EXPECT_EQ(c->longterm_token, "t");
+  EXPECT_EQ(c->longterm_timeout_ns, 3'000'000'000);
+  EXPECT_EQ(c->window_stale_after_ns, 60'000'000'000);
+  StatusOr<ServerConfig> bad =
+      ParseServerConfig("[longterm]\ntimeout = \"0s\"\n", "site.toml", *d);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("longterm.timeout"), std::string::npos)
+      << bad.status().message();
+}
+
 }  // namespace
 }  // namespace gpufleet

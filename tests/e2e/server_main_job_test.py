@@ -113,6 +113,28 @@ def main():
                 vendors = {d["vendor"] for d in inv["devices"]}
                 assert {"nvidia", "amd", "intel"} <= vendors, vendors
 
+                # The console's APIs: the device list, the contention incident
+                # with its evidence samples, a series in one unit for all vendors.
+                fleet = get_json(srv.url + "/api/v1/fleet")
+                assert fleet["counts"]["devices"] == len(fleet["devices"]) > 0, fleet["counts"]
+                assert all(fleet["counts"]["by_vendor"][v] > 0 for v in ("nvidia", "amd", "intel"))
+                assert any(d["open_incidents"] > 0 for d in fleet["devices"]), "no device flagged"
+                assert any(d["memory_bandwidth"] is not None for d in fleet["devices"])
+                listed = get_json(srv.url + "/api/v1/incidents?kind=memory_contention&limit=5")
+                assert listed["data"] and all(i["kind"] == "memory_contention"
+                                              for i in listed["data"]), listed
+                detail = get_json(srv.url + f"/api/v1/incidents/{inc['id']}")["data"]
+                assert "cost_usd" in detail, sorted(detail)
+                drawn = [e for e in detail["evidence"] if e["samples"]["t"]]
+                assert drawn, detail["evidence"]
+                assert len(drawn[0]["samples"]["t"]) == len(drawn[0]["samples"]["v"])
+                power = get_json(srv.url + "/api/v1/series?metric=gpu_power_watts"
+                                 "&aggregate=vendor&from=-5m&step=30s")
+                assert power["unit"] == "watts" and len(power["series"]) == 3, power["series"]
+                print(f"console APIs: {len(fleet['devices'])} devices, incident {inc['id']} "
+                      f"evidence with {len(drawn[0]['samples']['t'])} samples, "
+                      f"cost_usd {detail['cost_usd']}")
+
                 # The cost ledger: every device priced (the demo's site prices),
                 # idle GPUs show as unallocated idle, and once the episode has
                 # an estimated slowdown its cost moves from chat-api (product)

@@ -57,13 +57,16 @@ Status ParsePoint(const json& p, const std::string& where, RemoteWriteSample* ou
 
 }  // namespace
 
-StatusOr<std::vector<RemoteWriteSeries>> ParsePromQueryResult(std::string_view text) {
+StatusOr<std::vector<RemoteWriteSeries>> ParsePromQueryResult(std::string_view text,
+                                                              bool matrix_only) {
   json doc;
   try {
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
     return InvalidArgumentError("query result: malformed JSON at byte " + std::to_string(e.byte) +
                                 ": " + e.what());
+  } catch (const json::exception& e) {  // e.g. out_of_range: a number beyond a double
+    return InvalidArgumentError(std::string("query result: malformed JSON: ") + e.what());
   }
   if (!doc.is_object()) return Bad("(top)", "must be an object");
   auto status = doc.find("status");
@@ -76,8 +79,9 @@ StatusOr<std::vector<RemoteWriteSeries>> ParsePromQueryResult(std::string_view t
   auto data = doc.find("data");
   if (data == doc.end() || !data->is_object()) return Bad("data", "missing");
   std::string type = StringOr(*data, "resultType", "");
-  if (type != "matrix" && type != "vector") {
-    return Bad("data.resultType", "'" + type + "' is not matrix or vector");
+  if (type != "matrix" && (type != "vector" || matrix_only)) {
+    return Bad("data.resultType",
+               "'" + type + "' is not matrix" + (matrix_only ? "" : " or vector"));
   }
   auto result = data->find("result");
   if (result == data->end() || !result->is_array()) return Bad("data.result", "missing");

@@ -21,7 +21,9 @@
 
 namespace gpufleet {
 
-// Labels include __name__ when the engine returns it.
-StatusOr<std::vector<RemoteWriteSeries>> ParsePromQueryResult(std::string_view json);
+// Labels include __name__ when the engine returns it. `matrix_only`: a
+// "vector" result is refused too (a query_range answer is always a matrix).
+StatusOr<std::vector<RemoteWriteSeries>> ParsePromQueryResult(std::string_view json,
+                                                              bool matrix_only = false);
 
 }  // namespace gpufleet

@@ -60,6 +60,8 @@ TEST(PromQueryResultTest, BadInputNamesThePlace) {
        "data.result[0].value: must be [time, \"value\"]"},
       {R"({"status":"succ)", "malformed JSON at byte"},
       {"[]", "must be an object"},
+      // A number beyond a double (the fuzzer's find): an error, not an exception.
+      {"55555555555555555555555555555555555e555e", "malformed JSON"},
   };
   for (const Case& c : cases) {
     auto r = ParsePromQueryResult(c.text);

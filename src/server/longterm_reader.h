@@ -38,7 +38,7 @@ struct LongtermOptions {
 // The PromQL expression for `q`.
 std::string LongtermPromql(const SeriesQuery& q);
 
-// Parses a Prometheus query_range answer (resultType "matrix") onto q's grid.
+// Parses a Prometheus query_range answer (expo/prom_query_result.h) onto q's grid.
 StatusOr<std::vector<SeriesData>> ParseQueryRangeAnswer(std::string_view body,
                                                         const SeriesQuery& q);
 

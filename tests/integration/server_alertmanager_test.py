@@ -34,6 +34,11 @@ def canary_alerts(am):
             if a["labels"].get("kind") == "canary_regression"]
 
 
+def budget_alerts(am):
+    return [a for a in get_json(am + "/api/v2/alerts")
+            if a["labels"].get("kind") == "budget_forecast_over"]
+
+
 def push_canary(url, verdict):
     body = {"node": "gpu-node-17",
             "checks": [{"target": "model=h200-sxm", "benchmark": "gemm.bf16@8192",
@@ -113,6 +118,23 @@ def main():
                 data = push_canary(srv.url, "pass")
                 assert data["resolved"] == [canary_id], data
                 wait_for("the canary alert to resolve", lambda: not canary_alerts(am), 60)
+
+                # The demo's budgets: the sped-up fleet spends at a rate whose month
+                # ends over every team's budget (GET /api/v1/cost/budgets says so), so
+                # the budget check alerts each team once, and the incidents stay open
+                # through the detectors' staleness sweeps.
+                over = {b["team"] for b in get_json(srv.url + "/api/v1/cost/budgets")["budgets"]
+                        if b["state"] != "ok"}
+                assert over, "the demo's budgets are all within their forecast"
+                alerts = wait_for("budget alerts for " + ", ".join(sorted(over)),
+                                  lambda: (lambda a: a if {x["labels"]["team"] for x in a}
+                                           >= over else None)(budget_alerts(am)), 120)
+                for a in alerts:
+                    assert a["labels"]["alertname"] == "GpuFleetBudgetForecastOver", a
+                    assert a["labels"]["month"], a
+                    inc = get_json(f"{srv.url}/api/v1/incidents/{a['labels']['incident_id']}")
+                    assert inc["data"]["status"] == "open", inc
+                    assert inc["data"]["kind"] == "budget_forecast_over", inc
         except Exception:
             dump_log(log)
             dump_log(os.path.join(tmp, "am.log"))

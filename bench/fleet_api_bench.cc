@@ -18,15 +18,7 @@ namespace {
 
 constexpr int kGpus = 10000;
 constexpr int64_t kNow = 1'733'350'000'000'000'000;
-constexpr const char* kMetrics[] = {"gpu_up",
-                                    "gpu_utilization_ratio",
-                                    "gpu_memory_bandwidth_utilization_ratio",
-                                    "gpu_sm_occupancy_ratio",
-                                    "gpu_power_watts",
-                                    "gpu_memory_used_bytes",
-                                    "gpu_memory_total_bytes",
-                                    "gpu_workload_info",
-                                    "gpu_workload_step_duration_seconds"};
+const std::span<const char* const> kMetrics = FleetSummaryMetrics();
 
 const WindowStore& Fleet() {
   static WindowStore* store = [] {

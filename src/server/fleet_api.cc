@@ -1,6 +1,7 @@
 #include "server/fleet_api.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <span>
@@ -114,15 +115,15 @@ void Extract(const Labels& l, SeriesLabels& out) {
 
 // Field index of each metric read for the summary.
 enum Field { kUp, kUtil, kBandwidth, kOccupancy, kPower, kMemUsed, kMemTotal, kHolder, kStep };
-constexpr const char* kMetrics[] = {"gpu_up",
-                                    "gpu_utilization_ratio",
-                                    "gpu_memory_bandwidth_utilization_ratio",
-                                    "gpu_sm_occupancy_ratio",
-                                    "gpu_power_watts",
-                                    "gpu_memory_used_bytes",
-                                    "gpu_memory_total_bytes",
-                                    "gpu_workload_info",
-                                    "gpu_workload_step_duration_seconds"};
+constexpr std::array<const char*, 9> kMetrics = {"gpu_up",
+                                                 "gpu_utilization_ratio",
+                                                 "gpu_memory_bandwidth_utilization_ratio",
+                                                 "gpu_sm_occupancy_ratio",
+                                                 "gpu_power_watts",
+                                                 "gpu_memory_used_bytes",
+                                                 "gpu_memory_total_bytes",
+                                                 "gpu_workload_info",
+                                                 "gpu_workload_step_duration_seconds"};
 
 // "node/gpu" (or gpu_uuid, pci_bus_id) + "/pN": the detectors' device key.
 void DeviceKeyOf(const SeriesLabels& l, std::string& key) {
@@ -324,5 +325,7 @@ std::string FleetSummaryJson(const WindowStore& window, const FleetFilter& filte
   out += "}}}\n";
   return out;
 }
+
+std::span<const char* const> FleetSummaryMetrics() { return kMetrics; }
 
 }  // namespace gpufleet

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <unordered_map>
 
@@ -34,6 +35,9 @@ struct FleetOptions {
   int64_t window_ns = 30LL * 60 * 1'000'000'000;
   int64_t stale_after_ns = 5LL * 60 * 1'000'000'000;
 };
+
+// The canonical metrics the summary reads (for benchmarks that build a fleet).
+std::span<const char* const> FleetSummaryMetrics();
 
 // `open_incidents`: open incidents per device, by gpu uuid or by the
 // device's "node/gpu" key (incident device names).

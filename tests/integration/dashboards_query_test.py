@@ -24,13 +24,15 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.parse
 import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "e2e"))
+from server_harness import free_port, wait_for  # noqa: E402
 
 # (dashboard uid, panel title) -> why no data can exist in this test.
 NO_DATA = {
@@ -40,12 +42,6 @@ NO_DATA = {
 }
 BUILTINS = {"$__rate_interval": "20s", "$__range": "1m", "$__interval": "5s"}
 WINDOW_S = 60
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def get(url, timeout=10):
@@ -65,20 +61,6 @@ def api(base, path, params):
     if body.get("status") != "success":
         return False, json.dumps(body)[:300]
     return True, body["data"]
-
-
-def wait_for(what, fn, timeout_s):
-    deadline = time.time() + timeout_s
-    last = None
-    while time.time() < deadline:
-        try:
-            last = fn()
-            if last:
-                return last
-        except Exception as e:  # not up yet
-            last = e
-        time.sleep(0.5)
-    raise AssertionError(f"timed out waiting for {what}; last result: {last}")
 
 
 def regex_escape(value):

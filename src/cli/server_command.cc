@@ -98,8 +98,8 @@ class ServerCommand : public Command {
     // The console is on the same port (docs/console.md).
     std::string host = options.config.listen.substr(0, options.config.listen.rfind(':'));
     if (host.empty() || host == "0.0.0.0" || host == "[::]") host = "127.0.0.1";
-    std::fprintf(stderr, "gpufleet server: web console at http://%s:%d/\n", host.c_str(),
-                 server->port());
+    std::fprintf(stderr, "gpufleet server: web console at %s://%s:%d/\n",
+                 server->tls() ? "https" : "http", host.c_str(), server->port());
     std::fflush(stderr);
     int sig = 0;
     sigwait(&signals, &sig);

@@ -82,6 +82,10 @@ StatusOr<std::vector<CalPoint>> ParseSplitwise(std::string_view csv, std::string
     if (prompt < 1 || batch < 1 || tp < 1 || tp > 64 || pt <= 0 || tt <= 0) {
       return RowError(origin, i + 1, "row", "sizes and times must be positive");
     }
+    // Before the casts to int below (a larger double has no int value).
+    if (prompt > 1e7 || batch > 1e7 || tokens < 0 || tokens > 1e7) {
+      return RowError(origin, i + 1, "row", "sizes must be at most 10,000,000 tokens / requests");
+    }
     Key k{std::string(f[0]),        std::string(f[1]),       static_cast<int>(tp),
           static_cast<int>(prompt), static_cast<int>(batch), static_cast<int>(tokens)};
     groups[k].first.push_back(pt / 1000.0);

@@ -39,6 +39,14 @@ TEST(CalibrationDataTest, BadRowsNameFileLineAndField) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("p.csv:2: field 'prompt_size'"), std::string::npos)
       << r.status().ToString();
+  // A size beyond int (the fuzzer's find): an error naming the row, not a cast.
+  r = ParseSplitwise(
+      "model,hardware,prompt_size,batch_size,token_size,peak_power,average_power,prompt_time,"
+      "token_time,e2e_time,tensor_parallel\nllama2-70b,a100-80gb,2e40,1,128,1,1,1,1,1,2\n",
+      "p.csv", &skipped);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("p.csv:2: field 'row'"), std::string::npos)
+      << r.status().ToString();
   auto m = ParseLlmCompassMatmul("64, 12288, 12288, 0.19s, 1Tflops\n", "mm.csv", "mi210");
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.status().message().find("mm.csv:1: field 'latency'"), std::string::npos);

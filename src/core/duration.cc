@@ -11,10 +11,12 @@ StatusOr<int64_t> ParseDurationNs(std::string_view text) {
   while (i < text.size()) {
     size_t j = i;
     while (j < text.size() && text[j] >= '0' && text[j] <= '9') ++j;
-    if (j == i || j == text.size() || j - i > 12) {
+    if (j == i || j == text.size() || j - i > 18) {
       return InvalidArgumentError("bad duration '" + std::string(text) +
                                   "' (expected e.g. 30s, 2m, 1h30m)");
     }
+    // At most 18 digits: always an int64. FormatDuration writes up to 13
+    // (100 years in milliseconds); the bound below stops the overflow.
     const int64_t n = *ParseInt64(text.substr(i, j - i));
     int64_t unit = 0;
     size_t k = j + 1;

@@ -9,11 +9,21 @@ constexpr int64_t kMs = 1'000'000;
 constexpr int64_t kS = 1000 * kMs;
 
 TEST(DurationTest, PrometheusFormRoundTrips) {
-  for (int64_t ns : {90 * kS, 120 * kS, 3600 * kS, 250 * kMs}) {
+  // The last: 13,237 days and a millisecond, written as 13 digits of ms
+  // (the fuzzer's find: "3d1ms3d13231d" did not come back).
+  for (int64_t ns : {90 * kS, 120 * kS, 3600 * kS, 250 * kMs, 13237 * 86400 * kS + kMs}) {
     StatusOr<int64_t> back = ParseDurationNs(FormatDuration(ns));
     ASSERT_TRUE(back.ok()) << FormatDuration(ns);
     EXPECT_EQ(*back, ns);
   }
+}
+
+TEST(DurationTest, OverflowAndGarbageAreErrors) {
+  EXPECT_FALSE(ParseDurationNs("999999999999999999d").ok());   // 18 digits, too long
+  EXPECT_FALSE(ParseDurationNs("9999999999999999999s").ok());  // 19 digits
+  EXPECT_FALSE(ParseDurationNs("36600d36600d").ok());          // each fits, the sum does not
+  EXPECT_FALSE(ParseDurationNs("5x").ok());
+  EXPECT_EQ(*ParseDurationNs("3d1ms3d13231d"), 13237 * 86400 * kS + kMs);
 }
 
 // Regression: incident summaries said "for 262446ms".

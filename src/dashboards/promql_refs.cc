@@ -131,7 +131,8 @@ class Scanner {
         return Error(i_, "expected a quoted value for label " + m.label);
       }
       ASSIGN_OR_RETURN(m.value, String());
-      if (m.label == "__name__" && m.op == "=") {
+      // {__name__=""} names no metric (it matches series without a name).
+      if (m.label == "__name__" && m.op == "=" && !m.value.empty()) {
         refs_.metrics.push_back(m.value);
         selector.metric = m.value;
       }

@@ -31,6 +31,9 @@ TEST(PromqlRefsTest, LabelNamesAndStringsAreNotMetrics) {
             std::vector<std::string>{"m"});
   EXPECT_EQ(Metrics("{__name__=\"named\"}"), std::vector<std::string>{"named"});
   EXPECT_TRUE(Metrics("count by (__name__) ({__name__=~\"gpu_.+\"})").empty());
+  // An empty name names no metric (the fuzzer's find).
+  EXPECT_TRUE(Metrics("count(up{__name__=\"\",node=~\"$node\"})").size() == 1u);
+  EXPECT_TRUE(Metrics("{__name__=\"\"}").empty());
 }
 
 TEST(PromqlRefsTest, KeepsMatchersForAlertNames) {

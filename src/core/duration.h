@@ -20,4 +20,8 @@ std::string FormatDuration(int64_t ns);
 // "1h3m", "2d4h" (seconds only under an hour, minutes under a day); "850ms" under one second.
 std::string FormatDurationHuman(int64_t ns);
 
+// Days since 1970-01-01 of a proleptic Gregorian date (y, month 1-12, day
+// 1-31), for parsers of calendar timestamps: 2026-12-04 -> 20791.
+int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d);
+
 }  // namespace gpufleet

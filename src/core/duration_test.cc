@@ -26,6 +26,14 @@ TEST(DurationTest, OverflowAndGarbageAreErrors) {
   EXPECT_EQ(*ParseDurationNs("3d1ms3d13231d"), 13237 * 86400 * kS + kMs);
 }
 
+// Checked against Python's datetime.date differences.
+TEST(DurationTest, DaysFromCivilCountsFromTheEpoch) {
+  EXPECT_EQ(DaysFromCivil(1970, 1, 1), 0);
+  EXPECT_EQ(DaysFromCivil(2026, 12, 4), 20791);
+  EXPECT_EQ(DaysFromCivil(2000, 2, 29), 11016);   // a leap day of a century leap year
+  EXPECT_EQ(DaysFromCivil(1600, 3, 1), -135080);  // before the epoch
+}
+
 // Regression: incident summaries said "for 262446ms".
 TEST(DurationTest, HumanFormIsToTheSecond) {
   EXPECT_EQ(FormatDurationHuman(262446 * kMs), "4m22s");

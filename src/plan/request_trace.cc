@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "core/duration.h"
 #include "core/file_util.h"
 #include "core/strings.h"
 
@@ -12,16 +13,6 @@ Status RowError(std::string_view origin, size_t line, std::string_view field,
                 std::string_view msg) {
   return InvalidArgumentError(std::string(origin) + ":" + std::to_string(line) + ": field '" +
                               std::string(field) + "': " + std::string(msg));
-}
-
-// Days since 1970-01-01 of a proleptic Gregorian date.
-int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
 }
 
 // "2023-11-16 18:17:03.9799600" -> seconds since the epoch (no time zone).

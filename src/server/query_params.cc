@@ -19,17 +19,6 @@ Status Bad(std::string_view param, std::string_view text, std::string_view expec
 constexpr char kTimeForms[] =
     "now, -15m (a duration before now), unix seconds or 2026-12-04T08:00:00Z";
 
-// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
-// well-known civil-from-days inverse, written out here).
-int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2 ? 1 : 0;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
 // "2026-12-04T08:00:00Z" (optionally with fractional seconds) -> ns.
 std::optional<int64_t> ParseRfc3339Utc(std::string_view t) {
   if (t.size() < 20 || t.back() != 'Z' || t[4] != '-' || t[7] != '-' || t[10] != 'T' ||

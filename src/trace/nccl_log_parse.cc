@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/duration.h"
 #include "core/strings.h"
 #include "trace/import_util.h"
 
@@ -24,16 +25,6 @@ struct LinePrefix {
 };
 
 std::optional<int64_t> Num(std::string_view s) { return ParseInt64(s); }
-
-// Days since 1970-01-01 of a civil date (proleptic Gregorian).
-int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2 ? 1 : 0;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
 
 // "2025-03-01 10:00:05.123" -> epoch ns (as if UTC).
 std::optional<int64_t> ParseTimestamp(std::string_view s) {

@@ -1,6 +1,7 @@
 #include "server/console_api.h"
 
 #include <algorithm>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
@@ -189,8 +190,9 @@ void RegisterConsoleApi(HttpServer& s, const ConsoleApiBackend& backend,
   detect::IncidentStore* book = &incidents;
   const Clock* now_clock = backend.data_clock != nullptr ? backend.data_clock : &clock;
 
-  s.Get("/api/v1/fleet", [b, book, now_clock](const HttpServerRequest& req,
-                                              HttpServerResponse& res) {
+  auto summary = std::make_shared<FleetSummary>();
+  s.Get("/api/v1/fleet", [b, book, now_clock, summary](const HttpServerRequest& req,
+                                                       HttpServerResponse& res) {
     if (b->window == nullptr) return Reply(res, 404, "the window store is not available");
     FleetFilter f;
     for (auto [name, field] :
@@ -207,7 +209,8 @@ void RegisterConsoleApi(HttpServer& s, const ConsoleApiBackend& backend,
     FleetOptions o;
     o.window_ns = b->window->options().retention_ns;
     o.stale_after_ns = b->stale_after_ns;
-    Reply(res, 200, FleetSummaryJson(*b->window, f, open, now_clock->NowNs(), o));
+    o.contention_region = b->contention_region;
+    Reply(res, 200, summary->Json(*b->window, f, open, now_clock->NowNs(), o));
   });
 
   s.Get("/api/v1/series", [b, now_clock](const HttpServerRequest& req, HttpServerResponse& res) {

@@ -27,6 +27,7 @@
 #include "detect/incident_store.h"
 #include "net/http_server.h"
 #include "server/canary_runs.h"
+#include "server/fleet_api.h"
 #include "server/longterm_reader.h"
 #include "store/window_store.h"
 
@@ -39,6 +40,8 @@ struct ConsoleApiBackend {
   CanaryRuns* canary_runs = nullptr;    // null: canary runs answer 404
   LongtermReader* longterm = nullptr;   // null: no long-term store
   int64_t stale_after_ns = 5LL * 60 * 1'000'000'000;
+  // The memory-contention rule's region, drawn on the contention map.
+  std::optional<ContentionRegion> contention_region;
   // Alerts of incidents resolved over POST .../resolve; may be null.
   AlertSender* alerts = nullptr;
   std::string external_url;

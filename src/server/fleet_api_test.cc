@@ -116,5 +116,101 @@ TEST(JsonOutTest, EscapesAndNulls) {
   EXPECT_EQ(out, "nullnull0.5");
 }
 
+// A FleetSummary kept between calls answers exactly as a fresh one while
+// values change, series come and go, and a device changes holder; series
+// that left the window are dropped from its cache once they outnumber the
+// live ones.
+TEST_F(FleetApiTest, KeptSummaryAnswersAsAFreshOne) {
+  FleetSummary kept;
+  FleetOptions o;
+  o.stale_after_ns = 60 * kNsPerSecond;
+  int64_t now = kNow;
+  auto same = [&](const FleetFilter& f = {}) {
+    std::string cached = kept.Json(window_, f, {}, now, o);
+    EXPECT_EQ(cached, FleetSummaryJson(window_, f, {}, now, o));
+    return json::parse(cached);
+  };
+  Put("gpu_up", "n1", "GPU-1", "nvidia", 1, now - kNsPerSecond);
+  Put("gpu_utilization_ratio", "n1", "GPU-1", "nvidia", 0.2, now - kNsPerSecond);
+  Put("gpu_workload_info", "n1", "GPU-1", "nvidia", 1, now - kNsPerSecond,
+      {{"workload_pod", "a-0"}, {"workload_team", "alpha"}});
+  EXPECT_EQ(same()["devices"][0]["team"], "alpha");
+
+  // New values, a new device, a new holder on GPU-1, and GPU-1 going down.
+  now += 15 * kNsPerSecond;
+  Put("gpu_up", "n1", "GPU-1", "nvidia", 0, now - kNsPerSecond, {{"reason", "xid_79"}});
+  Put("gpu_utilization_ratio", "n1", "GPU-1", "nvidia", 0.7, now - kNsPerSecond);
+  Put("gpu_workload_info", "n1", "GPU-1", "nvidia", 1, now - kNsPerSecond,
+      {{"workload_pod", "b-0"}, {"workload_team", "beta"}});
+  Put("gpu_up", "n2", "AMD-1", "amd", 1, now - kNsPerSecond);
+  json s = same();
+  ASSERT_EQ(s["devices"].size(), 2u);
+  EXPECT_EQ(s["devices"][0]["utilization"], 0.7);
+  EXPECT_EQ(s["devices"][0]["up_reason"], "xid_79");
+  EXPECT_EQ(s["devices"][0]["team"], "alpha,beta");
+  FleetFilter beta;
+  beta.team = "beta";
+  EXPECT_EQ(same(beta)["devices"].size(), 1u);
+
+  // Everything leaves the window: no device, and the next call with a
+  // fresh store keeps nothing of the old one.
+  now += 3600 * kNsPerSecond;
+  EXPECT_EQ(same()["devices"].size(), 0u);
+  WindowStore other{WindowStoreOptions{}};
+  EXPECT_EQ(json::parse(kept.Json(other, {}, {}, now, o))["devices"].size(), 0u);
+  EXPECT_EQ(kept.cached_series(), 0u);
+}
+
+// Churning holder series (a new pod label every round) do not grow the
+// cache without bound.
+TEST_F(FleetApiTest, KeptSummaryForgetsSeriesThatLeftTheWindow) {
+  WindowStore window{WindowStoreOptions{.retention_ns = 60 * kNsPerSecond}};
+  FleetSummary kept;
+  FleetOptions o;
+  o.window_ns = 60 * kNsPerSecond;
+  size_t most = 0;
+  for (int round = 0; round < 400; ++round) {
+    const int64_t now = kNow + round * 30 * kNsPerSecond;
+    for (int pod = 0; pod < 50; ++pod) {
+      Labels l = Device("gpu_workload_info", "n1", "GPU-" + std::to_string(pod), "nvidia", "h100");
+      l.Set("workload_pod", "job-" + std::to_string(round) + "-" + std::to_string(pod));
+      ASSERT_TRUE(window.Append(l, now, 1));
+    }
+    window.Prune(now);
+    json s = json::parse(kept.Json(window, {}, {}, now, o));
+    ASSERT_EQ(s["devices"].size(), 50u);
+    most = std::max(most, kept.cached_series());
+  }
+  // 400 rounds x 50 series were seen; at most ~150 are live at once.
+  EXPECT_LT(most, 2 * 150 + 4096 + 50u);
+  EXPECT_GT(most, 0u);
+}
+
+// The contention map draws the configured field rule's levels, not fixed
+// ones: found in the shipped configuration, moved when the rule moves, and
+// null when no rule has that shape.
+TEST_F(FleetApiTest, ContentionRegionComesFromTheDetectConfig) {
+  detect::DetectConfig config = detect::DefaultDetectConfig();
+  std::optional<ContentionRegion> region = FindContentionRegion(config);
+  ASSERT_TRUE(region.has_value());
+  EXPECT_EQ(region->rule, "memory_contention");
+  EXPECT_DOUBLE_EQ(region->bandwidth_above, 0.85);
+  EXPECT_DOUBLE_EQ(region->occupancy_below, 0.5);
+
+  for (detect::RuleConfig& r : config.rules) {
+    if (r.name == "memory_contention") r.conditions[0].value = 0.8;
+  }
+  FleetOptions o;
+  o.contention_region = FindContentionRegion(config);
+  json s = json::parse(FleetSummaryJson(window_, {}, {}, kNow, o));
+  EXPECT_EQ(s["contention_region"]["rule"], "memory_contention");
+  EXPECT_EQ(s["contention_region"]["bandwidth_above"], 0.8);
+  EXPECT_EQ(s["contention_region"]["occupancy_below"], 0.5);
+
+  config.rules.clear();
+  EXPECT_FALSE(FindContentionRegion(config).has_value());
+  EXPECT_TRUE(Summary()["contention_region"].is_null());
+}
+
 }  // namespace
 }  // namespace gpufleet

@@ -116,6 +116,7 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
     ASSIGN_OR_RETURN(dconfig, detect::ParseDetectConfig(text, c.detect_config_path));
   }
   ASSIGN_OR_RETURN(s->engine_, detect::DetectionEngine::Create(dconfig, s->baselines_.get()));
+  const std::optional<ContentionRegion> contention_region = FindContentionRegion(dconfig);
 
   if (!c.alertmanager_urls.empty() || !c.webhook_urls.empty()) {
     AlertSenderOptions a;
@@ -189,6 +190,7 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
   b.console.canary_runs = s->canary_runs_.get();
   b.console.longterm = s->longterm_.get();
   b.console.stale_after_ns = c.window_stale_after_ns;
+  b.console.contention_region = contention_region;
   b.console.data_clock = &s->clock_;
   b.console.alerts = s->alerts_.get();
   b.console.external_url = c.external_url;

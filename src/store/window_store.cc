@@ -34,6 +34,7 @@ struct Series {
   // bulk once they make up half the buffer, so Prune stays amortized O(1).
   std::vector<WindowPoint> points;
   size_t begin = 0;
+  uint64_t id = 0;  // unique for the store's lifetime
 
   size_t live() const { return points.size() - begin; }
 };
@@ -86,6 +87,7 @@ bool WindowStore::Append(const Labels& labels, int64_t timestamp_ns, double valu
     }
     auto owned = std::make_unique<Series>();
     owned->labels = labels;
+    owned->id = next_series_id_.fetch_add(1, std::memory_order_relaxed);
     series = owned.get();
     shard.by_hash[hash].push_back(series);
     shard.by_metric[std::string(labels.Get("__name__"))].push_back(std::move(owned));
@@ -124,6 +126,31 @@ void WindowStore::ForEach(
                                    [](int64_t t, const WindowPoint& p) { return t < p.timestamp_ns; });
       if (first == last) continue;
       fn(series->labels, std::span<const WindowPoint>(&*first, static_cast<size_t>(last - first)));
+    }
+  }
+}
+
+void WindowStore::ForEachLatest(
+    std::string_view metric, int64_t from_ns, int64_t to_ns,
+    const std::function<void(uint64_t, const Labels&, const WindowPoint&)>& fn) const {
+  const std::string key(metric);
+  for (size_t i = 0; i < kShards; ++i) {
+    const Shard& shard = shards_[i];
+    std::shared_lock lock(shard.mu);
+    auto it = shard.by_metric.find(key);
+    if (it == shard.by_metric.end()) continue;
+    for (const auto& series : it->second) {
+      if (series->live() == 0) continue;
+      auto begin = series->points.begin() + static_cast<ptrdiff_t>(series->begin);
+      auto last = series->points.end();
+      if (last[-1].timestamp_ns > to_ns) {
+        last = std::upper_bound(begin, last, to_ns, [](int64_t t, const WindowPoint& p) {
+          return t < p.timestamp_ns;
+        });
+        if (last == begin) continue;
+      }
+      if (last[-1].timestamp_ns < from_ns) continue;
+      fn(series->id, series->labels, last[-1]);
     }
   }
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -54,6 +55,42 @@ TEST(WindowStoreTest, KeepsSeriesApartAndPassesLabels) {
   std::sort(gpus.begin(), gpus.end());
   EXPECT_EQ(gpus, (std::vector<std::string>{"0", "1"}));
   EXPECT_EQ(store.stats().series, 2u);
+}
+
+// ForEachLatest gives each series' newest point at or before `to` if it is
+// at or after `from`, and ids that are never reused after a series is pruned.
+TEST(WindowStoreTest, ForEachLatestGivesNewestPointInRangeAndStableIds) {
+  WindowStore store(WindowStoreOptions{.retention_ns = 100});
+  for (int t = 1; t <= 5; ++t) store.Append(Series("m", "0"), t * 10, t);
+  store.Append(Series("m", "1"), 20, 7);
+  std::map<std::string, std::pair<uint64_t, WindowPoint>> seen;
+  auto latest = [&](int64_t from, int64_t to) {
+    seen.clear();
+    store.ForEachLatest("m", from, to, [&](uint64_t id, const Labels& l, const WindowPoint& p) {
+      seen[std::string(l.Get("gpu"))] = {id, p};
+    });
+  };
+  latest(0, 1000);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen["0"].second.timestamp_ns, 50);
+  EXPECT_EQ(seen["1"].second.timestamp_ns, 20);
+  EXPECT_NE(seen["0"].first, seen["1"].first);
+  const uint64_t id0 = seen["0"].first, id1 = seen["1"].first;
+  latest(0, 35);  // newest at or before 35 is 30
+  EXPECT_EQ(seen["0"].second.timestamp_ns, 30);
+  EXPECT_DOUBLE_EQ(seen["0"].second.value, 3);
+  EXPECT_EQ(seen["0"].first, id0);
+  latest(25, 1000);  // gpu 1's newest (20) is before `from`
+  EXPECT_EQ(seen.count("1"), 0u);
+  latest(0, 5);  // before every point
+  EXPECT_TRUE(seen.empty());
+  // Pruned away and appended again: a new series, so a new id.
+  store.Prune(200);
+  store.Append(Series("m", "1"), 210, 1);
+  latest(0, 1000);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_NE(seen["1"].first, id1);
+  EXPECT_NE(seen["1"].first, id0);
 }
 
 TEST(WindowStoreTest, DropsOutOfOrderAndReplacesSameTimestamp) {

@@ -188,6 +188,10 @@ try {
     const both = fleet.devices.filter((d) => d.memory_bandwidth !== null && d.occupancy !== null).length;
     check(both >= 16 && pts === both, `contention map has a point per device with both values: ${pts} of ${both}`);
     check(await inkedPixels('canvas.scatter') > 0, 'scatter drawn');
+    // The shaded region is the server's own rule, as the fleet answer says.
+    const rule = await page.$eval('#contention-region', (e) => e.dataset.rule);
+    check(fleet.contention_region && rule === fleet.contention_region.rule,
+      `contention region drawn from the server's rule: ${rule}`);
   } else skip('contention map points: /api/v1/fleet answers 404');
 
   // Incidents: the list, then the contention incident with its evidence.

@@ -84,8 +84,10 @@ export class Scatter {
   private readonly hgt = 480;
   private readonly pad = 56;
 
-  constructor(private readonly xLimit: number, private readonly yLimit: number,
-              onPick: (id: string) => void) {
+  // The region's corner; null = no region (no such rule configured).
+  private region: { x: number; y: number } | null = null;
+
+  constructor(onPick: (id: string) => void) {
     this.canvas = h('canvas', { class: 'scatter', width: this.w, height: this.hgt });
     this.el = h('div', { class: 'scatter-box', 'data-scatter': 'contention' }, this.canvas);
     this.canvas.addEventListener('click', (ev) => {
@@ -118,6 +120,12 @@ export class Scatter {
     return best;
   }
 
+  setRegion(region: { x: number; y: number } | null): void { this.region = region; }
+
+  inRegion(p: { x: number; y: number }): boolean {
+    return this.region !== null && p.x > this.region.x && p.y < this.region.y;
+  }
+
   redraw(points: ScatterPoint[]): number {
     const t0 = performance.now();
     this.points = points;
@@ -125,12 +133,14 @@ export class Scatter {
     if (!ctx) return 0;
     const { w, hgt, pad } = this;
     ctx.clearRect(0, 0, w, hgt);
-    ctx.fillStyle = 'rgba(192, 57, 43, 0.12)';
-    ctx.fillRect(this.px(this.xLimit), this.py(this.yLimit), this.px(1) - this.px(this.xLimit),
-                 this.py(0) - this.py(this.yLimit));
-    ctx.fillStyle = '#c0392b';
+    const r = this.region;
     ctx.font = '12px sans-serif';
-    ctx.fillText('contention', this.px(this.xLimit) + 4, this.py(this.yLimit) + 14);
+    if (r) {
+      ctx.fillStyle = 'rgba(192, 57, 43, 0.12)';
+      ctx.fillRect(this.px(r.x), this.py(r.y), this.px(1) - this.px(r.x), this.py(0) - this.py(r.y));
+      ctx.fillStyle = '#c0392b';
+      ctx.fillText('contention', this.px(r.x) + 4, this.py(r.y) + 14);
+    }
     ctx.strokeStyle = '#888';
     ctx.lineWidth = 1;
     ctx.strokeRect(pad, pad, w - 2 * pad, hgt - 2 * pad);
@@ -152,7 +162,7 @@ export class Scatter {
       ctx.beginPath();
       ctx.arc(this.px(p.x), this.py(p.y), 4, 0, 2 * Math.PI);
       ctx.fill();
-      if (p.x > this.xLimit && p.y < this.yLimit) ++inRegion;
+      if (r && p.x > r.x && p.y < r.y) ++inRegion;
     }
     this.el.dataset.points = String(points.length);
     this.el.dataset.inRegion = String(inRegion);

@@ -12,6 +12,13 @@ export interface FleetPoints {
   vendors: string[];
   x: Float64Array;               // memory bandwidth utilization, 0-1
   y: Float64Array;               // SM occupancy, 0-1
+  region: ContentionRegion | null;  // the configured rule's region, if any
+}
+
+export interface ContentionRegion {
+  rule: string;
+  bandwidth_above: number;
+  occupancy_below: number;
 }
 
 interface Device {
@@ -38,7 +45,7 @@ ctx.onmessage = async (ev) => {
       ctx.postMessage({ status: res.status, error });
       return;
     }
-    const fleet = (await res.json()) as { devices: Device[] };
+    const fleet = (await res.json()) as { devices: Device[]; contention_region?: ContentionRegion | null };
     const ids: string[] = [];
     const models: string[] = [];
     const vendors: string[] = [];
@@ -54,7 +61,10 @@ ctx.onmessage = async (ev) => {
     }
     const x = Float64Array.from(xs);
     const y = Float64Array.from(ys);
-    const out: FleetPoints = { status: 200, total: fleet.devices.length, ids, models, vendors, x, y };
+    const out: FleetPoints = {
+      status: 200, total: fleet.devices.length, ids, models, vendors, x, y,
+      region: fleet.contention_region ?? null,
+    };
     ctx.postMessage(out, [x.buffer, y.buffer]);
   } catch (e) {
     ctx.postMessage({ status: 0, error: `the server did not answer (${String(e)})` });

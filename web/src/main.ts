@@ -71,7 +71,13 @@ function tokenBox(): void {
   const form = document.getElementById('token-form') as HTMLFormElement;
   const input = document.getElementById('token-input') as HTMLInputElement;
   const state = document.getElementById('token-state')!;
-  const show = () => { state.textContent = getToken() ? 'token set (this tab only)' : 'no token: reads only'; };
+  // Writes always need an admin token; beyond loopback reads need a token
+  // too, and those pages say so when the server refuses them.
+  const show = () => {
+    state.textContent = getToken() ? 'token set (this tab only)' : 'no token: writes are refused';
+    state.title = 'Acknowledge and resolve need an admin token. A server listening beyond loopback ' +
+      'also refuses reads without a read or admin token.';
+  };
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     setToken(input.value.trim());

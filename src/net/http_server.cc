@@ -7,7 +7,10 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <memory>
 
 #include "core/file_util.h"
 
@@ -95,6 +98,21 @@ void HttpServerResponse::set_content(const std::string& body, const std::string&
 }
 void HttpServerResponse::set_header(const std::string& name, const std::string& value) {
   impl_.set_header(name, value);
+}
+void HttpServerResponse::set_file(const std::string& path, uint64_t bytes,
+                                  const std::string& content_type) {
+  auto in = std::make_shared<std::ifstream>(path, std::ios::binary);
+  impl_.set_content_provider(
+      static_cast<size_t>(bytes), content_type,
+      [in](size_t offset, size_t length, httplib::DataSink& sink) {
+        constexpr size_t kChunk = 64 * 1024;
+        char buf[kChunk];
+        in->seekg(static_cast<std::streamoff>(offset));
+        in->read(buf, static_cast<std::streamsize>(std::min(length, kChunk)));
+        const std::streamsize n = in->gcount();
+        if (n <= 0) return false;
+        return sink.write(buf, static_cast<size_t>(n));
+      });
 }
 
 namespace {

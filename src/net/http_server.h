@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -53,6 +54,10 @@ class HttpServerResponse {
   void set_status(int status);
   void set_content(const std::string& body, const std::string& content_type);
   void set_header(const std::string& name, const std::string& value);
+  // Streams `bytes` bytes of the file at `path` as the body, in chunks, so a
+  // large file is never held in memory. A file that ends early (or cannot
+  // be opened) ends the connection mid-body rather than padding it.
+  void set_file(const std::string& path, uint64_t bytes, const std::string& content_type);
 
  private:
   friend class HttpServer;

@@ -9,6 +9,7 @@
 #include "core/strings.h"
 #include "schema/metric_catalog.h"
 #include "server/alert_sender.h"
+#include "server/capture_files.h"
 #include "server/fleet_api.h"
 #include "server/http_api.h"
 #include "server/query_params.h"
@@ -279,6 +280,59 @@ void RegisterConsoleApi(HttpServer& s, const ConsoleApiBackend& backend,
           Reply(res, 200, Dump({{"status", "success"}, {"data", ConsoleIncident(**r, true)}}));
         });
   }
+
+  // The incident's capture files on this server (server/capture_files.h):
+  // the list, and each file as a download.
+  auto capture_of = [b, book](const HttpServerRequest& req, HttpServerResponse& res)
+      -> std::optional<std::pair<std::string, std::vector<CaptureFile>>> {
+    std::optional<int64_t> id = IdOf(req);
+    if (!id.has_value()) {
+      Reply(res, 400, "id: not an incident id");
+      return std::nullopt;
+    }
+    StatusOr<std::optional<detect::IncidentRecord>> r = book->Get(*id);
+    if (!r.ok()) {
+      Reply(res, 500, r.status().ToString());
+      return std::nullopt;
+    }
+    if (!r->has_value()) {
+      Reply(res, 404, "id: no incident " + std::to_string(*id));
+      return std::nullopt;
+    }
+    const std::string& path = (*r)->capture_path;
+    if (path.empty()) {
+      Reply(res, 404, "incident " + std::to_string(*id) + " has no capture");
+      return std::nullopt;
+    }
+    return std::pair{path, ListCaptureFiles(b->capture_output_dir, path)};
+  };
+  s.Get(R"(/api/v1/incidents/(\d+)/capture)",
+        [capture_of](const HttpServerRequest& req, HttpServerResponse& res) {
+          auto c = capture_of(req, res);
+          if (!c.has_value()) return;
+          json files = json::array();
+          for (const CaptureFile& f : c->second) {
+            files.push_back({{"name", f.name}, {"bytes", f.bytes}});
+          }
+          Reply(res, 200,
+                Dump({{"status", "success"},
+                      {"data", {{"capture_path", c->first}, {"files", std::move(files)}}}}));
+        });
+  s.Get(R"(/api/v1/incidents/(\d+)/capture/([^/]+))",
+        [b, capture_of](const HttpServerRequest& req, HttpServerResponse& res) {
+          auto c = capture_of(req, res);
+          if (!c.has_value()) return;
+          const std::string name = req.match(2);
+          auto it = std::find_if(c->second.begin(), c->second.end(),
+                                 [&](const CaptureFile& f) { return f.name == name; });
+          if (it == c->second.end()) {
+            return Reply(res, 404, "name: the capture has no file '" + name + "' on this server");
+          }
+          res.set_header("Content-Disposition", "attachment; filename=\"" + it->name + "\"");
+          res.set_header("X-Content-Type-Options", "nosniff");
+          res.set_file(b->capture_output_dir + "/" + it->name, it->bytes,
+                       "application/octet-stream");
+        });
 }
 
 }  // namespace gpufleet

@@ -40,6 +40,9 @@ struct ConsoleApiBackend {
   CanaryRuns* canary_runs = nullptr;    // null: canary runs answer 404
   LongtermReader* longterm = nullptr;   // null: no long-term store
   int64_t stale_after_ns = 5LL * 60 * 1'000'000'000;
+  // Where captures are written; empty = captures off (the capture routes
+  // then list no files).
+  std::string capture_output_dir;
   // The memory-contention rule's region, drawn on the contention map.
   std::optional<ContentionRegion> contention_region;
   // Alerts of incidents resolved over POST .../resolve; may be null.

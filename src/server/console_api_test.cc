@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/file_util.h"
 #include "place/inventory_store.h"
 #include "server/http_api.h"
 
@@ -66,8 +68,9 @@ class ConsoleApiTest : public ::testing::Test {
     api_.reset();
     for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(db_path_ + s);
   }
-  void Start(const std::string& token = "") {
+  void Start(const std::string& token = "", const std::string& capture_dir = "") {
     HttpApiBackend b;
+    b.console.capture_output_dir = capture_dir;
     b.ingester = ingester_.get();
     b.incidents = incidents_.get();
     b.inventory = inventory_.get();
@@ -205,6 +208,46 @@ TEST_F(ConsoleApiTest, CanaryPushesAreKeptAsRuns) {
   ASSERT_EQ(status, 200);
   ASSERT_EQ(runs["runs"].size(), 1u);
   EXPECT_EQ(runs["runs"][0]["verdict"], "pass");
+}
+
+// A capture's files are listed and served, byte for byte, and nothing else:
+// not another file of the directory, not an unknown incident or one without
+// a capture.
+TEST_F(ConsoleApiTest, CaptureFilesAreListedAndServed) {
+  StatusOr<ScratchDir> scratch = ScratchDir::Create("gpufleet-capture-api");
+  ASSERT_TRUE(scratch.ok());
+  const std::string dir = scratch->path();
+  const std::string base = "incident-" + std::to_string(id_) + "-n1-gpu0";
+  std::string big(300 * 1024, '\0');  // several chunks, binary
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 7 % 251);
+  std::ofstream(dir + "/" + base + ".nsys-rep", std::ios::binary) << big;
+  std::ofstream(dir + "/" + base + ".log") << "nsys: done\n";
+  std::ofstream(dir + "/secret.txt") << "not a capture";
+  ASSERT_TRUE(incidents_->SetCapturePath(id_, dir + "/" + base).ok());
+  Start("", dir);
+
+  const std::string path = "/api/v1/incidents/" + std::to_string(id_) + "/capture";
+  auto [ls, list] = Get(path);
+  ASSERT_EQ(ls, 200);
+  ASSERT_EQ(list["data"]["files"].size(), 2u);
+  EXPECT_EQ(list["data"]["files"][0]["name"], base + ".log");
+  EXPECT_EQ(list["data"]["files"][1]["bytes"], big.size());
+  auto file = client_->Get(path + "/" + base + ".nsys-rep");
+  ASSERT_TRUE(file);
+  EXPECT_EQ(file->status, 200);
+  EXPECT_EQ(file->body, big);
+  EXPECT_NE(file->get_header_value("Content-Disposition").find(base + ".nsys-rep"),
+            std::string::npos);
+
+  EXPECT_EQ(Get(path + "/secret.txt").first, 404);
+  EXPECT_EQ(Get(path + "/..%2Fsecret.txt").first, 404);
+  EXPECT_EQ(Get("/api/v1/incidents/999/capture").first, 404);
+  detect::IncidentRecord other;
+  other.dedup_key = "memory_contention/n2/GPU-2";
+  other.kind = "memory_contention";
+  auto up = incidents_->Upsert(other, clock_.NowNs());
+  ASSERT_TRUE(up.ok());
+  EXPECT_EQ(Get("/api/v1/incidents/" + std::to_string(up->id) + "/capture").first, 404);
 }
 
 }  // namespace

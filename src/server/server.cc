@@ -191,6 +191,7 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
   b.console.longterm = s->longterm_.get();
   b.console.stale_after_ns = c.window_stale_after_ns;
   b.console.contention_region = contention_region;
+  if (c.capture_enabled) b.console.capture_output_dir = c.capture_output_dir;
   b.console.data_clock = &s->clock_;
   b.console.alerts = s->alerts_.get();
   b.console.external_url = c.external_url;

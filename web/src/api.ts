@@ -55,6 +55,29 @@ export async function api<T>(path: string, init: { method?: string; body?: strin
   return unwrap(j) as T;
 }
 
+// Fetches a file with the token and hands it to the browser as a download
+// (a plain link could not carry the Authorization header).
+export async function download(path: string, name: string): Promise<void> {
+  const headers: Record<string, string> = {};
+  const token = getToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let res: Response;
+  try {
+    res = await fetch(path, { headers });
+  } catch (e) {
+    throw new ApiError(0, `the server did not answer (${String(e)})`);
+  }
+  if (!res.ok) throw new ApiError(res.status, (await res.text()).slice(0, 200) || res.statusText);
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
 // The id a page links a device by: `device` where the server gives it.
 export function deviceId(d: FleetDevice): string {
   return d.device ?? d.gpu_uuid;

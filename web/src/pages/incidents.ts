@@ -1,7 +1,7 @@
 // Incidents: the list with filters, and one incident with its evidence as
 // charts, root-cause shares, slowdown, cost impact, capture output and the
 // acknowledge / resolve actions (they need the admin token).
-import { api, ApiError, errorText, Incident, isMissing } from '../api';
+import { api, ApiError, download, errorText, Incident, isMissing } from '../api';
 import { h, note, pct, time, usd } from '../dom';
 import { evidenceView } from '../evidence';
 
@@ -82,6 +82,38 @@ function actions(inc: Incident, onDone: () => void): HTMLElement {
     out);
 }
 
+// The capture's output path and, below it, its files on the server as
+// downloads (GET /api/v1/incidents/{id}/capture); a capture whose command
+// left its output on the node has none here, and the page says so.
+function captureFiles(inc: Incident): HTMLElement {
+  const box = h('div', { class: 'capture' }, h('code', { text: inc.capture_path }));
+  const base = `/api/v1/incidents/${encodeURIComponent(String(inc.id))}/capture`;
+  void api<{ files: { name: string; bytes: number }[] }>(base).then((c) => {
+    if (!c.files.length) {
+      box.append(note('no capture files on the server (the command may have left them on the node)'));
+      return;
+    }
+    const status = h('span', { class: 'muted' });
+    box.append(h('ul', {}, ...c.files.map((f) => h('li', {},
+      h('button', {
+        type: 'button', class: 'link', 'data-capture-file': f.name, text: f.name,
+        onclick: () => {
+          status.textContent = ` downloading ${f.name}…`;
+          download(`${base}/${encodeURIComponent(f.name)}`, f.name)
+            .then(() => { status.textContent = ''; })
+            .catch((e) => { status.textContent = ` ${errorText(e)}`; });
+        },
+      }), ` ${bytes(f.bytes)}`))), status);
+  }).catch((e) => { box.append(note(errorText(e), 'error')); });
+  return box;
+}
+
+function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
 export async function incidentPage(root: HTMLElement, id: string): Promise<void> {
   let inc: Incident;
   try {
@@ -93,10 +125,7 @@ export async function incidentPage(root: HTMLElement, id: string): Promise<void>
   const reload = () => { window.dispatchEvent(new HashChangeEvent('hashchange')); };
   root.append(h('h1', { text: `Incident #${inc.id}: ${inc.kind}` }), h('p', { class: 'lead', text: inc.summary }),
     actions(inc, reload));
-  const capture = inc.capture_path
-    ? (/^https?:\/\//.test(inc.capture_path) ? h('a', { href: inc.capture_path, text: inc.capture_path })
-                                             : h('code', { text: inc.capture_path }))
-    : 'none';
+  const capture = inc.capture_path ? captureFiles(inc) : 'none';
   const cost = inc.cost_usd === undefined ? 'not available in this build'
              : inc.cost_usd === null ? 'not attributed (cost ledger off)' : usd(inc.cost_usd);
   root.append(h('dl', { class: 'facts' },

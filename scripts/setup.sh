@@ -23,6 +23,7 @@ PACKAGES=(
   python3 curl util-linux
   prometheus-node-exporter valgrind  # anchor and profiler of bench/agent_footprint.py
   python3-pandas  # the HTA-style anchor of bench/trace_ingest_bench.sh
+  python3-torch   # a real CPU training loop reports its steps (tests/e2e/step_reporter_test.py)
   chromium  # headless browser of the console tests (tests/e2e/console_browser_test.mjs) and bench
 )
 # The console's bundler runs on Node.js; Debian's nodejs + npm unless a

@@ -43,7 +43,9 @@ class AgentCommand : public Command {
     app.add_option("--scrape", scrapes_,
                    "Also scrape a vendor exporter (dcgm-exporter, AMD device-metrics-exporter, "
                    "Intel XPU Manager) at this URL or file and serve it translated; repeatable");
-    app.add_option("--listen", listen_, "Address to serve /metrics on: host:port, :port or port")
+    app.add_option("--listen", listen_,
+                   "Address to serve /metrics on (and take workloads' step reports, POST "
+                   "/api/v1/steps from loopback): host:port, :port or port")
         ->capture_default_str();
     app.add_option("--interval", interval_s_, "Collection interval in seconds")
         ->capture_default_str()
@@ -106,6 +108,12 @@ class AgentCommand : public Command {
       ASSIGN_OR_RETURN(ExtraSource src, NewScrapeSource(target, node_, options.collect_timeout_ns));
       agent.AddExtraSource(std::move(src));
     }
+    // Step durations the workloads report (POST /api/v1/steps, loopback).
+    StepReports steps(node_);
+    agent.AddExtraSource({"steps", [&steps](std::vector<Sample>& out, auto&) {
+                            steps.Collect(out, RealClock::Get().NowNs());
+                            return OkStatus();
+                          }});
 
     if (once_) {
       agent.CollectOnce();
@@ -120,7 +128,7 @@ class AgentCommand : public Command {
     }
 
     ASSIGN_OR_RETURN(ListenAddress listen, ParseListenAddress(listen_));
-    AgentServer server(agent);
+    AgentServer server(agent, &steps);
     RETURN_IF_ERROR(server.Start(listen.host, listen.port));
     std::thread runner([&agent] { agent.Run(); });
     std::unique_ptr<RemoteWriteForwarder> forwarder;

@@ -272,6 +272,20 @@ try {
   failures.length = 0;
   await done('place-bad');
 
+  // Planners: the page's answer is the CLI's for the same TOML.
+  for (const [kind, flag, file] of [['training', '--job', 'training-example.toml'],
+                                    ['ring', '--topology', 'ring-example.toml']]) {
+    await visit(`#/plan/${kind}`, `plan-${kind}`);
+    const path = join(sourceDir, 'data', 'plan', file);
+    await page.fill('#plan-toml', readFileSync(path, 'utf8'));
+    await page.click('#plan-form button');
+    await page.waitForSelector(`#plan-answer[data-kind="${kind}"]`, { timeout: 20000 });
+    const want = JSON.parse(execFileSync(gpufleet, ['plan', '--json', kind, flag, path], { encoding: 'utf8' }));
+    const got = await page.textContent('#plan-summary');
+    check(want.summary && got === want.summary, `${kind} plan: page summary is the CLI's: ${got}`);
+    await done(`plan-${kind}`);
+  }
+
   // Device: the contention incident's first device.
   const dev = incident.devices[0];
   await done(await visit(`#/device/${encodeURIComponent(dev)}`, 'device'));

@@ -14,13 +14,14 @@ import { devicePage } from './pages/device';
 import { fleetPage } from './pages/fleet';
 import { incidentPage, incidentsPage } from './pages/incidents';
 import { placePage } from './pages/place';
+import { planPage } from './pages/plan';
 
 type Cleanup = (() => void) | void;
 type Page = (root: HTMLElement, arg: string, params: URLSearchParams) => Promise<Cleanup> | Cleanup;
 
 const kNav: [string, string][] = [
   ['fleet', 'Fleet'], ['contention', 'Contention'], ['incidents', 'Incidents'], ['cost', 'Cost'],
-  ['place', 'Placement'], ['canary', 'Canary'],
+  ['place', 'Placement'], ['plan', 'Plan'], ['canary', 'Canary'],
 ];
 
 const kPages: Record<string, Page> = {
@@ -30,6 +31,7 @@ const kPages: Record<string, Page> = {
   incidents: (root, a, p) => (a ? incidentPage(root, a) : incidentsPage(root, p)),
   cost: (root, _a, p) => costPage(root, p),
   place: (root) => placePage(root),
+  plan: (root, a) => planPage(root, a),
   canary: (root) => canaryPage(root),
 };
 

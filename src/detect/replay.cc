@@ -16,6 +16,7 @@ namespace {
 constexpr int64_t kS = 1'000'000'000;
 // Longest history a detector reads: the 30-minute references plus lookback.
 constexpr int64_t kRetentionNs = 45 * 60 * kS;
+constexpr std::string_view kHardNegative = "hard_negative";
 
 int64_t AlignUp(int64_t t, int64_t step) {
   int64_t r = t % step;
@@ -229,7 +230,15 @@ ReplayScore ScoreReplay(const DetectConfig& config, const ReplayResult& result,
     return inc.first_seen_ns <= row.end_ns + grace && inc.last_seen_ns >= row.start_ns;
   };
   std::vector<bool> matched(result.incidents.size(), false);
+  std::map<std::string, NegativeLine> negatives;
   for (const TruthRow& row : truth) {
+    if (row.kind == kHardNegative) {
+      NegativeLine& n = negatives[row.cause];
+      n.kind = row.cause;
+      ++n.windows;
+      n.exposure_gpu_days += static_cast<double>(row.end_ns - row.start_ns) / (86400.0 * kS);
+      continue;
+    }
     const std::string kind = ScoredKind(row.kind);
     std::vector<ScoreLine*> ls = {&line(kind, "")};
     if (kind == "contention" && !row.cause.empty()) ls.push_back(&line(kind, row.cause));
@@ -263,12 +272,26 @@ ReplayScore ScoreReplay(const DetectConfig& config, const ReplayResult& result,
   // Precision: every incident counts, under its kind (and dominant cause);
   // informational ones (memory_bound) only when the truth has their kind.
   std::set<std::string> truth_kinds;
-  for (const TruthRow& row : truth) truth_kinds.insert(ScoredKind(row.kind));
+  for (const TruthRow& row : truth) {
+    if (row.kind != kHardNegative) truth_kinds.insert(ScoredKind(row.kind));
+  }
+  // The shortest hard-negative window an unmatched incident overlaps.
+  auto negative_of = [&](const IncidentRecord& inc) -> NegativeLine* {
+    const TruthRow* best = nullptr;
+    const int64_t grace = 2 * WindowOf(config, ScoredKind(inc.kind));
+    for (const TruthRow& row : truth) {
+      if (row.kind != kHardNegative || !SameDevice(inc, row)) continue;
+      if (inc.first_seen_ns > row.end_ns + grace || inc.last_seen_ns < row.start_ns) continue;
+      if (best == nullptr || row.end_ns - row.start_ns < best->end_ns - best->start_ns) best = &row;
+    }
+    return best ? &negatives[best->cause] : nullptr;
+  };
   for (size_t i = 0; i < result.incidents.size(); ++i) {
     const IncidentRecord& inc = result.incidents[i];
     const std::string kind = ScoredKind(inc.kind);
     if (inc.severity == "info" && !truth_kinds.contains(kind)) {
       ++score.informational;
+      if (NegativeLine* n = negative_of(inc)) ++n->informational;
       continue;
     }
     ScoreLine& l = line(kind, "");
@@ -278,6 +301,10 @@ ReplayScore ScoreReplay(const DetectConfig& config, const ReplayResult& result,
     } else {
       ++score.false_incidents;
       ++score.false_by_kind[inc.kind];
+      if (NegativeLine* n = negative_of(inc)) {
+        ++n->false_incidents;
+        ++n->false_by_kind[inc.kind];
+      }
     }
     if (kind != "contention") continue;
     ScoreLine& c = line(kind, Cause(inc));
@@ -290,6 +317,7 @@ ReplayScore ScoreReplay(const DetectConfig& config, const ReplayResult& result,
     }
   }
   for (auto& [key, l] : lines) score.lines.push_back(std::move(l));
+  for (auto& [key, n] : negatives) score.negatives.push_back(std::move(n));
   return score;
 }
 

@@ -28,7 +28,10 @@
 // seen - start), recall per slowdown bucket (<5%, 5-10%, 10-20%, >20%),
 // MAE of the estimated slowdown over matched incidents that estimate one,
 // false incidents per 100 GPU-days (GPU-days = distinct devices x span of
-// the recording).
+// the recording). Rows of kind "hard_negative" (cause = the negative's
+// name, e.g. solo_memory_bound; sim_recording.h) are no episodes: a false
+// or informational incident on their device overlapping [start, end +
+// grace] is charged to the shortest such window, per negative kind.
 // Not thread-safe.
 #pragma once
 
@@ -84,8 +87,19 @@ struct ScoreLine {
   double recall() const { return episodes ? double(detected) / episodes : 1; }
 };
 
+// False incidents charged to one kind of hard negative.
+struct NegativeLine {
+  std::string kind;  // the hard_negative row's cause
+  int windows = 0;
+  double exposure_gpu_days = 0;  // sum of the windows' lengths
+  int false_incidents = 0;
+  int informational = 0;  // memory_bound, no alert
+  std::map<std::string, int> false_by_kind;
+};
+
 struct ReplayScore {
   std::vector<ScoreLine> lines;
+  std::vector<NegativeLine> negatives;
   int false_incidents = 0;
   std::map<std::string, int> false_by_kind;
   int informational = 0;  // severity "info" incidents (memory_bound) of kinds the truth lacks

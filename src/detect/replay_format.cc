@@ -80,6 +80,19 @@ std::string FormatReplay(const ReplayResult& result, const ReplayScore* score) {
          Fixed(score->gpu_days, 2) + " GPU-days)";
   for (const auto& [kind, n] : score->false_by_kind) out += "; " + kind + " " + std::to_string(n);
   out += "\ninformational (memory_bound, no alert): " + std::to_string(score->informational) + "\n";
+  if (score->negatives.empty()) return out;
+  out += "\n| hard negative | windows | exposure GPU-days | false incidents | per 100 GPU-days "
+         "| informational | false by kind |\n|---|---|---|---|---|---|---|\n";
+  for (const NegativeLine& n : score->negatives) {
+    std::string kinds;
+    for (const auto& [kind, c] : n.false_by_kind) {
+      kinds += (kinds.empty() ? "" : ", ") + kind + " " + std::to_string(c);
+    }
+    out += "| " + n.kind + " | " + std::to_string(n.windows) + " | " +
+           Fixed(n.exposure_gpu_days, 2) + " | " + std::to_string(n.false_incidents) + " | " +
+           Fixed(score->gpu_days > 0 ? 100 * n.false_incidents / score->gpu_days : 0, 1) + " | " +
+           std::to_string(n.informational) + " | " + (kinds.empty() ? "-" : kinds) + " |\n";
+  }
   return out;
 }
 
@@ -136,7 +149,17 @@ std::string ReplayJson(const ReplayResult& result, const ReplayScore* score) {
                                                              l.slowdown_scored)
                                             : nlohmann::json(nullptr)}});
     }
+    nlohmann::json negatives = nlohmann::json::array();
+    for (const NegativeLine& n : score->negatives) {
+      negatives.push_back({{"kind", n.kind},
+                           {"windows", n.windows},
+                           {"exposure_gpu_days", n.exposure_gpu_days},
+                           {"false_incidents", n.false_incidents},
+                           {"informational", n.informational},
+                           {"false_by_kind", n.false_by_kind}});
+    }
     j["score"] = {{"lines", lines},
+                  {"hard_negatives", negatives},
                   {"false_incidents", score->false_incidents},
                   {"false_by_kind", score->false_by_kind},
                   {"informational", score->informational},

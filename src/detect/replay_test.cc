@@ -7,6 +7,7 @@
 
 #include "core/file_util.h"
 #include "detect/finding.h"
+#include "detect/gavel_colocation.h"
 #include "detect/replay_reader.h"
 #include "detect/sim_recording.h"
 
@@ -227,6 +228,12 @@ TEST(SimRecordingTest, WrittenFleetReplaysCleanly) {
   sim.duration_s = 2 * 3600;
   sim.warmup_s = 600;
   sim.mean_gap_s = 1800;
+  sim.inject_negatives = false;  // clock skew writes backwards timestamps on purpose
+  const std::string gavel = std::string(GPUFLEET_SOURCE_DIR) + "/" + std::string(kGavelColocationPath);
+  if (!std::filesystem::exists(gavel)) GTEST_SKIP() << gavel << " absent (../shared)";
+  auto table = LoadGavelColocation(gavel);
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  sim.colocation = table->pairs;
   const std::string dir = ::testing::TempDir() + "/gpufleet_sim_recording";
   auto rec = WriteSimRecording(sim, dir);
   ASSERT_TRUE(rec.ok()) << rec.status().ToString();

@@ -276,12 +276,18 @@ ReplayScore ScoreReplay(const DetectConfig& config, const ReplayResult& result,
     if (row.kind != kHardNegative) truth_kinds.insert(ScoredKind(row.kind));
   }
   // The shortest hard-negative window an unmatched incident overlaps.
-  auto negative_of = [&](const IncidentRecord& inc) -> NegativeLine* {
+  // None when the incident overlaps a true episode on its device (a real
+  // problem reported under the wrong kind, counted in false_during_episodes).
+  auto negative_of = [&](const IncidentRecord& inc, bool* during_episode) -> NegativeLine* {
     const TruthRow* best = nullptr;
     const int64_t grace = 2 * WindowOf(config, ScoredKind(inc.kind));
     for (const TruthRow& row : truth) {
-      if (row.kind != kHardNegative || !SameDevice(inc, row)) continue;
+      if (!SameDevice(inc, row)) continue;
       if (inc.first_seen_ns > row.end_ns + grace || inc.last_seen_ns < row.start_ns) continue;
+      if (row.kind != kHardNegative) {
+        *during_episode = true;
+        return nullptr;
+      }
       if (best == nullptr || row.end_ns - row.start_ns < best->end_ns - best->start_ns) best = &row;
     }
     return best ? &negatives[best->cause] : nullptr;
@@ -291,7 +297,8 @@ ReplayScore ScoreReplay(const DetectConfig& config, const ReplayResult& result,
     const std::string kind = ScoredKind(inc.kind);
     if (inc.severity == "info" && !truth_kinds.contains(kind)) {
       ++score.informational;
-      if (NegativeLine* n = negative_of(inc)) ++n->informational;
+      bool during = false;
+      if (NegativeLine* n = negative_of(inc, &during)) ++n->informational;
       continue;
     }
     ScoreLine& l = line(kind, "");
@@ -301,10 +308,12 @@ ReplayScore ScoreReplay(const DetectConfig& config, const ReplayResult& result,
     } else {
       ++score.false_incidents;
       ++score.false_by_kind[inc.kind];
-      if (NegativeLine* n = negative_of(inc)) {
+      bool during = false;
+      if (NegativeLine* n = negative_of(inc, &during)) {
         ++n->false_incidents;
         ++n->false_by_kind[inc.kind];
       }
+      if (during) ++score.false_during_episodes;
     }
     if (kind != "contention") continue;
     ScoreLine& c = line(kind, Cause(inc));

@@ -31,7 +31,9 @@
 // the recording). Rows of kind "hard_negative" (cause = the negative's
 // name, e.g. solo_memory_bound; sim_recording.h) are no episodes: a false
 // or informational incident on their device overlapping [start, end +
-// grace] is charged to the shortest such window, per negative kind.
+// grace] is charged to the shortest such window, per negative kind, unless
+// it also overlaps a true episode on its device (then it is a real problem
+// under the wrong kind: false_during_episodes).
 // Not thread-safe.
 #pragma once
 
@@ -102,6 +104,7 @@ struct ReplayScore {
   std::vector<NegativeLine> negatives;
   int false_incidents = 0;
   std::map<std::string, int> false_by_kind;
+  int false_during_episodes = 0;  // false ones overlapping a true episode on their device
   int informational = 0;  // severity "info" incidents (memory_bound) of kinds the truth lacks
   double gpu_days = 0;
   double false_per_100_gpu_days() const {

@@ -79,6 +79,8 @@ std::string FormatReplay(const ReplayResult& result, const ReplayScore* score) {
          Fixed(score->false_per_100_gpu_days(), 2) + " per 100 GPU-days over " +
          Fixed(score->gpu_days, 2) + " GPU-days)";
   for (const auto& [kind, n] : score->false_by_kind) out += "; " + kind + " " + std::to_string(n);
+  out += "\nof which during a true episode on the device (wrong kind): " +
+         std::to_string(score->false_during_episodes);
   out += "\ninformational (memory_bound, no alert): " + std::to_string(score->informational) + "\n";
   if (score->negatives.empty()) return out;
   out += "\n| hard negative | windows | exposure GPU-days | false incidents | per 100 GPU-days "
@@ -162,6 +164,7 @@ std::string ReplayJson(const ReplayResult& result, const ReplayScore* score) {
                   {"hard_negatives", negatives},
                   {"false_incidents", score->false_incidents},
                   {"false_by_kind", score->false_by_kind},
+                  {"false_during_episodes", score->false_during_episodes},
                   {"informational", score->informational},
                   {"gpu_days", score->gpu_days},
                   {"false_per_100_gpu_days", score->false_per_100_gpu_days()}};

@@ -91,6 +91,7 @@ bool IsGroundTruth(SimEpisodeKind kind) {
 struct FleetSim::Gpu {
   std::string device;
   Labels labels[kMetrics];
+  Labels neighbour_info;  // gpu_workload_info of a visible contending neighbour
   const GpuModelSpec* spec = nullptr;
   size_t node = 0;
   WorkloadClass cls = WorkloadClass::kTraining;
@@ -130,6 +131,10 @@ FleetSim::FleetSim(const FleetSimOptions& options) : options_(options), rng_(opt
         g.labels[m].Set("workload_pod", workload + "-" + n.cloud);
       }
       g.labels[kStep].Set("workload_team", i % 2 ? "search" : "research");
+      g.neighbour_info = base;
+      g.neighbour_info.Set("__name__", kMetricNames[kInfo]);
+      g.neighbour_info.Set("workload_name", workload + "-neighbour");
+      g.neighbour_info.Set("workload_pod", workload + "-neighbour-" + n.cloud);
       g.cls = i < 2 ? WorkloadClass::kTraining
                     : (i == 2 ? WorkloadClass::kInference : WorkloadClass::kMemoryBound);
       // Same workload, same profile on both clouds: a per-workload stream.
@@ -162,6 +167,7 @@ void FleetSim::DrawParameters(SimEpisode& e, const Gpu& g) {
     e.contention.neighbour = DrawNeighbour(e.contention.cause, g.achievable_bw, r);
     e.contention.link_efficiency = Uniform(r, 0.5, 0.9);
     e.contention.host_path = Uniform(r, 0, 1) < 0.5;
+    e.neighbour_visible = Uniform(r, 0, 1) < 0.5;
     e.slowdown = e.contention.slowdown;
     return;
   }
@@ -446,7 +452,13 @@ void FleetSim::Emit(WindowStore& store, Gpu& g, int64_t t) {
   // Links in bytes/s: the catalog's per-direction peak, both directions.
   put(kLink, te, clamp01(sig.link + noise(rng_)) * 2 * g.spec->interconnect_bytes_per_s);
   put(kPcie, te, clamp01(sig.pcie + noise(rng_)) * g.spec->pcie_bytes_per_s);
-  if (info && (t / options_.interval_ns) % 6 == 0) put(kInfo, te, 1);
+  if (info && (t / options_.interval_ns) % 6 == 0) {
+    put(kInfo, te, 1);
+    if (active && IsContention(kind) && active->neighbour_visible) {
+      store.Append(g.neighbour_info, te, 1);
+      if (sink_) sink_(g.neighbour_info, te, 1);
+    }
+  }
 
   // One point per step that ended in this interval.
   if (!steps) {

@@ -14,7 +14,10 @@
 // GPUs 0-1 train, GPU 2 serves (inference), GPU 3 runs a memory-bound job
 // alone at full speed the whole time (a hard negative). Workload i of a
 // model runs on both clouds of that model, which is what the cross-cloud
-// detector compares.
+// detector compares. A contending neighbour shows up as a second workload
+// on the device (its gpu_workload_info) in half the episodes, as when
+// process / pod attribution sees it; in the other half it is invisible
+// (another VM, an unattributed process), so only the slowdown is evidence.
 //
 // Ground truth: contention (memory_pressure, bandwidth_saturation,
 // coherency), variance, cloud_specific (a cloud that waits on something off
@@ -84,6 +87,7 @@ struct SimEpisode {
   double slowdown = -1;  // contention and cloud_specific: the true slowdown
   // Drawn parameters (which apply depends on the kind).
   Contention contention;
+  bool neighbour_visible = false;  // contention: the neighbour is attributed to the device
   double factor = 1;  // clock factor, wait fraction, step factor
   double prob = 0;    // variance: share of slow steps
   bool heavy = false;

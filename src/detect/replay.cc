@@ -187,6 +187,14 @@ int64_t WindowOf(const DetectConfig& c, std::string_view kind) {
   return w;
 }
 
+// The window of the rule or detector that opened an incident of `kind`.
+int64_t ExactWindowOf(const DetectConfig& c, std::string_view kind) {
+  for (const RuleConfig& r : c.rules) {
+    if (r.name == kind) return r.for_ns;
+  }
+  return WindowOf(c, ScoredKind(kind));
+}
+
 bool SameDevice(const IncidentRecord& inc, const TruthRow& row) {
   if (inc.subject.Get("node") == row.node &&
       (inc.subject.Get("gpu_uuid") == row.gpu_uuid || inc.subject.Get("gpu") == row.gpu_uuid)) {
@@ -261,8 +269,11 @@ ReplayScore ScoreReplay(const DetectConfig& config, const ReplayResult& result,
       }
       if (!hit) continue;
       ++l.detected;
-      l.latencies_s.push_back(
-          static_cast<double>(std::max<int64_t>(0, first->first_seen_ns - row.start_ns)) / kS);
+      const int64_t latency_ns = std::max<int64_t>(0, first->first_seen_ns - row.start_ns);
+      l.latencies_s.push_back(static_cast<double>(latency_ns) / kS);
+      if (latency_ns <= ExactWindowOf(config, first->kind) + 2 * config.interval_ns) {
+        ++l.within_bound;
+      }
       if (row.slowdown >= 0 && first->estimated_slowdown > 0) {
         l.slowdown_abs_error_sum += std::abs(first->estimated_slowdown - row.slowdown);
         ++l.slowdown_scored;

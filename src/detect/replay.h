@@ -25,7 +25,8 @@
 // (memory_bound, severity "info", no alert) of a kind the truth never
 // names, which are counted apart. Per kind (and per cause for
 // contention): precision, recall, median and max detection latency (first
-// seen - start), recall per slowdown bucket (<5%, 5-10%, 10-20%, >20%),
+// seen - start) and how many detections came within the first matching
+// incident's rule window + 2 collection intervals, recall per slowdown bucket (<5%, 5-10%, 10-20%, >20%),
 // MAE of the estimated slowdown over matched incidents that estimate one,
 // false incidents per 100 GPU-days (GPU-days = distinct devices x span of
 // the recording). Rows of kind "hard_negative" (cause = the negative's
@@ -81,6 +82,7 @@ struct ScoreLine {
   int episodes = 0, detected = 0;
   int incidents = 0, true_incidents = 0;
   std::vector<double> latencies_s;
+  int within_bound = 0;  // detected within the firing rule's window + 2 intervals
   int bucket_episodes[4] = {0, 0, 0, 0};  // <5%, 5-10%, 10-20%, >20%
   int bucket_detected[4] = {0, 0, 0, 0};
   double slowdown_abs_error_sum = 0;

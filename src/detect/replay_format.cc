@@ -58,13 +58,18 @@ std::string FormatReplay(const ReplayResult& result, const ReplayScore* score) {
   }
   if (score == nullptr) return out;
   out += "\n| kind | cause | episodes | detected | recall | incidents | precision | "
-         "median latency s | recall <5% | 5-10% | 10-20% | >20% | slowdown MAE |\n";
-  out += "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+         "median latency s | max latency s | within window + 2 intervals | recall <5% | 5-10% | "
+         "10-20% | >20% | slowdown MAE |\n";
+  out += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const ScoreLine& l : score->lines) {
     out += "| " + l.kind + " | " + (l.cause.empty() ? "all" : l.cause) + " | " +
            std::to_string(l.episodes) + " | " + std::to_string(l.detected) + " | " +
            Fixed(l.recall(), 2) + " | " + std::to_string(l.incidents) + " | " +
-           Fixed(l.precision(), 2) + " | " + Fixed(Median(l.latencies_s), 0) + " | ";
+           Fixed(l.precision(), 2) + " | " + Fixed(Median(l.latencies_s), 0) + " | " +
+           (l.latencies_s.empty()
+                ? std::string("-")
+                : Fixed(*std::max_element(l.latencies_s.begin(), l.latencies_s.end()), 0)) +
+           " | " + std::to_string(l.within_bound) + "/" + std::to_string(l.detected) + " | ";
     for (int b = 0; b < 4; ++b) {
       out += l.bucket_episodes[b] ? std::to_string(l.bucket_detected[b]) + "/" +
                                         std::to_string(l.bucket_episodes[b])
@@ -145,6 +150,7 @@ std::string ReplayJson(const ReplayResult& result, const ReplayScore* score) {
                        {"true_incidents", l.true_incidents},
                        {"precision", l.precision()},
                        {"median_latency_s", Median(l.latencies_s)},
+                       {"within_bound", l.within_bound},
                        {"recall_by_slowdown", buckets},
                        {"slowdown_mae", l.slowdown_scored
                                             ? nlohmann::json(l.slowdown_abs_error_sum /

@@ -55,12 +55,15 @@ constexpr const char* kMetricNames[kMetrics] = {"gpu_utilization_ratio",
                                                 "gpu_workload_info",
                                                 "gpu_workload_step_duration_seconds"};
 
-constexpr const char* kKindNames[] = {
-    "memory_pressure", "bandwidth_saturation", "coherency",        "variance",
-    "cloud_specific",  "idle",                 "solo_memory_bound", "thermal_throttle",
-    "power_cap",       "prefill_decode",       "eval_pass",         "checkpoint",
-    "dataloader_stall", "maintenance_drain",   "missing_scrapes",   "counter_reset",
-    "clock_skew"};
+constexpr const char* kKindNames[] = {"memory_pressure",   "bandwidth_saturation",
+                                      "coherency",         "variance",
+                                      "cloud_specific",    "idle",
+                                      "solo_memory_bound", "thermal_throttle",
+                                      "power_cap",         "prefill_decode",
+                                      "eval_pass",         "checkpoint",
+                                      "dataloader_stall",  "maintenance_drain",
+                                      "missing_scrapes",   "counter_reset",
+                                      "clock_skew"};
 
 double Uniform(std::mt19937_64& rng, double lo, double hi) {
   return std::uniform_real_distribution<double>(lo, hi)(rng);
@@ -340,9 +343,9 @@ void FleetSim::ScheduleGpu(size_t gi,
       episodes_.push_back(std::move(e));
     }
     // At least 40 minutes apart, so each episode's reference windows are clean.
-    t = stop + static_cast<int64_t>(
-                   (2400 + std::exponential_distribution<double>(1 / options_.mean_gap_s)(rng_)) *
-                   1e9);
+    t = stop +
+        static_cast<int64_t>(
+            (2400 + std::exponential_distribution<double>(1 / options_.mean_gap_s)(rng_)) * 1e9);
   }
 }
 
@@ -381,9 +384,11 @@ void FleetSim::Emit(WindowStore& store, Gpu& g, int64_t t) {
     }
   }
   const SimEpisodeKind kind = active ? active->kind : SimEpisodeKind::kSoloMemoryBound;
-  if (active && (kind == SimEpisodeKind::kMissingScrapes || kind == SimEpisodeKind::kCounterReset)) {
+  if (active &&
+      (kind == SimEpisodeKind::kMissingScrapes || kind == SimEpisodeKind::kCounterReset)) {
     // Nothing reaches the recording; the workload keeps stepping.
-    while (g.next_step_end_ns <= t) g.next_step_end_ns += static_cast<int64_t>(g.profile.step_s * 1e9);
+    while (g.next_step_end_ns <= t)
+      g.next_step_end_ns += static_cast<int64_t>(g.profile.step_s * 1e9);
     return;
   }
   DeviceSignals sig = Solo(g.profile);
@@ -407,8 +412,8 @@ void FleetSim::Emit(WindowStore& store, Gpu& g, int64_t t) {
         sig = Throttled(g.profile, active->factor);
         break;
       case SimEpisodeKind::kPrefillDecode: {
-        const int64_t phase =
-            (t - active->start_ns) / std::max<int64_t>(1, static_cast<int64_t>(active->period_s * 1e9));
+        const int64_t phase = (t - active->start_ns) /
+                              std::max<int64_t>(1, static_cast<int64_t>(active->period_s * 1e9));
         if (phase % 2 == 1) {
           sig = Solo(active->phase);
         } else {

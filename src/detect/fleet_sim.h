@@ -88,8 +88,8 @@ struct SimEpisode {
   // Drawn parameters (which apply depends on the kind).
   Contention contention;
   bool neighbour_visible = false;  // contention: the neighbour is attributed to the device
-  double factor = 1;  // clock factor, wait fraction, step factor
-  double prob = 0;    // variance: share of slow steps
+  double factor = 1;               // clock factor, wait fraction, step factor
+  double prob = 0;                 // variance: share of slow steps
   bool heavy = false;
   double period_s = 60;  // prefill/decode alternation
   int64_t skew_ns = 0;

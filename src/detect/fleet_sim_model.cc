@@ -15,7 +15,8 @@ void Derive(TenantProfile& p, double achievable_bw, std::mt19937_64& rng) {
   // Memory phases run at a fraction e of the achievable bandwidth.
   p.bw_demand = std::min(achievable_bw, p.mem_fraction * Uniform(rng, 0.7, 1.0) * achievable_bw);
   // In DRAM-bound phases most warps wait on memory; elsewhere few do.
-  p.stall = p.mem_fraction * Uniform(rng, 0.5, 0.9) + (1 - p.mem_fraction) * Uniform(rng, 0.02, 0.08);
+  p.stall =
+      p.mem_fraction * Uniform(rng, 0.5, 0.9) + (1 - p.mem_fraction) * Uniform(rng, 0.02, 0.08);
   // Streaming access (no reuse) misses L2; the rest hits it.
   p.l2_miss = std::min(0.95, 0.1 + 0.8 * p.mem_fraction * Uniform(rng, 0.5, 1.0));
 }
@@ -45,7 +46,8 @@ TenantProfile DrawProfile(WorkloadClass cls, double achievable_bw, std::mt19937_
       break;
   }
   p.sm_active = p.util * Uniform(rng, 0.85, 1.0);
-  p.occupancy = cls == WorkloadClass::kMemoryBound ? Uniform(rng, 0.2, 0.9) : Uniform(rng, 0.25, 0.7);
+  p.occupancy =
+      cls == WorkloadClass::kMemoryBound ? Uniform(rng, 0.2, 0.9) : Uniform(rng, 0.25, 0.7);
   p.pcie = Uniform(rng, 0.01, 0.08);
   Derive(p, achievable_bw, rng);
   return p;
@@ -69,8 +71,8 @@ TenantProfile DrawNeighbour(ContentionCause cause, double achievable_bw, std::mt
 }
 
 DeviceSignals Solo(const TenantProfile& p) {
-  return {p.util, p.sm_active, p.occupancy, p.bw_demand, p.stall, p.l2_miss,
-          p.link, p.pcie,      p.step_s};
+  return {p.util,    p.sm_active, p.occupancy, p.bw_demand, p.stall,
+          p.l2_miss, p.link,      p.pcie,      p.step_s};
 }
 
 DeviceSignals Contended(const TenantProfile& v, const Contention& c, double achievable_bw) {

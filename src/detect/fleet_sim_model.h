@@ -49,9 +49,9 @@ enum class ContentionCause { kMemoryPressure, kBandwidthSaturation, kCoherency }
 
 struct Contention {
   ContentionCause cause = ContentionCause::kBandwidthSaturation;
-  double slowdown = 0;         // victim: 1 - norm_a (Gavel)
-  double neighbour_rate = 1;   // neighbour: norm_b (Gavel)
-  TenantProfile neighbour;     // drawn for the cause (DrawNeighbour)
+  double slowdown = 0;           // victim: 1 - norm_a (Gavel)
+  double neighbour_rate = 1;     // neighbour: norm_b (Gavel)
+  TenantProfile neighbour;       // drawn for the cause (DrawNeighbour)
   double link_efficiency = 0.7;  // coherency: link bytes/s while waiting / peak
   bool host_path = false;        // coherency: host pages over PCIe, else peer link
 };

@@ -33,8 +33,8 @@ TEST(FleetSimModelTest, CountersStayPhysicalAndStepsFollowTheSlowdown) {
     c.neighbour = DrawNeighbour(c.cause, achievable, rng);
     c.host_path = i % 2;
     const DeviceSignals s = Contended(v, c, achievable);
-    for (double r : {s.util, s.sm_active, s.occupancy, s.bandwidth, s.stall, s.l2_miss, s.link,
-                     s.pcie}) {
+    for (double r :
+         {s.util, s.sm_active, s.occupancy, s.bandwidth, s.stall, s.l2_miss, s.link, s.pcie}) {
       ASSERT_GE(r, 0) << i;
       ASSERT_LE(r, 1) << i;
     }
@@ -95,8 +95,9 @@ TEST(FleetSimTest, SlowdownsFollowGavelsTable) {
   std::sort(csv.begin(), csv.end());
   double ks = 0;
   for (double x : csv) {
-    const double f1 = static_cast<double>(std::upper_bound(drawn.begin(), drawn.end(), x) -
-                                          drawn.begin()) / drawn.size();
+    const double f1 =
+        static_cast<double>(std::upper_bound(drawn.begin(), drawn.end(), x) - drawn.begin()) /
+        drawn.size();
     const double f2 =
         static_cast<double>(std::upper_bound(csv.begin(), csv.end(), x) - csv.begin()) / csv.size();
     ks = std::max(ks, std::abs(f1 - f2));
@@ -146,7 +147,8 @@ TEST(FleetSimTest, SoloMemoryBoundJobsRaiseNoContentionIncident) {
   }
   for (const NegativeLine& n : score.negatives) {
     EXPECT_EQ(n.kind, "solo_memory_bound");
-    EXPECT_EQ(n.false_by_kind.count("memory_contention") + n.false_by_kind.count("sustained_contention") +
+    EXPECT_EQ(n.false_by_kind.count("memory_contention") +
+                  n.false_by_kind.count("sustained_contention") +
                   n.false_by_kind.count("latency_bound_contention"),
               0u);
   }

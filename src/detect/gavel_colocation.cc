@@ -77,8 +77,8 @@ StatusOr<CoLocationTable> ParseGavelColocation(std::string_view text, std::strin
 StatusOr<CoLocationTable> LoadGavelColocation(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
-    return NotFoundError(path + " not found (absolute: " +
-                         std::filesystem::absolute(path, ec).string() +
+    return NotFoundError(path +
+                         " not found (absolute: " + std::filesystem::absolute(path, ec).string() +
                          "): the Gavel co-location table comes from the project's shared data "
                          "folder, ../shared beside the repository; run from the repository "
                          "root or pass --colocation FILE");

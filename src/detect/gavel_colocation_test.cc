@@ -13,11 +13,12 @@ constexpr char kHeader[] =
 TEST(GavelColocationTest, KeepsFeasiblePairsCountsInfeasibleAndBadRows) {
   // Rows 2-3 are real rows of colocation_throughputs_sf1.csv; row 4 is an
   // infeasible pair (0 = out of memory), row 5 is broken on purpose.
-  const std::string text = std::string(kHeader) +
-                           "k80,A3C,A3C,3.43877,3.43877,1.62224,1.62224,0.4718,0.4718,0.9435\n"
-                           "k80,A3C,CycleGAN,3.43877,0.504771,1.46571,0.292925,0.4262,0.5803,1.0065\n"
-                           "v100,X,Y,1,1,0,0,0,0,0\n"
-                           "p100,X,Y,1,1,1,1,abc,1,2\n";
+  const std::string text =
+      std::string(kHeader) +
+      "k80,A3C,A3C,3.43877,3.43877,1.62224,1.62224,0.4718,0.4718,0.9435\n"
+      "k80,A3C,CycleGAN,3.43877,0.504771,1.46571,0.292925,0.4262,0.5803,1.0065\n"
+      "v100,X,Y,1,1,0,0,0,0,0\n"
+      "p100,X,Y,1,1,1,1,abc,1,2\n";
   auto table = ParseGavelColocation(text, "pairs.csv");
   ASSERT_TRUE(table.ok()) << table.status().ToString();
   ASSERT_EQ(table->pairs.size(), 2u);
@@ -47,8 +48,10 @@ TEST(GavelColocationTest, MissingFileSaysWhereTheSharedFolderBelongs) {
 // The real table: every feasible ordered pair is kept, including the ones
 // that barely slow each other (the bucket the old generator left out).
 TEST(GavelColocationTest, RealTableKeepsEveryFeasiblePair) {
-  const std::string path = std::string(GPUFLEET_SOURCE_DIR) + "/" + std::string(kGavelColocationPath);
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " absent (../shared not beside the clone)";
+  const std::string path =
+      std::string(GPUFLEET_SOURCE_DIR) + "/" + std::string(kGavelColocationPath);
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << path << " absent (../shared not beside the clone)";
   auto table = LoadGavelColocation(path);
   ASSERT_TRUE(table.ok()) << table.status().ToString();
   EXPECT_EQ(table->bad, 0u);

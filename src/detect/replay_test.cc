@@ -280,7 +280,8 @@ TEST(SimRecordingTest, WrittenFleetReplaysCleanly) {
   sim.warmup_s = 600;
   sim.mean_gap_s = 1800;
   sim.inject_negatives = false;  // clock skew writes backwards timestamps on purpose
-  const std::string gavel = std::string(GPUFLEET_SOURCE_DIR) + "/" + std::string(kGavelColocationPath);
+  const std::string gavel =
+      std::string(GPUFLEET_SOURCE_DIR) + "/" + std::string(kGavelColocationPath);
   if (!std::filesystem::exists(gavel)) GTEST_SKIP() << gavel << " absent (../shared)";
   auto table = LoadGavelColocation(gavel);
   ASSERT_TRUE(table.ok()) << table.status().ToString();

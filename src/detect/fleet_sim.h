@@ -1,42 +1,33 @@
-// FleetSim: a simulated fleet with known ground truth for evaluating the
-// detectors. It writes canonical samples (the names and labels the
-// normalizer produces) straight into a WindowStore, one collection interval
-// at a time, and records which injected episode was active where.
+// FleetSim: a simulated fleet with known ground truth and hard negatives,
+// for scoring the detectors through the replay path (sim_recording.h,
+// `gpufleet sim detect`). It writes canonical samples (the names and labels
+// the normalizer produces) one collection interval at a time.
 //
-// Why not the sim collector (src/collect)? That simulator models power,
-// thermals and faults of the collector path, but has none of the signals the
-// detectors need (memory stall share, L2-miss-like ratio, per-step
-// durations, per-workload cross-cloud pairs). This generator is deliberately
-// small and states its signal model here, so the evaluation measures the
-// detection logic (thresholds, windows, joins, root-cause shares, noise and
-// fault robustness), not the realism of the signals.
+// Every signal comes from the physical model in fleet_sim_model.h: a
+// workload's solo profile, the neighbour it shares the device with, the
+// device's achievable bandwidth, and the slowdown of a co-located pair
+// drawn from the full table of Gavel's measured pairs (gavel_colocation.h,
+// read at run time, every feasible pair, including those that barely slow
+// each other). docs/detection.md states the equations and sources.
 //
-// Fleet: 4 nodes x 4 GPUs (aws and gcp H100 SXM, azure and aws MI300X); each
-// GPU runs one workload; workload i of a model runs on both clouds of that
-// model (same name), which is what the cross-cloud detector compares.
-// Per GPU and interval, with Gaussian noise (sd 0.008 on ratios, 2% on
-// step times):
-//   normal: bandwidth 0.30-0.60, occupancy 0.58-0.80, utilization 0.90-0.98
-//     (training) or 0.55-0.80 (inference), SM active 0.60-0.85, L2 miss
-//     0.15-0.30, stall 0.04-0.10, links 0.05-0.25 of peak, step 0.5-2 s.
-//   memory_pressure (a neighbour thrashing cache/DRAM): bandwidth 0.875-0.895,
-//     occupancy x (1 - s), L2 miss +0.25 + 0.3 s, stall +0.15 + 0.3 s.
-//   bandwidth_saturation: bandwidth 0.93-0.98, miss unchanged, occupancy
-//     x (1 - s), stall +0.15 + 0.3 s.
-//   coherency (host/peer page traffic): links 0.6-0.9 of peak, bandwidth x
-//     0.45-0.62, utilization unchanged, stall +0.18 + 0.2 s.
-//   In all three SM activity x (1 - s) and steps / (1 - s), with the
-//   slowdown s drawn from the deciles (p10-p90) of Gavel's measured
-//   co-location slowdowns (1 - norm_a over 1881 feasible pairs of
-//   ../shared/traces/gavel/colocation_throughputs_sf1.csv: 0.156 ... 0.615).
-//   variance: 15-30% of steps 1.5-2.2x slower (bimodal) or a log-normal tail.
-//   cloud_specific: steps x 1.5-1.9 on every GPU of one cloud of a model.
-//   idle (job crashed, xid): utilization, SM, bandwidth ~0, no steps.
-// Not ground truth (must not alert): noisy-neighbour bursts of 30-90 s
-// (bandwidth +0.35, occupancy -0.25, stall +0.2), thermal throttling (SM and
-// bandwidth -10..18%, steps +12%), GPU lost (no samples for 5-20 min).
+// Fleet: 4 nodes x 4 GPUs (aws and gcp H100 SXM, azure and aws MI300X);
+// GPUs 0-1 train, GPU 2 serves (inference), GPU 3 runs a memory-bound job
+// alone at full speed the whole time (a hard negative). Workload i of a
+// model runs on both clouds of that model, which is what the cross-cloud
+// detector compares. A contending neighbour shows up as a second workload
+// on the device (its gpu_workload_info) in half the episodes, as when
+// process / pod attribution sees it; in the other half it is invisible
+// (another VM, an unattributed process), so only the slowdown is evidence.
 //
-// Thread safety: not thread-safe. Deterministic for a seed.
+// Ground truth: contention (memory_pressure, bandwidth_saturation,
+// coherency), variance, cloud_specific (a cloud that waits on something off
+// the GPU), idle (a crashed job holding its GPU). Hard negatives (must not
+// alert): solo_memory_bound, thermal_throttle, power_cap, prefill_decode,
+// eval_pass, checkpoint, dataloader_stall, maintenance_drain,
+// missing_scrapes, counter_reset (exporter restart), clock_skew (a node's
+// clock off by 5-60 s, then stepped back).
+//
+// Thread safety: not thread-safe. Deterministic for a seed and a table.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +36,8 @@
 #include <string>
 #include <vector>
 
+#include "detect/fleet_sim_model.h"
+#include "detect/gavel_colocation.h"
 #include "store/window_store.h"
 
 namespace gpufleet::detect {
@@ -54,13 +47,14 @@ struct FleetSimOptions {
   uint64_t seed = 1;
   int64_t interval_ns = 10'000'000'000;
   int64_t start_ns = 1'800'000'000'000'000'000;
-  bool inject_truth = true;      // false = clean scenario (bursts and faults only)
-  bool inject_faults = true;     // noisy-neighbour bursts, throttling, GPU lost
+  bool inject_truth = true;      // contention, variance, cloud-specific, idle
+  bool inject_negatives = true;  // hard negatives (solo memory-bound GPUs always)
   double warmup_s = 3600;        // no episode starts before (reference windows fill)
-  double mean_gap_s = 4 * 3600;  // mean clean time between episodes on one GPU
+  double mean_gap_s = 2 * 3600;  // mean extra time between episodes on one GPU
+  // Gavel's feasible co-location pairs (REQUIRED: non-empty).
+  std::vector<CoLocationPair> colocation;
 };
 
-// Ground-truth and nuisance episode kinds.
 enum class SimEpisodeKind {
   kMemoryPressure,
   kBandwidthSaturation,
@@ -68,9 +62,18 @@ enum class SimEpisodeKind {
   kVariance,
   kCloudSpecific,
   kIdle,
-  kBurst,    // nuisance
-  kThermal,  // nuisance
-  kLost,     // nuisance
+  // Hard negatives.
+  kSoloMemoryBound,
+  kThermalThrottle,
+  kPowerCap,
+  kPrefillDecode,
+  kEvalPass,
+  kCheckpoint,
+  kDataLoaderStall,
+  kMaintenanceDrain,
+  kMissingScrapes,
+  kCounterReset,
+  kClockSkew,
 };
 std::string_view SimEpisodeKindName(SimEpisodeKind kind);
 bool IsGroundTruth(SimEpisodeKind kind);
@@ -81,7 +84,16 @@ struct SimEpisode {
   std::string workload;
   int64_t start_ns = 0;
   int64_t end_ns = 0;
-  double slowdown = 0;  // contention kinds
+  double slowdown = -1;  // contention and cloud_specific: the true slowdown
+  // Drawn parameters (which apply depends on the kind).
+  Contention contention;
+  bool neighbour_visible = false;  // contention: the neighbour is attributed to the device
+  double factor = 1;               // clock factor, wait fraction, step factor
+  double prob = 0;                 // variance: share of slow steps
+  bool heavy = false;
+  double period_s = 60;  // prefill/decode alternation
+  int64_t skew_ns = 0;
+  TenantProfile phase;  // eval pass / decode phase profile
 };
 
 class FleetSim {
@@ -106,6 +118,8 @@ class FleetSim {
  private:
   struct Gpu;
   void Schedule();
+  void ScheduleGpu(size_t gi, std::vector<std::vector<std::pair<int64_t, int64_t>>>& reserved);
+  void DrawParameters(SimEpisode& e, const Gpu& g);
   void Emit(WindowStore& store, Gpu& g, int64_t t_ns);
 
   const FleetSimOptions options_;

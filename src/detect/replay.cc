@@ -16,6 +16,7 @@ namespace {
 constexpr int64_t kS = 1'000'000'000;
 // Longest history a detector reads: the 30-minute references plus lookback.
 constexpr int64_t kRetentionNs = 45 * 60 * kS;
+constexpr std::string_view kHardNegative = "hard_negative";
 
 int64_t AlignUp(int64_t t, int64_t step) {
   int64_t r = t % step;
@@ -186,6 +187,14 @@ int64_t WindowOf(const DetectConfig& c, std::string_view kind) {
   return w;
 }
 
+// The window of the rule or detector that opened an incident of `kind`.
+int64_t ExactWindowOf(const DetectConfig& c, std::string_view kind) {
+  for (const RuleConfig& r : c.rules) {
+    if (r.name == kind) return r.for_ns;
+  }
+  return WindowOf(c, ScoredKind(kind));
+}
+
 bool SameDevice(const IncidentRecord& inc, const TruthRow& row) {
   if (inc.subject.Get("node") == row.node &&
       (inc.subject.Get("gpu_uuid") == row.gpu_uuid || inc.subject.Get("gpu") == row.gpu_uuid)) {
@@ -229,7 +238,15 @@ ReplayScore ScoreReplay(const DetectConfig& config, const ReplayResult& result,
     return inc.first_seen_ns <= row.end_ns + grace && inc.last_seen_ns >= row.start_ns;
   };
   std::vector<bool> matched(result.incidents.size(), false);
+  std::map<std::string, NegativeLine> negatives;
   for (const TruthRow& row : truth) {
+    if (row.kind == kHardNegative) {
+      NegativeLine& n = negatives[row.cause];
+      n.kind = row.cause;
+      ++n.windows;
+      n.exposure_gpu_days += static_cast<double>(row.end_ns - row.start_ns) / (86400.0 * kS);
+      continue;
+    }
     const std::string kind = ScoredKind(row.kind);
     std::vector<ScoreLine*> ls = {&line(kind, "")};
     if (kind == "contention" && !row.cause.empty()) ls.push_back(&line(kind, row.cause));
@@ -252,8 +269,11 @@ ReplayScore ScoreReplay(const DetectConfig& config, const ReplayResult& result,
       }
       if (!hit) continue;
       ++l.detected;
-      l.latencies_s.push_back(
-          static_cast<double>(std::max<int64_t>(0, first->first_seen_ns - row.start_ns)) / kS);
+      const int64_t latency_ns = std::max<int64_t>(0, first->first_seen_ns - row.start_ns);
+      l.latencies_s.push_back(static_cast<double>(latency_ns) / kS);
+      if (latency_ns <= ExactWindowOf(config, first->kind) + 2 * config.interval_ns) {
+        ++l.within_bound;
+      }
       if (row.slowdown >= 0 && first->estimated_slowdown > 0) {
         l.slowdown_abs_error_sum += std::abs(first->estimated_slowdown - row.slowdown);
         ++l.slowdown_scored;
@@ -263,12 +283,33 @@ ReplayScore ScoreReplay(const DetectConfig& config, const ReplayResult& result,
   // Precision: every incident counts, under its kind (and dominant cause);
   // informational ones (memory_bound) only when the truth has their kind.
   std::set<std::string> truth_kinds;
-  for (const TruthRow& row : truth) truth_kinds.insert(ScoredKind(row.kind));
+  for (const TruthRow& row : truth) {
+    if (row.kind != kHardNegative) truth_kinds.insert(ScoredKind(row.kind));
+  }
+  // The shortest hard-negative window an unmatched incident overlaps.
+  // None when the incident overlaps a true episode on its device (a real
+  // problem reported under the wrong kind, counted in false_during_episodes).
+  auto negative_of = [&](const IncidentRecord& inc, bool* during_episode) -> NegativeLine* {
+    const TruthRow* best = nullptr;
+    const int64_t grace = 2 * WindowOf(config, ScoredKind(inc.kind));
+    for (const TruthRow& row : truth) {
+      if (!SameDevice(inc, row)) continue;
+      if (inc.first_seen_ns > row.end_ns + grace || inc.last_seen_ns < row.start_ns) continue;
+      if (row.kind != kHardNegative) {
+        *during_episode = true;
+        return nullptr;
+      }
+      if (best == nullptr || row.end_ns - row.start_ns < best->end_ns - best->start_ns) best = &row;
+    }
+    return best ? &negatives[best->cause] : nullptr;
+  };
   for (size_t i = 0; i < result.incidents.size(); ++i) {
     const IncidentRecord& inc = result.incidents[i];
     const std::string kind = ScoredKind(inc.kind);
     if (inc.severity == "info" && !truth_kinds.contains(kind)) {
       ++score.informational;
+      bool during = false;
+      if (NegativeLine* n = negative_of(inc, &during)) ++n->informational;
       continue;
     }
     ScoreLine& l = line(kind, "");
@@ -278,6 +319,12 @@ ReplayScore ScoreReplay(const DetectConfig& config, const ReplayResult& result,
     } else {
       ++score.false_incidents;
       ++score.false_by_kind[inc.kind];
+      bool during = false;
+      if (NegativeLine* n = negative_of(inc, &during)) {
+        ++n->false_incidents;
+        ++n->false_by_kind[inc.kind];
+      }
+      if (during) ++score.false_during_episodes;
     }
     if (kind != "contention") continue;
     ScoreLine& c = line(kind, Cause(inc));
@@ -290,6 +337,7 @@ ReplayScore ScoreReplay(const DetectConfig& config, const ReplayResult& result,
     }
   }
   for (auto& [key, l] : lines) score.lines.push_back(std::move(l));
+  for (auto& [key, n] : negatives) score.negatives.push_back(std::move(n));
   return score;
 }
 

@@ -25,10 +25,16 @@
 // (memory_bound, severity "info", no alert) of a kind the truth never
 // names, which are counted apart. Per kind (and per cause for
 // contention): precision, recall, median and max detection latency (first
-// seen - start), recall per slowdown bucket (<5%, 5-10%, 10-20%, >20%),
+// seen - start) and how many detections came within the first matching
+// incident's rule window + 2 collection intervals, recall per slowdown bucket (<5%, 5-10%, 10-20%, >20%),
 // MAE of the estimated slowdown over matched incidents that estimate one,
 // false incidents per 100 GPU-days (GPU-days = distinct devices x span of
-// the recording).
+// the recording). Rows of kind "hard_negative" (cause = the negative's
+// name, e.g. solo_memory_bound; sim_recording.h) are no episodes: a false
+// or informational incident on their device overlapping [start, end +
+// grace] is charged to the shortest such window, per negative kind, unless
+// it also overlaps a true episode on its device (then it is a real problem
+// under the wrong kind: false_during_episodes).
 // Not thread-safe.
 #pragma once
 
@@ -76,6 +82,7 @@ struct ScoreLine {
   int episodes = 0, detected = 0;
   int incidents = 0, true_incidents = 0;
   std::vector<double> latencies_s;
+  int within_bound = 0;  // detected within the firing rule's window + 2 intervals
   int bucket_episodes[4] = {0, 0, 0, 0};  // <5%, 5-10%, 10-20%, >20%
   int bucket_detected[4] = {0, 0, 0, 0};
   double slowdown_abs_error_sum = 0;
@@ -84,10 +91,22 @@ struct ScoreLine {
   double recall() const { return episodes ? double(detected) / episodes : 1; }
 };
 
+// False incidents charged to one kind of hard negative.
+struct NegativeLine {
+  std::string kind;  // the hard_negative row's cause
+  int windows = 0;
+  double exposure_gpu_days = 0;  // sum of the windows' lengths
+  int false_incidents = 0;
+  int informational = 0;  // memory_bound, no alert
+  std::map<std::string, int> false_by_kind;
+};
+
 struct ReplayScore {
   std::vector<ScoreLine> lines;
+  std::vector<NegativeLine> negatives;
   int false_incidents = 0;
   std::map<std::string, int> false_by_kind;
+  int false_during_episodes = 0;  // false ones overlapping a true episode on their device
   int informational = 0;  // severity "info" incidents (memory_bound) of kinds the truth lacks
   double gpu_days = 0;
   double false_per_100_gpu_days() const {

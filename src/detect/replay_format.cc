@@ -58,13 +58,18 @@ std::string FormatReplay(const ReplayResult& result, const ReplayScore* score) {
   }
   if (score == nullptr) return out;
   out += "\n| kind | cause | episodes | detected | recall | incidents | precision | "
-         "median latency s | recall <5% | 5-10% | 10-20% | >20% | slowdown MAE |\n";
-  out += "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+         "median latency s | max latency s | within window + 2 intervals | recall <5% | 5-10% | "
+         "10-20% | >20% | slowdown MAE |\n";
+  out += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const ScoreLine& l : score->lines) {
     out += "| " + l.kind + " | " + (l.cause.empty() ? "all" : l.cause) + " | " +
            std::to_string(l.episodes) + " | " + std::to_string(l.detected) + " | " +
            Fixed(l.recall(), 2) + " | " + std::to_string(l.incidents) + " | " +
-           Fixed(l.precision(), 2) + " | " + Fixed(Median(l.latencies_s), 0) + " | ";
+           Fixed(l.precision(), 2) + " | " + Fixed(Median(l.latencies_s), 0) + " | " +
+           (l.latencies_s.empty()
+                ? std::string("-")
+                : Fixed(*std::max_element(l.latencies_s.begin(), l.latencies_s.end()), 0)) +
+           " | " + std::to_string(l.within_bound) + "/" + std::to_string(l.detected) + " | ";
     for (int b = 0; b < 4; ++b) {
       out += l.bucket_episodes[b] ? std::to_string(l.bucket_detected[b]) + "/" +
                                         std::to_string(l.bucket_episodes[b])
@@ -79,7 +84,22 @@ std::string FormatReplay(const ReplayResult& result, const ReplayScore* score) {
          Fixed(score->false_per_100_gpu_days(), 2) + " per 100 GPU-days over " +
          Fixed(score->gpu_days, 2) + " GPU-days)";
   for (const auto& [kind, n] : score->false_by_kind) out += "; " + kind + " " + std::to_string(n);
+  out += "\nof which during a true episode on the device (wrong kind): " +
+         std::to_string(score->false_during_episodes);
   out += "\ninformational (memory_bound, no alert): " + std::to_string(score->informational) + "\n";
+  if (score->negatives.empty()) return out;
+  out += "\n| hard negative | windows | exposure GPU-days | false incidents | per 100 GPU-days "
+         "| informational | false by kind |\n|---|---|---|---|---|---|---|\n";
+  for (const NegativeLine& n : score->negatives) {
+    std::string kinds;
+    for (const auto& [kind, c] : n.false_by_kind) {
+      kinds += (kinds.empty() ? "" : ", ") + kind + " " + std::to_string(c);
+    }
+    out += "| " + n.kind + " | " + std::to_string(n.windows) + " | " +
+           Fixed(n.exposure_gpu_days, 2) + " | " + std::to_string(n.false_incidents) + " | " +
+           Fixed(score->gpu_days > 0 ? 100 * n.false_incidents / score->gpu_days : 0, 1) + " | " +
+           std::to_string(n.informational) + " | " + (kinds.empty() ? "-" : kinds) + " |\n";
+  }
   return out;
 }
 
@@ -130,15 +150,27 @@ std::string ReplayJson(const ReplayResult& result, const ReplayScore* score) {
                        {"true_incidents", l.true_incidents},
                        {"precision", l.precision()},
                        {"median_latency_s", Median(l.latencies_s)},
+                       {"within_bound", l.within_bound},
                        {"recall_by_slowdown", buckets},
                        {"slowdown_mae", l.slowdown_scored
                                             ? nlohmann::json(l.slowdown_abs_error_sum /
                                                              l.slowdown_scored)
                                             : nlohmann::json(nullptr)}});
     }
+    nlohmann::json negatives = nlohmann::json::array();
+    for (const NegativeLine& n : score->negatives) {
+      negatives.push_back({{"kind", n.kind},
+                           {"windows", n.windows},
+                           {"exposure_gpu_days", n.exposure_gpu_days},
+                           {"false_incidents", n.false_incidents},
+                           {"informational", n.informational},
+                           {"false_by_kind", n.false_by_kind}});
+    }
     j["score"] = {{"lines", lines},
+                  {"hard_negatives", negatives},
                   {"false_incidents", score->false_incidents},
                   {"false_by_kind", score->false_by_kind},
+                  {"false_during_episodes", score->false_during_episodes},
                   {"informational", score->informational},
                   {"gpu_days", score->gpu_days},
                   {"false_per_100_gpu_days", score->false_per_100_gpu_days()}};

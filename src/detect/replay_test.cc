@@ -7,6 +7,7 @@
 
 #include "core/file_util.h"
 #include "detect/finding.h"
+#include "detect/gavel_colocation.h"
 #include "detect/replay_reader.h"
 #include "detect/sim_recording.h"
 
@@ -192,6 +193,57 @@ TEST(ReplayTest, WorkloadIncidentMatchesByItsDevices) {
   EXPECT_EQ(score.false_incidents, 0);
 }
 
+// Hard-negative rows are windows, not episodes: an unmatched incident on
+// their device is charged to the shortest one it overlaps, unless it also
+// overlaps a true episode there (a real problem under the wrong kind).
+// Latency counts as within bound against the opening rule's own window.
+TEST(ReplayTest, HardNegativesTakeTheFalseIncidentsOnTheirWindows) {
+  ReplayResult result;
+  result.devices = 2;
+  result.first_ns = kT0 * kS;
+  result.last_ns = (kT0 + 86400) * kS;
+  auto incident = [](const std::string& kind, const std::string& gpu, int64_t from_s,
+                     int64_t to_s) {
+    IncidentRecord inc;
+    inc.kind = kind;
+    inc.subject = Labels{{"node", "n1"}, {"gpu", gpu}};
+    inc.first_seen_ns = (kT0 + from_s) * kS;
+    inc.last_seen_ns = (kT0 + to_s) * kS;
+    return inc;
+  };
+  result.incidents = {
+      incident("sustained_contention", "0", 1000, 1500),   // in the throttle window
+      incident("baseline_deviation", "0", 50000, 50600),   // in the whole-run window only
+      incident("baseline_deviation", "1", 10100, 10400),   // during a true episode
+      incident("memory_contention", "1", 10100, 10400),    // the true one, 100 s late
+      incident("sustained_contention", "1", 30400, 30900)};  // true, 400 s late
+  std::vector<TruthRow> truth = {
+      {"hard_negative", "solo_memory_bound", "n1", "0", kT0 * kS, (kT0 + 86400) * kS, -1},
+      {"hard_negative", "thermal_throttle", "n1", "0", (kT0 + 900) * kS, (kT0 + 4000) * kS, -1},
+      {"contention", "memory_pressure", "n1", "1", (kT0 + 10000) * kS, (kT0 + 11000) * kS, 0.3},
+      {"contention", "memory_pressure", "n1", "1", (kT0 + 30000) * kS, (kT0 + 31000) * kS, 0.3}};
+  const ReplayScore score = ScoreReplay(DefaultDetectConfig(), result, truth);
+  EXPECT_EQ(score.false_incidents, 3);
+  EXPECT_EQ(score.false_during_episodes, 1);
+  ASSERT_EQ(score.negatives.size(), 2u);
+  for (const NegativeLine& n : score.negatives) {
+    EXPECT_EQ(n.false_incidents, 1) << n.kind;
+    EXPECT_EQ(n.false_by_kind.size(), 1u) << n.kind;
+  }
+  EXPECT_EQ(score.negatives[0].kind, "solo_memory_bound");
+  EXPECT_EQ(score.negatives[0].false_by_kind.count("baseline_deviation"), 1u);
+  EXPECT_EQ(score.negatives[1].false_by_kind.count("sustained_contention"), 1u);
+  const ScoreLine* line = nullptr;
+  for (const ScoreLine& l : score.lines) {
+    if (l.kind == "contention" && l.cause.empty()) line = &l;
+  }
+  ASSERT_NE(line, nullptr);
+  EXPECT_EQ(line->episodes, 2);
+  EXPECT_EQ(line->detected, 2);
+  // 100 s <= 2m + 20 s (memory_contention); 400 s > 5m + 20 s (sustained).
+  EXPECT_EQ(line->within_bound, 1);
+}
+
 // The same DRAM-heavy phase without any slowdown or neighbour: a job
 // memory-bound on its own is informational, not a (false) contention alert.
 TEST(ReplayTest, MemoryBoundAloneAtFullSpeedIsInformational) {
@@ -227,6 +279,13 @@ TEST(SimRecordingTest, WrittenFleetReplaysCleanly) {
   sim.duration_s = 2 * 3600;
   sim.warmup_s = 600;
   sim.mean_gap_s = 1800;
+  sim.inject_negatives = false;  // clock skew writes backwards timestamps on purpose
+  const std::string gavel =
+      std::string(GPUFLEET_SOURCE_DIR) + "/" + std::string(kGavelColocationPath);
+  if (!std::filesystem::exists(gavel)) GTEST_SKIP() << gavel << " absent (../shared)";
+  auto table = LoadGavelColocation(gavel);
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  sim.colocation = table->pairs;
   const std::string dir = ::testing::TempDir() + "/gpufleet_sim_recording";
   auto rec = WriteSimRecording(sim, dir);
   ASSERT_TRUE(rec.ok()) << rec.status().ToString();

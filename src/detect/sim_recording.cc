@@ -56,6 +56,9 @@ std::string TruthKind(SimEpisodeKind k) {
 }  // namespace
 
 StatusOr<SimRecording> WriteSimRecording(const FleetSimOptions& options, const std::string& dir) {
+  if (options.colocation.empty()) {
+    return InvalidArgumentError("no co-location pairs to draw slowdowns from");
+  }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return UnavailableError("cannot create " + dir + ": " + ec.message());
@@ -88,24 +91,26 @@ StatusOr<SimRecording> WriteSimRecording(const FleetSimOptions& options, const s
   std::fputs("# EOF\n", series.get());
   if (std::ferror(series.get())) return UnavailableError("cannot write " + rec.series_path);
 
-  ASSIGN_OR_RETURN(File truth, Create(rec.truth_path));
-  std::fputs("kind,cause,node,gpu_uuid,start_s,end_s,slowdown\n", truth.get());
+  ASSIGN_OR_RETURN(File truth_file, Create(rec.truth_path));
+  std::FILE* truth_out = truth_file.get();
+  std::fputs("kind,cause,node,gpu_uuid,start_s,end_s,slowdown\n", truth_out);
   for (const SimEpisode& e : sim.episodes()) {
-    if (!IsGroundTruth(e.kind)) continue;
-    const std::string kind = TruthKind(e.kind);
-    const std::string cause = kind == "contention" ? std::string(SimEpisodeKindName(e.kind)) : "";
+    const bool truth = IsGroundTruth(e.kind);
+    const std::string kind = truth ? TruthKind(e.kind) : "hard_negative";
+    const std::string cause =
+        kind == "contention" || !truth ? std::string(SimEpisodeKindName(e.kind)) : "";
     for (const std::string& device : e.devices) {
       const size_t slash = device.find('/');
-      std::fprintf(truth.get(), "%s,%s,%s,%s,%lld,%lld,", kind.c_str(), cause.c_str(),
+      std::fprintf(truth_out, "%s,%s,%s,%s,%lld,%lld,", kind.c_str(), cause.c_str(),
                    device.substr(0, slash).c_str(),
                    slash == std::string::npos ? "" : device.substr(slash + 1).c_str(),
                    static_cast<long long>(e.start_ns / kS), static_cast<long long>(e.end_ns / kS));
-      if (kind == "contention") std::fprintf(truth.get(), "%.3f", e.slowdown);
-      std::fputs("\n", truth.get());
+      if (truth && e.slowdown >= 0) std::fprintf(truth_out, "%.3f", e.slowdown);
+      std::fputs("\n", truth_out);
       ++rec.truth_rows;
     }
   }
-  if (std::ferror(truth.get())) return UnavailableError("cannot write " + rec.truth_path);
+  if (std::ferror(truth_out)) return UnavailableError("cannot write " + rec.truth_path);
   rec.gpu_days = sim.gpu_days();
   return rec;
 }

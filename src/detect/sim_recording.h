@@ -5,13 +5,17 @@
 // start_s,end_s,slowdown; one row per ground-truth episode and device).
 //
 // Truth kinds: the contention episodes are kind "contention" with their
-// cause (memory_pressure, bandwidth_saturation, coherency); variance and
-// cloud_specific keep their names; idle (a crashed job holding its GPU) is
-// "low_utilization", the incident the capture trigger's condition opens.
+// cause (memory_pressure, bandwidth_saturation, coherency) and slowdown;
+// variance and cloud_specific (with its slowdown) keep their names; idle (a
+// crashed job holding its GPU) is "low_utilization", the incident the
+// capture trigger's condition opens. Hard negatives are rows of kind
+// "hard_negative" with the negative's name as cause (solo_memory_bound,
+// thermal_throttle, ...; fleet_sim.h): not episodes to detect, but windows
+// that replay scoring charges false incidents to (replay.h).
 // The gpu_uuid column holds the simulator's `gpu` index (the simulated
 // series carry no UUID); replay matches either.
 //
-// Errors: the files cannot be written (named).
+// Errors: options.colocation empty; the files cannot be written (named).
 #pragma once
 
 #include <string>

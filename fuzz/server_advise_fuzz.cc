@@ -54,9 +54,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       Check(SnapshotFromApis(kFleet, kCost, kCost, *jobs));
       break;
     }
-    case 1: Check(SnapshotFromApis(rest, kCost, kCost, *valid_jobs)); break;
-    case 2: Check(SnapshotFromApis(kFleet, rest, kCost, *valid_jobs)); break;
-    default: Check(SnapshotFromApis(kFleet, kCost, rest, *valid_jobs)); break;
+    case 1:
+      Check(SnapshotFromApis(rest, kCost, kCost, *valid_jobs));
+      break;
+    case 2:
+      Check(SnapshotFromApis(kFleet, rest, kCost, *valid_jobs));
+      break;
+    default:
+      Check(SnapshotFromApis(kFleet, kCost, rest, *valid_jobs));
+      break;
   }
   return 0;
 }

@@ -43,8 +43,8 @@ class AdviseCommand : public Command {
     if (!jobs.ok()) return InvalidArgumentError(jobs.status().message());
     StatusOr<place::GavelThroughputs> table = place::LoadGavelThroughputs(throughputs_);
     if (!table.ok()) return InvalidArgumentError(table.status().message());
-    ASSIGN_OR_RETURN(AdviseSnapshot snap,
-                     FetchAdviseSnapshot(*NewHttpClient({.ca_file = cacert_}), server_, token_, *jobs));
+    ASSIGN_OR_RETURN(AdviseSnapshot snap, FetchAdviseSnapshot(*NewHttpClient({.ca_file = cacert_}),
+                                                              server_, token_, *jobs));
     ASSIGN_OR_RETURN(place::Advice advice, place::AdviseMoves(*table, snap.jobs, snap.capacity));
     for (const std::string& s : snap.not_found) advice.skipped.push_back(s);
     std::string out = json_ ? place::AdviceJson(advice) : place::AdviceText(advice);

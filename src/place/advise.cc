@@ -4,10 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "place/catalog_throughput.h"
-
-#include <nlohmann/json.hpp>
 
 namespace gpufleet::place {
 namespace {
@@ -57,7 +56,8 @@ StatusOr<Advice> AdviseMoves(const GavelThroughputs& table, const std::vector<Ru
       continue;
     }
     if (j.usd_per_gpu_hour <= 0) {
-      out.skipped.push_back(j.name + ": no current price (the cost ledger has no GPU-hours for it)");
+      out.skipped.push_back(j.name +
+                            ": no current price (the cost ledger has no GPU-hours for it)");
       continue;
     }
     ASSIGN_OR_RETURN(std::unique_ptr<CatalogThroughput> model,
@@ -86,22 +86,27 @@ StatusOr<Advice> AdviseMoves(const GavelThroughputs& table, const std::vector<Ru
       m.hours_now = hours_now;
       m.usd_now = usd_now;
       m.migration_minutes = migration_minutes;
-      m.migration_usd = migration_minutes / 60 * j.gpus * std::max(j.usd_per_gpu_hour, t.usd_per_gpu_hour);
+      m.migration_usd =
+          migration_minutes / 60 * j.gpus * std::max(j.usd_per_gpu_hour, t.usd_per_gpu_hour);
       const double run_hours = j.remaining_steps / (there->steps_per_s * gpu_factor) / 3600;
       m.hours_after = migration_minutes / 60 + run_hours;
       m.usd_after = m.migration_usd + run_hours * j.gpus * t.usd_per_gpu_hour;
       m.speedup = there->steps_per_s * gpu_factor / now_steps_per_s - 1;
       m.scaled_from_one_gpu = scaled;
-      m.predicted = now->basis != ThroughputBasis::kMeasured || there->basis != ThroughputBasis::kMeasured;
-      m.typical_relative_error = std::max(now->typical_relative_error, there->typical_relative_error);
+      m.predicted =
+          now->basis != ThroughputBasis::kMeasured || there->basis != ThroughputBasis::kMeasured;
+      m.typical_relative_error =
+          std::max(now->typical_relative_error, there->typical_relative_error);
       k.capacity = static_cast<int>(c);
       k.saving_usd = m.usd_now - m.usd_after;
       k.saving_hours = m.hours_now - m.hours_after;
       const bool no_worse = k.saving_usd >= 0 && k.saving_hours >= 0;
-      if (no_worse && (k.saving_usd > 0.005 || k.saving_hours > 1.0 / 3600)) per_job[i].push_back(k);
+      if (no_worse && (k.saving_usd > 0.005 || k.saving_hours > 1.0 / 3600))
+        per_job[i].push_back(k);
     }
     const auto better = [](const Candidate& a, const Candidate& b) {
-      return a.saving_usd != b.saving_usd ? a.saving_usd > b.saving_usd : a.saving_hours > b.saving_hours;
+      return a.saving_usd != b.saving_usd ? a.saving_usd > b.saving_usd
+                                          : a.saving_hours > b.saving_hours;
     };
     std::sort(per_job[i].begin(), per_job[i].end(), better);
     if (per_job[i].empty()) {
@@ -135,8 +140,9 @@ StatusOr<Advice> AdviseMoves(const GavelThroughputs& table, const std::vector<Ru
       }
     }
     if (pick == nullptr) {
-      out.stays.push_back(jobs[i].name + ": stays (the free capacity that would pay is taken by a "
-                                         "bigger saving)");
+      out.stays.push_back(jobs[i].name +
+                          ": stays (the free capacity that would pay is taken by a "
+                          "bigger saving)");
       continue;
     }
     capacity[pick->capacity].free_gpus -= jobs[i].gpus;
@@ -150,11 +156,13 @@ StatusOr<Advice> AdviseMoves(const GavelThroughputs& table, const std::vector<Ru
                                : std::string("no dearer to finish")) +
                  " (" + Fmt("%.1f h", m.hours_after) + " and " + Fmt("$%.0f", m.usd_after) +
                  " instead of " + Fmt("%.1f h", m.hours_now) + " and " + Fmt("$%.0f", m.usd_now) +
-                 "), " + Fmt("%.0f minutes of checkpoint, restore and start-up", m.migration_minutes) +
+                 "), " +
+                 Fmt("%.0f minutes of checkpoint, restore and start-up", m.migration_minutes) +
                  " (" + Fmt("$%.2f", m.migration_usd) + ", counted)";
     if (m.scaled_from_one_gpu) m.sentence += "; 1-GPU throughputs, assumed to scale alike";
     if (m.predicted) {
-      m.sentence += Fmt("; throughput predicted, typically off by %.0f%%", 100 * m.typical_relative_error);
+      m.sentence +=
+          Fmt("; throughput predicted, typically off by %.0f%%", 100 * m.typical_relative_error);
     }
     out.moves.push_back(std::move(m));
   }

@@ -32,7 +32,7 @@
 namespace gpufleet::place {
 
 struct RunningJob {
-  std::string name;                      // the workload label
+  std::string name;                            // the workload label
   std::string node, gpu_model, cloud, region;  // where it runs now
   int gpus = 1;
   double usd_per_gpu_hour = 0;  // what it pays now
@@ -40,7 +40,7 @@ struct RunningJob {
   double contention_loss = 0;   // share of its GPU time lost to contention (0..1)
   int open_incidents = 0;       // on its devices
   // From the job file (telemetry cannot know these):
-  std::string job_type;         // a job type of Gavel's table (its profile)
+  std::string job_type;  // a job type of Gavel's table (its profile)
   double remaining_steps = 0;
   double checkpoint_minutes = 0;  // write + restore
   double startup_minutes = 0;     // image pull, JIT warm-up on the new place
@@ -58,17 +58,18 @@ struct Move {
   double hours_now = 0, hours_after = 0;  // to finish; after includes the migration
   double usd_now = 0, usd_after = 0;      // to finish; after includes the migration
   double migration_minutes = 0, migration_usd = 0;
-  double speedup = 0;  // target throughput / current effective throughput - 1
-  bool predicted = false;            // a throughput in the comparison is a prediction
-  bool scaled_from_one_gpu = false;  // no table entry at the job's GPU count
+  double speedup = 0;                 // target throughput / current effective throughput - 1
+  bool predicted = false;             // a throughput in the comparison is a prediction
+  bool scaled_from_one_gpu = false;   // no table entry at the job's GPU count
   double typical_relative_error = 0;  // the larger of the two
-  std::string sentence;  // "move train-llm from ... to ...: 31% faster, $412 cheaper to finish, ..."
+  std::string
+      sentence;  // "move train-llm from ... to ...: 31% faster, $412 cheaper to finish, ..."
 };
 
 struct Advice {
-  std::vector<Move> moves;          // biggest dollar saving first
-  std::vector<std::string> stays;   // "train-llm: stays (no move saves more than it costs)"
-  std::vector<std::string> skipped; // jobs that could not be judged, with why
+  std::vector<Move> moves;           // biggest dollar saving first
+  std::vector<std::string> stays;    // "train-llm: stays (no move saves more than it costs)"
+  std::vector<std::string> skipped;  // jobs that could not be judged, with why
 };
 
 StatusOr<Advice> AdviseMoves(const GavelThroughputs& table, const std::vector<RunningJob>& jobs,

@@ -33,16 +33,19 @@ const GpuModelSpec* ResolveGpuModel(std::string_view model) {
   return nullptr;
 }
 
+std::string GavelWorkerCatalogKey(std::string_view worker) {
+  if (worker == "p100") return "p100-pcie";
+  if (worker == "v100") return "v100-sxm-16gb";
+  return std::string(worker);
+}
+
 StatusOr<std::unique_ptr<CatalogThroughput>> CatalogThroughput::Create(
     const GavelThroughputs* table, const std::vector<std::string>& models, int scale_factor) {
   std::unique_ptr<CatalogThroughput> c(new CatalogThroughput());
   c->table_ = table;
   ASSIGN_OR_RETURN(c->peaks_, GavelWorkerPeaks(*table));
   std::vector<std::string> workers = table->workers();
-  // Gavel's worker names are catalog keys or name their catalog entry.
-  for (const std::string& w : table->workers()) {
-    c->keys_.push_back(w == "p100" ? "p100-pcie" : w == "v100" ? "v100-sxm-16gb" : w);
-  }
+  for (const std::string& w : table->workers()) c->keys_.push_back(GavelWorkerCatalogKey(w));
   for (const std::string& name : models) {
     const GpuModelSpec* spec = ResolveGpuModel(name);
     if (spec == nullptr || c->WorkerOf(spec->key) >= 0) continue;
@@ -82,7 +85,8 @@ int CatalogThroughput::WorkerOf(std::string_view model) const {
 
 StatusOr<ThroughputEstimate> CatalogThroughput::Estimate(int job, std::string_view model) const {
   const int w = WorkerOf(model);
-  if (w < 0) return NotFoundError("GPU model \"" + std::string(model) + "\" is not in data/hardware.toml");
+  if (w < 0)
+    return NotFoundError("GPU model \"" + std::string(model) + "\" is not in data/hardware.toml");
   if (job < 0 || job >= ext_.num_job_types()) return NotFoundError("no such job type");
   ThroughputEstimate e = model_->Estimate(job, w);
   if (e.steps_per_s <= 0) {

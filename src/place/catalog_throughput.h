@@ -28,6 +28,11 @@ namespace gpufleet::place {
 // a name ("A100-SXM4-40GB", "MI300X"); nullptr when none.
 const GpuModelSpec* ResolveGpuModel(std::string_view model);
 
+// The hardware-catalog key of a Gavel worker type: "k80" -> "k80", "p100" ->
+// "p100-pcie", "v100" -> "v100-sxm-16gb" (the parts Gavel measured); other
+// names are returned as they are.
+std::string GavelWorkerCatalogKey(std::string_view worker);
+
 class CatalogThroughput {
  public:
   // `table` must outlive the object. `models`: the GPU models that will be

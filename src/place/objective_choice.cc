@@ -5,9 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <tuple>
-
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "place/gavel_colocation_model.h"
 #include "place/gavel_throughput_model.h"
@@ -99,9 +98,11 @@ StatusOr<ObjectiveDecision> PlaceByObjective(const Cluster& cluster, const Workl
   for (size_t i = 0; i < d.options.size(); ++i) {
     ObjectiveOption& o = d.options[i];
     const double peak = opt_peak[i];
-    const double eff = best_efficiency > 0 && peak > 0 ? (o.steps_per_s / peak) / best_efficiency : 0;
+    const double eff =
+        best_efficiency > 0 && peak > 0 ? (o.steps_per_s / peak) / best_efficiency : 0;
     const double tflops = peak / 1e12 * eff;
-    if (o.priced && tflops > 0) o.usd_per_effective_tflop = o.price.usd_per_gpu_hour / (tflops * 3600);
+    if (o.priced && tflops > 0)
+      o.usd_per_effective_tflop = o.price.usd_per_gpu_hour / (tflops * 3600);
   }
 
   // Pick.
@@ -128,11 +129,11 @@ StatusOr<ObjectiveDecision> PlaceByObjective(const Cluster& cluster, const Workl
     } else if (by_cost && d.objective != GpuObjective::kCheapestMeetingDeadline) {
       d.reason = "no feasible GPU type could be priced";
     } else {
-      const auto f = std::min_element(d.options.begin(), d.options.end(), [](const auto& a, const auto& b) {
-        return a.duration_hours < b.duration_hours;
-      });
-      d.reason = "no priced GPU type meets the " + hours(req.deadline_hours) + " deadline; the fastest, " +
-                 GroupName(*f) + ", needs " + hours(f->duration_hours);
+      const auto f = std::min_element(
+          d.options.begin(), d.options.end(),
+          [](const auto& a, const auto& b) { return a.duration_hours < b.duration_hours; });
+      d.reason = "no priced GPU type meets the " + hours(req.deadline_hours) +
+                 " deadline; the fastest, " + GroupName(*f) + ", needs " + hours(f->duration_hours);
     }
     return d;
   }
@@ -179,9 +180,9 @@ StatusOr<ObjectiveDecision> PlaceByObjective(const Cluster& cluster, const Workl
     }
   }
 
-  const auto fastest = std::min_element(d.options.begin(), d.options.end(), [](const auto& a, const auto& b) {
-    return a.duration_hours < b.duration_hours;
-  });
+  const auto fastest = std::min_element(
+      d.options.begin(), d.options.end(),
+      [](const auto& a, const auto& b) { return a.duration_hours < b.duration_hours; });
   const ObjectiveOption* cheapest = nullptr;
   for (const ObjectiveOption& o : d.options) {
     if (o.priced && (cheapest == nullptr || o.usd_per_job < cheapest->usd_per_job)) cheapest = &o;
@@ -205,8 +206,8 @@ StatusOr<ObjectiveDecision> PlaceByObjective(const Cluster& cluster, const Workl
     }
   }
   if (c.basis != ThroughputBasis::kMeasured) {
-    d.reason += " [throughput " + std::string(ThroughputBasisName(c.basis)) + ", typically off by " +
-                Fmt("%.0f%%", 100 * c.typical_relative_error) + "]";
+    d.reason += " [throughput " + std::string(ThroughputBasisName(c.basis)) +
+                ", typically off by " + Fmt("%.0f%%", 100 * c.typical_relative_error) + "]";
   }
   return d;
 }
@@ -216,7 +217,8 @@ std::string ObjectiveDecisionJson(const ObjectiveDecision& d) {
   nlohmann::json j;
   j["objective"] = kNames[static_cast<int>(d.objective)];
   if (d.objective == GpuObjective::kCheapestMeetingDeadline) j["deadline_hours"] = d.deadline_hours;
-  j["chosen"] = d.chosen < 0 ? nlohmann::json(nullptr) : nlohmann::json(d.options[d.chosen].gpu_model);
+  j["chosen"] =
+      d.chosen < 0 ? nlohmann::json(nullptr) : nlohmann::json(d.options[d.chosen].gpu_model);
   j["reason"] = d.reason;
   nlohmann::json opts = nlohmann::json::array();
   const auto num = [](double v) { return v < 0 ? nlohmann::json(nullptr) : nlohmann::json(v); };
@@ -271,13 +273,15 @@ std::string ObjectiveDecisionText(const ObjectiveDecision& d) {
     const std::string basis = o.basis == ThroughputBasis::kMeasured
                                   ? "measured"
                                   : Fmt("predicted +-%.0f%%", 100 * o.typical_relative_error);
-    std::snprintf(line, sizeof(line), "  %-34s %8.1f h %-20s %10s %9s %9s %s\n", name.c_str(),
-                  o.duration_hours, basis.c_str(),
-                  o.priced ? Fmt("$%.2f", o.usd_per_job).c_str() : "-",
-                  o.usd_per_effective_tflop >= 0 ? Fmt("$%.3f", 1000 * o.usd_per_effective_tflop).c_str() : "-",
-                  o.colocation_penalty >= 0 ? Fmt("%.0f%%", 100 * o.colocation_penalty).c_str() : "-",
-                  o.priced ? (o.price.source + (o.price.date.empty() ? "" : " (" + o.price.date + ")")).c_str()
-                           : ("unpriced: " + o.price_error).c_str());
+    std::snprintf(
+        line, sizeof(line), "  %-34s %8.1f h %-20s %10s %9s %9s %s\n", name.c_str(),
+        o.duration_hours, basis.c_str(), o.priced ? Fmt("$%.2f", o.usd_per_job).c_str() : "-",
+        o.usd_per_effective_tflop >= 0 ? Fmt("$%.3f", 1000 * o.usd_per_effective_tflop).c_str()
+                                       : "-",
+        o.colocation_penalty >= 0 ? Fmt("%.0f%%", 100 * o.colocation_penalty).c_str() : "-",
+        o.priced
+            ? (o.price.source + (o.price.date.empty() ? "" : " (" + o.price.date + ")")).c_str()
+            : ("unpriced: " + o.price_error).c_str());
     out += line;
   }
   for (const std::string& s : d.no_throughput) out += "  no estimate: " + s + "\n";

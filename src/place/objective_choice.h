@@ -32,10 +32,10 @@
 #include <vector>
 
 #include "core/status.h"
+#include "place/catalog_throughput.h"
 #include "place/gavel_choice.h"
 #include "place/gavel_data.h"
 #include "place/placement_report.h"
-#include "place/catalog_throughput.h"
 
 namespace gpufleet::place {
 
@@ -56,8 +56,8 @@ struct ObjectiveOption {
   double typical_relative_error = 0;  // of the throughput; 0 when measured
   double duration_hours = 0;
   bool priced = false;
-  GpuHourQuote price;             // when priced
-  std::string price_error;        // when not
+  GpuHourQuote price;       // when priced
+  std::string price_error;  // when not
   double usd_per_job = -1;
   double usd_per_effective_tflop = -1;
   double colocation_penalty = -1;  // on the chosen device for the chosen group

@@ -1,6 +1,7 @@
 #include "place/objective_choice.h"
 
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "place/compat_hook.h"
@@ -14,9 +15,9 @@ namespace {
 // that is $6.00 / $5.00 / $7.50 per job: v100 is fastest, p100 cheapest, and
 // a 3 h deadline leaves only v100.
 GavelThroughputs Table() {
-  GavelThroughputs t = GavelThroughputs::FromTable(
-      {"k80", "p100", "v100"}, {{"J", 1}, {"K", 1}, {"L", 1}, {"M", 1}},
-      {{1, 2, 4}, {1, 1.5, 2}, {2, 5, 9}, {0.5, 1.2, 2.5}});
+  GavelThroughputs t =
+      GavelThroughputs::FromTable({"k80", "p100", "v100"}, {{"J", 1}, {"K", 1}, {"L", 1}, {"M", 1}},
+                                  {{1, 2, 4}, {1, 1.5, 2}, {2, 5, 9}, {0.5, 1.2, 2.5}});
   // On a v100 next to K, L, M, job J keeps 50%, 60%, 80% of its speed
   // (the table holds each pair from both sides).
   t.SetColocated(2, 0, 1, 2.0, 1.0);
@@ -79,7 +80,8 @@ Outcome Place(const std::string& request_toml) {
   EXPECT_TRUE(policy.ok());
   PlacementReport report = ExplainPlacement(cluster, *req, **policy, CatalogCompatHook());
   GavelThroughputs table = Table();
-  StatusOr<ObjectiveDecision> d = PlaceByObjective(cluster, *req, table, FakePrice, **policy, report);
+  StatusOr<ObjectiveDecision> d =
+      PlaceByObjective(cluster, *req, table, FakePrice, **policy, report);
   return {std::move(cluster), std::move(report), std::move(d)};
 }
 
@@ -108,12 +110,14 @@ TEST(ObjectiveChoiceTest, FastestCheapestAndDeadlineOnAHandWorkedFleet) {
   EXPECT_EQ(cheapest.cluster.spec(cheapest.report.chosen->node).name, "p100-1");
   EXPECT_EQ(cheapest.report.feasible.front().node, cheapest.report.chosen->node);
 
-  Outcome deadline = Place(base + "objective = \"cheapest-meeting-deadline\"\ndeadline_hours = 3\n");
+  Outcome deadline =
+      Place(base + "objective = \"cheapest-meeting-deadline\"\ndeadline_hours = 3\n");
   ASSERT_TRUE(deadline.decision.ok());
   EXPECT_EQ(Chosen(deadline).gpu_model, "v100-sxm-16gb");
   Outcome loose = Place(base + "objective = \"cheapest-meeting-deadline\"\ndeadline_hours = 6\n");
   EXPECT_EQ(Chosen(loose).gpu_model, "P100-PCIE");
-  Outcome impossible = Place(base + "objective = \"cheapest-meeting-deadline\"\ndeadline_hours = 1\n");
+  Outcome impossible =
+      Place(base + "objective = \"cheapest-meeting-deadline\"\ndeadline_hours = 1\n");
   ASSERT_TRUE(impossible.decision.ok());
   EXPECT_EQ(impossible.decision->chosen, -1);
   EXPECT_FALSE(impossible.report.chosen.has_value());
@@ -170,10 +174,12 @@ TEST(ObjectiveChoiceTest, ErrorsNameTheField) {
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("job_type"), std::string::npos);
   auto no_deadline = ParseRequest(
-      "gpus = 1\njob_type = \"J\"\nsteps = 10\nobjective = \"cheapest-meeting-deadline\"\n", "r.toml");
+      "gpus = 1\njob_type = \"J\"\nsteps = 10\nobjective = \"cheapest-meeting-deadline\"\n",
+      "r.toml");
   ASSERT_FALSE(no_deadline.ok());
   EXPECT_NE(no_deadline.status().message().find("deadline_hours"), std::string::npos);
-  auto bad = ParseRequest("gpus = 1\njob_type = \"J\"\nsteps = 10\nobjective = \"cheap\"\n", "r.toml");
+  auto bad =
+      ParseRequest("gpus = 1\njob_type = \"J\"\nsteps = 10\nobjective = \"cheap\"\n", "r.toml");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("r.toml:4"), std::string::npos) << bad.status().message();
   auto stray = ParseRequest("gpus = 1\nsteps = 10\n", "r.toml");
@@ -184,8 +190,8 @@ TEST(ObjectiveChoiceTest, ErrorsNameTheField) {
   ASSERT_FALSE(r.decision.ok());
   EXPECT_NE(r.decision.status().message().find("job_type: \"Nope\""), std::string::npos);
   // JSON requests carry the same fields.
-  auto json = ParseRequestJson(R"({"gpus": 1, "job_type": "J", "steps": 5, "objective": "fastest"})",
-                               "request");
+  auto json = ParseRequestJson(
+      R"({"gpus": 1, "job_type": "J", "steps": 5, "objective": "fastest"})", "request");
   ASSERT_TRUE(json.ok()) << json.status().ToString();
   EXPECT_EQ(json->objective, "fastest");
 }

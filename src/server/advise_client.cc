@@ -1,9 +1,8 @@
 #include "server/advise_client.h"
 
 #include <map>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/strings.h"
 #include "core/toml_reader.h"
@@ -59,7 +58,8 @@ StatusOr<std::map<std::string, CostRow>> CostRows(std::string_view body, const c
 
 }  // namespace
 
-StatusOr<std::vector<AdviseJobSpec>> ParseAdviseJobs(std::string_view toml, std::string_view origin) {
+StatusOr<std::vector<AdviseJobSpec>> ParseAdviseJobs(std::string_view toml,
+                                                     std::string_view origin) {
   ASSIGN_OR_RETURN(toml::table top, ParseToml(toml, origin));
   TomlReader root(top, origin);
   RETURN_IF_ERROR(root.CheckKeys({"job"}));
@@ -118,7 +118,8 @@ StatusOr<AdviseSnapshot> SnapshotFromApis(std::string_view fleet_json,
     auto [it, fresh] = capacity_of.try_emplace(node, s.capacity.size());
     if (fresh) {
       place::FreeCapacity c;
-      c.node = node, c.gpu_model = Str(d, "model"), c.cloud = Str(d, "cloud"), c.region = Str(d, "region");
+      c.node = node, c.gpu_model = Str(d, "model"), c.cloud = Str(d, "cloud"),
+      c.region = Str(d, "region");
       auto cost = by_node.find(node);
       if (cost != by_node.end()) {
         const double hours = cost->second.gpu_hours + cost->second.idle_gpu_hours;
@@ -183,12 +184,12 @@ StatusOr<AdviseSnapshot> FetchAdviseSnapshot(HttpClient& client, const std::stri
   const HttpHeaders auth = BearerHeader(token);
   const int64_t timeout = 30 * kNsPerSecond;
   ASSIGN_OR_RETURN(std::string fleet, HttpGet(client, server_url + "/api/v1/fleet", timeout, auth));
-  ASSIGN_OR_RETURN(std::string by_workload,
-                   HttpGet(client, server_url + "/api/v1/cost?from=-1h&by=workload&format=json",
-                           timeout, auth));
-  ASSIGN_OR_RETURN(std::string by_node,
-                   HttpGet(client, server_url + "/api/v1/cost?from=-1h&by=node&format=json",
-                           timeout, auth));
+  ASSIGN_OR_RETURN(
+      std::string by_workload,
+      HttpGet(client, server_url + "/api/v1/cost?from=-1h&by=workload&format=json", timeout, auth));
+  ASSIGN_OR_RETURN(
+      std::string by_node,
+      HttpGet(client, server_url + "/api/v1/cost?from=-1h&by=node&format=json", timeout, auth));
   return SnapshotFromApis(fleet, by_workload, by_node, jobs);
 }
 

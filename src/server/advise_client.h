@@ -49,7 +49,8 @@ struct AdviseJobSpec {
   std::string where;  // "advise.toml:3"
 };
 
-StatusOr<std::vector<AdviseJobSpec>> ParseAdviseJobs(std::string_view toml, std::string_view origin);
+StatusOr<std::vector<AdviseJobSpec>> ParseAdviseJobs(std::string_view toml,
+                                                     std::string_view origin);
 
 struct AdviseSnapshot {
   std::vector<place::RunningJob> jobs;

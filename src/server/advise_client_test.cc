@@ -27,8 +27,10 @@ constexpr char kByNode[] = R"json({"rows":[
 
 TEST(AdviseClientTest, BuildsTheSnapshotFromTheServersAnswers) {
   auto jobs = ParseAdviseJobs(
-      "[[job]]\nname = \"train\"\njob_type = \"Transformer (batch size 64)\"\nremaining_steps = 1e6\n"
-      "[[job]]\nname = \"ghost\"\njob_type = \"A3C\"\nremaining_steps = 10\ncheckpoint_minutes = 1\n",
+      "[[job]]\nname = \"train\"\njob_type = \"Transformer (batch size 64)\"\nremaining_steps = "
+      "1e6\n"
+      "[[job]]\nname = \"ghost\"\njob_type = \"A3C\"\nremaining_steps = 10\ncheckpoint_minutes = "
+      "1\n",
       "advise.toml");
   ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
   ASSERT_EQ(jobs->size(), 2u);
@@ -69,7 +71,8 @@ TEST(AdviseClientTest, ErrorsNameThePlace) {
   EXPECT_NE(twice.status().message().find("listed twice"), std::string::npos);
   EXPECT_FALSE(ParseAdviseJobs("", "advise.toml").ok());
 
-  auto jobs = ParseAdviseJobs("[[job]]\nname = \"a\"\njob_type = \"A3C\"\nremaining_steps = 1\n", "x");
+  auto jobs =
+      ParseAdviseJobs("[[job]]\nname = \"a\"\njob_type = \"A3C\"\nremaining_steps = 1\n", "x");
   ASSERT_TRUE(jobs.ok());
   auto bad = SnapshotFromApis("<html>", kByWorkload, kByNode, *jobs);
   ASSERT_FALSE(bad.ok());

@@ -10,6 +10,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cost/price_book.h"
 #include "place/objective_choice.h"
@@ -17,5 +19,18 @@
 namespace gpufleet {
 
 place::PriceLookup PriceBookLookup(std::shared_ptr<const cost::PriceBook> book);
+
+// Prices per GPU-hour of Gavel's worker types (`sim gavel`) in one cloud and
+// region from the price book (site rules, then the public catalog's offer of
+// that part there). A worker the book cannot price keeps its `fallback`
+// price (the --prices flag); `sources` says, per worker, where each came from.
+struct GavelWorkerPrices {
+  std::vector<double> usd_per_gpu_hour;
+  std::vector<std::string> sources;
+};
+GavelWorkerPrices PriceGavelWorkers(const cost::PriceBook& book,
+                                    const std::vector<std::string>& workers,
+                                    const std::string& cloud, const std::string& region,
+                                    const std::vector<double>& fallback);
 
 }  // namespace gpufleet

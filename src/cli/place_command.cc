@@ -151,6 +151,11 @@ class PlaceCommand : public Command {
       if (req.job_type.empty() || req.steps <= 0) {
         return InvalidArgumentError(request_ + ": an objective needs job_type and steps");
       }
+      if (req.objective == "cheapest-meeting-deadline" && req.deadline_hours <= 0) {
+        return InvalidArgumentError(request_ +
+                                    ": cheapest-meeting-deadline needs deadline_hours (or "
+                                    "--deadline-hours)");
+      }
       ASSIGN_OR_RETURN(place::GavelThroughputs table,
                        AsBadInput(place::LoadGavelThroughputs(throughputs_)));
       auto book = std::make_shared<const cost::PriceBook>();

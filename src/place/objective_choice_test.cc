@@ -167,6 +167,9 @@ gpu_model = "H100-SXM"
   EXPECT_EQ(j["options"][0]["predicted"], true);
   EXPECT_TRUE(j["options"][0]["usd_per_job"].is_null());
   EXPECT_NE(j["options"][0]["price"]["error"].get<std::string>().find("h100-1"), std::string::npos);
+  // The text table keeps a price error of any length whole, one line per candidate.
+  const std::string text = ObjectiveDecisionText(*d);
+  EXPECT_NE(text.find("unpriced: no price for h100-1\n"), std::string::npos) << text;
 }
 
 TEST(ObjectiveChoiceTest, ErrorsNameTheField) {

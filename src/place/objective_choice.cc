@@ -275,8 +275,8 @@ std::string ObjectiveDecisionText(const ObjectiveDecision& d) {
                                   : Fmt("predicted +-%.0f%%", 100 * o.typical_relative_error);
     // The fixed columns; the price source (any length) is appended after them.
     std::snprintf(
-        line, sizeof(line), "  %-34s %8.1f h %-20s %10s %9s %9s ", name.c_str(),
-        o.duration_hours, basis.c_str(), o.priced ? Fmt("$%.2f", o.usd_per_job).c_str() : "-",
+        line, sizeof(line), "  %-34s %8.1f h %-20s %10s %9s %9s ", name.c_str(), o.duration_hours,
+        basis.c_str(), o.priced ? Fmt("$%.2f", o.usd_per_job).c_str() : "-",
         o.usd_per_effective_tflop >= 0 ? Fmt("$%.3f", 1000 * o.usd_per_effective_tflop).c_str()
                                        : "-",
         o.colocation_penalty >= 0 ? Fmt("%.0f%%", 100 * o.colocation_penalty).c_str() : "-");

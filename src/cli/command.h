@@ -40,6 +40,7 @@ std::unique_ptr<Command> NewDetectCommand();
 std::unique_ptr<Command> NewPlaceCommand();
 std::unique_ptr<Command> NewPlaceSlurmCommand();  // hosted by `place` as `place slurm`
 std::unique_ptr<Command> NewPlanCommand();
+std::unique_ptr<Command> NewAdviseCommand();
 
 
 }  // namespace gpufleet

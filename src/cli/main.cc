@@ -41,6 +41,7 @@ int Main(int argc, char** argv) {
   commands.push_back(NewCanaryCommand());
   commands.push_back(NewCompatCommand());
   commands.push_back(NewPlaceCommand());
+  commands.push_back(NewAdviseCommand());
   commands.push_back(NewPlanCommand());
   commands.push_back(NewSimCommand());
   commands.push_back(NewRulesCommand());

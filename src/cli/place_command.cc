@@ -1,7 +1,11 @@
 // gpufleet place: one placement decision, explained.
 //   place --inventory FILE --request FILE [--policy P] [--json] [--alternatives N]
+//         [--objective O [--deadline-hours H]] [--throughputs FILE] [--prices FILE]
 //       the chosen node and GPUs, the runners-up, and every rejected node's
-//       reason; exit 0 placed, 1 nothing fits, 2 bad input
+//       reason; with an objective (here or in the request), each candidate GPU
+//       type / cloud with its duration, $/job, $/effective TFLOP and
+//       co-location penalty (place/objective_choice.h); exit 0 placed, 1
+//       nothing fits, 2 bad input
 //   place extender --inventory FILE --listen HOST:PORT [--policy P]
 //       Kubernetes scheduler extender (POST <prefix>/filter, <prefix>/prioritize)
 //   place slurm conf|args ...   (place_slurm_command.cc)
@@ -22,7 +26,9 @@
 #include "place/compat_hook.h"
 #include "place/k8s_extender.h"
 #include "place/placement_report.h"
+#include "place/objective_choice.h"
 #include "place/spec_file.h"
+#include "server/place_prices.h"
 
 namespace gpufleet {
 namespace {
@@ -96,6 +102,18 @@ class PlaceCommand : public Command {
     app.add_option("--alternatives", alternatives_, "How many runners-up to list")
         ->check(CLI::Range(0, 1000))
         ->capture_default_str();
+    app.add_option("--objective", objective_,
+                   "fastest, cheapest-per-job or cheapest-meeting-deadline (replaces the "
+                   "request's; the request must name job_type and steps)");
+    app.add_option("--deadline-hours", deadline_hours_,
+                   "With cheapest-meeting-deadline: the deadline (replaces the request's)")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--throughputs", throughputs_,
+                   "Gavel's simulation_throughputs.json, the throughput and co-location data "
+                   "objectives use")
+        ->capture_default_str();
+    app.add_option("--prices", prices_,
+                   "Price book TOML (docs/cost.md); default: the embedded public cloud catalog");
 
     extender_ = app.add_subcommand(
         "extender", "Kubernetes scheduler extender: POST <prefix>/filter and <prefix>/prioritize");
@@ -122,15 +140,46 @@ class PlaceCommand : public Command {
     }
     ASSIGN_OR_RETURN(place::Inventory inv, AsBadInput(place::LoadInventoryFile(inventory_)));
     ASSIGN_OR_RETURN(place::WorkloadRequest req, AsBadInput(place::LoadRequestFile(request_)));
+    if (!objective_.empty()) req.objective = objective_;
+    if (deadline_hours_ > 0) req.deadline_hours = deadline_hours_;
     ASSIGN_OR_RETURN(auto policy, AsBadInput(place::MakePlacementPolicy(policy_)));
     place::Cluster cluster = place::MakeCluster(inv);
     place::PlacementReport report =
         place::ExplainPlacement(cluster, req, *policy, place::CatalogCompatHook());
+    std::optional<place::ObjectiveDecision> decision;
+    if (!req.objective.empty()) {
+      if (req.job_type.empty() || req.steps <= 0) {
+        return InvalidArgumentError(request_ + ": an objective needs job_type and steps");
+      }
+      if (req.objective == "cheapest-meeting-deadline" && req.deadline_hours <= 0) {
+        return InvalidArgumentError(request_ +
+                                    ": cheapest-meeting-deadline needs deadline_hours (or "
+                                    "--deadline-hours)");
+      }
+      ASSIGN_OR_RETURN(place::GavelThroughputs table,
+                       AsBadInput(place::LoadGavelThroughputs(throughputs_)));
+      auto book = std::make_shared<const cost::PriceBook>();
+      if (!prices_.empty()) {
+        ASSIGN_OR_RETURN(cost::PriceBook b, AsBadInput(cost::PriceBook::Load(prices_)));
+        book = std::make_shared<const cost::PriceBook>(std::move(b));
+      }
+      StatusOr<place::ObjectiveDecision> d =
+          place::PlaceByObjective(cluster, req, table, PriceBookLookup(book), *policy, report);
+      if (!d.ok()) return InvalidArgumentError(request_ + ": " + d.status().message());
+      decision = std::move(*d);
+    }
     std::string out =
         json_ ? place::PlacementReportJson(cluster, req, policy_, report, alternatives_)
               : place::PlacementReportText(cluster, req, policy_, report, alternatives_);
+    if (decision.has_value()) {
+      out = json_ ? place::PlacementJsonWithObjective(out, *decision)
+                  : out + place::ObjectiveDecisionText(*decision);
+    }
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fflush(stdout);
+    if (decision.has_value() && decision->chosen < 0 && !report.feasible.empty()) {
+      return FailedPreconditionError("request '" + req.name + "': " + decision->reason);
+    }
     if (!report.chosen) {
       return FailedPreconditionError("no node fits request '" + req.name + "' (" +
                                      std::to_string(report.rejections.size()) + " rejected)");
@@ -188,6 +237,10 @@ class PlaceCommand : public Command {
   std::string policy_ = "gpufleet";
   bool json_ = false;
   int alternatives_ = 3;
+  std::string objective_;
+  double deadline_hours_ = 0;
+  std::string throughputs_ = "../shared/traces/gavel/simulation_throughputs.json";
+  std::string prices_;
 
   CLI::App* extender_ = nullptr;
   std::string ext_inventory_;

@@ -7,12 +7,14 @@
 
 #include "cli/command.h"
 #include "core/file_util.h"
+#include "cost/price_book.h"
 #include "place/gavel_choice.h"
 #include "place/gavel_colocation_model.h"
 #include "place/gavel_data.h"
 #include "place/gavel_throughput_model.h"
 #include "place/gavel_policy.h"
 #include "place/gavel_report.h"
+#include "server/place_prices.h"
 
 namespace gpufleet {
 namespace {
@@ -45,6 +47,14 @@ class SimGavelCommand : public Command {
     app.add_option("--prices", prices_, "USD per GPU-hour k80,p100,v100 (GCP on-demand, Gavel)")
         ->delimiter(',')
         ->capture_default_str();
+    app.add_option("--price-cloud", price_cloud_,
+                   "Take the prices from src/cost's price book for this cloud (e.g. gcp); a type "
+                   "it cannot price keeps its --prices value (stderr says which)");
+    app.add_option("--price-region", price_region_, "With --price-cloud: the region")
+        ->capture_default_str();
+    app.add_option("--price-book", price_book_,
+                   "With --price-cloud: a site price book (docs/cost.md); default: the public "
+                   "catalog");
     app.add_option("--seed", seed_, "Trace and shuffle seed")->capture_default_str();
     app.add_option("--threads", threads_, "Rates simulated in parallel")->capture_default_str();
     app.add_option("--csv", csv_, "Write the curve as CSV here ('-' = stdout, the default)");
@@ -64,6 +74,21 @@ class SimGavelCommand : public Command {
 
   Status Run() override {
     ASSIGN_OR_RETURN(place::GavelThroughputs table, place::LoadGavelThroughputs(throughputs_));
+    if (!price_cloud_.empty()) {
+      cost::PriceBook book;
+      if (!price_book_.empty()) {
+        StatusOr<cost::PriceBook> b = cost::PriceBook::Load(price_book_);
+        if (!b.ok()) return InvalidArgumentError(b.status().message());
+        book = std::move(*b);
+      }
+      GavelWorkerPrices p =
+          PriceGavelWorkers(book, table.workers(), price_cloud_, price_region_, prices_);
+      prices_ = p.usd_per_gpu_hour;
+      for (size_t w = 0; w < p.sources.size(); ++w) {
+        std::fprintf(stderr, "price %s: $%.4f per GPU-hour from %s\n", table.workers()[w].c_str(),
+                     prices_[w], p.sources[w].c_str());
+      }
+    }
     if (!choose_.empty()) return Choose(table);
     place::GavelNotebookJct expected;
     if (!compare_.empty()) {
@@ -152,6 +177,7 @@ class SimGavelCommand : public Command {
   std::vector<double> rates_;
   std::vector<int> workers_ = {36, 36, 36};
   std::vector<double> prices_ = {0.52, 1.68, 2.85};
+  std::string price_cloud_, price_region_ = "us-central1", price_book_;
   uint64_t seed_ = 0;
   int threads_ = 2;
 };

@@ -51,6 +51,11 @@ struct WorkloadRequest {
   std::string region;                           // "" = anywhere
   Intent intent = Intent::kUnspecified;
   int priority = 0;
+  // Objective (place/objective_choice.h); "" = the placement policy alone.
+  std::string objective;      // "fastest", "cheapest-per-job", "cheapest-meeting-deadline"
+  double deadline_hours = 0;  // for cheapest-meeting-deadline
+  std::string job_type;       // the job's profile: a job type of Gavel's table
+  double steps = 0;           // total steps (iterations) of the job
 
   bool needs_gpu() const { return gpu_count > 0 && gpu_milli > 0; }
   bool is_gpu_share() const { return gpu_count == 1 && gpu_milli < kMilliPerGpu; }

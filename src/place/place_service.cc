@@ -17,19 +17,30 @@ PlaceReply ErrorReply(int code, const std::string& message) {
 
 constexpr int kMaxAlternatives = 5;
 
+
 }  // namespace
 
-PlaceService::PlaceService(std::string inventory_path, std::string policy)
+PlaceService::PlaceService(std::string inventory_path, std::string policy,
+                           PlaceObjectiveConfig objective)
     : inventory_path_(std::move(inventory_path)),
       policy_(std::move(policy)),
-      compat_(CatalogCompatHook()) {}
+      compat_(CatalogCompatHook()),
+      objective_(std::move(objective)) {}
 
 StatusOr<std::unique_ptr<PlaceService>> PlaceService::Create(std::string inventory_path,
-                                                              std::string policy) {
+                                                              std::string policy,
+                                                              PlaceObjectiveConfig objective) {
   RETURN_IF_ERROR(MakePlacementPolicy(policy).status());
   RETURN_IF_ERROR(LoadInventoryFile(inventory_path).status());
-  return std::unique_ptr<PlaceService>(
-      new PlaceService(std::move(inventory_path), std::move(policy)));
+  std::optional<GavelThroughputs> table;
+  if (!objective.throughputs_path.empty()) {
+    ASSIGN_OR_RETURN(GavelThroughputs t, LoadGavelThroughputs(objective.throughputs_path));
+    table = std::move(t);
+  }
+  std::unique_ptr<PlaceService> svc(
+      new PlaceService(std::move(inventory_path), std::move(policy), std::move(objective)));
+  svc->table_ = std::move(table);
+  return svc;
 }
 
 PlaceReply PlaceService::Place(std::string_view json_body) const {
@@ -41,7 +52,18 @@ PlaceReply PlaceService::Place(std::string_view json_body) const {
   if (!policy.ok()) return ErrorReply(500, policy.status().message());
   Cluster cluster = MakeCluster(*inv);
   PlacementReport report = ExplainPlacement(cluster, *req, **policy, compat_);
-  return {200, PlacementReportJson(cluster, *req, policy_, report, kMaxAlternatives)};
+  if (req->objective.empty()) {
+    return {200, PlacementReportJson(cluster, *req, policy_, report, kMaxAlternatives)};
+  }
+  if (!table_.has_value() || !objective_.prices) {
+    return ErrorReply(400, "request: objective: this server has no throughput table "
+                           "(set [place] throughputs = FILE in its config)");
+  }
+  StatusOr<ObjectiveDecision> d =
+      PlaceByObjective(cluster, *req, *table_, objective_.prices, **policy, report);
+  if (!d.ok()) return ErrorReply(400, "request: " + d.status().message());
+  return {200, PlacementJsonWithObjective(PlacementReportJson(cluster, *req, policy_, report, kMaxAlternatives),
+                             *d)};
 }
 
 }  // namespace gpufleet::place

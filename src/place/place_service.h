@@ -9,11 +9,14 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "core/status.h"
 #include "place/feasibility.h"
+#include "place/gavel_data.h"
+#include "place/objective_choice.h"
 
 namespace gpufleet::place {
 
@@ -22,19 +25,29 @@ struct PlaceReply {
   std::string body;       // JSON
 };
 
+// What a request with an `objective` needs (objective_choice.h): Gavel's
+// throughput table ("" = objectives answer 400) and the price of a GPU-hour.
+struct PlaceObjectiveConfig {
+  std::string throughputs_path;
+  PriceLookup prices;
+};
+
 class PlaceService {
  public:
   // Checks the policy spec and loads the inventory once, so a typo fails at
   // startup rather than on the first request.
   static StatusOr<std::unique_ptr<PlaceService>> Create(std::string inventory_path,
-                                                        std::string policy);
+                                                        std::string policy,
+                                                        PlaceObjectiveConfig objective = {});
   PlaceReply Place(std::string_view json_body) const;
 
  private:
-  PlaceService(std::string inventory_path, std::string policy);
+  PlaceService(std::string inventory_path, std::string policy, PlaceObjectiveConfig objective);
   const std::string inventory_path_;
   const std::string policy_;
   const SoftwareCompatHook compat_;
+  const PlaceObjectiveConfig objective_;
+  std::optional<GavelThroughputs> table_;  // set at construction when configured
 };
 
 }  // namespace gpufleet::place

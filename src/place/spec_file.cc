@@ -159,11 +159,43 @@ Status Software(const TomlReader& r, std::string_view key,
   return OkStatus();
 }
 
+// objective = "cheapest-meeting-deadline", deadline_hours = 12,
+// job_type = "ResNet-50 (batch size 64)", steps = 200000
+Status ReadObjective(const TomlReader& r, WorkloadRequest& req) {
+  RETURN_IF_ERROR(OneOf(r, "objective", {"fastest", "cheapest-per-job", "cheapest-meeting-deadline"},
+                        req.objective));
+  RETURN_IF_ERROR(r.Read("deadline_hours", req.deadline_hours, 0.0, 1e6));
+  RETURN_IF_ERROR(r.Read("job_type", req.job_type));
+  RETURN_IF_ERROR(r.Read("steps", req.steps, 0.0, 1e15));
+  if (req.objective.empty()) {
+    for (const char* key : {"deadline_hours", "job_type", "steps"}) {
+      if (r.Has(key)) return r.FieldError(*r.Get(key), key, "only with an objective");
+    }
+    return OkStatus();
+  }
+  if (req.job_type.empty()) return r.Missing("job_type");
+  if (req.steps <= 0) {
+    return r.Has("steps") ? r.FieldError(*r.Get("steps"), "steps", "must be > 0") : r.Missing("steps");
+  }
+  if (req.objective == "cheapest-meeting-deadline" && req.deadline_hours <= 0) {
+    return r.Has("deadline_hours")
+               ? r.FieldError(*r.Get("deadline_hours"), "deadline_hours", "must be > 0")
+               : r.Missing("deadline_hours");
+  }
+  if (req.objective != "cheapest-meeting-deadline" && r.Has("deadline_hours")) {
+    return r.FieldError(*r.Get("deadline_hours"), "deadline_hours",
+                        "only with objective = \"cheapest-meeting-deadline\"");
+  }
+  if (req.gpu_count < 1) return r.Error(r.table(), "an objective needs gpus >= 1");
+  return OkStatus();
+}
+
 StatusOr<WorkloadRequest> ReadRequest(const toml::table& t, std::string_view source) {
   TomlReader r(t, source, "", "", kBare);
   RETURN_IF_ERROR(r.CheckKeys({"name", "cpu", "memory", "gpus", "gpu_share", "gpu_models",
                                "vendor", "min_gpu_memory", "interconnect", "region", "intent",
-                               "priority", "software"}));
+                               "priority", "software", "objective", "deadline_hours",
+                               "job_type", "steps"}));
   WorkloadRequest req;
   RETURN_IF_ERROR(r.Read("name", req.name));
   RETURN_IF_ERROR(Cpu(r, "cpu", req.cpu_milli));
@@ -194,6 +226,7 @@ StatusOr<WorkloadRequest> ReadRequest(const toml::table& t, std::string_view sou
   RETURN_IF_ERROR(r.Read("priority", priority, -1000000000, 1000000000));
   req.priority = static_cast<int>(priority);
   RETURN_IF_ERROR(Software(r, "software", req.software));
+  RETURN_IF_ERROR(ReadObjective(r, req));
   Status s = CheckRequest(req);
   if (!s.ok()) return r.Error(t, s.message());
   return req;

@@ -16,6 +16,7 @@
 #include "server/budget_alerts.h"
 #include "net/url.h"
 #include "place/place_service.h"
+#include "server/place_prices.h"
 #include "plan/plan_service.h"
 
 namespace gpufleet {
@@ -202,7 +203,10 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
   }
   if (!c.place_inventory.empty()) {
     ASSIGN_OR_RETURN(std::unique_ptr<place::PlaceService> svc,
-                     place::PlaceService::Create(c.place_inventory, c.place_policy));
+                     place::PlaceService::Create(
+                         c.place_inventory, c.place_policy,
+                         {c.place_throughputs,
+                          PriceBookLookup(prices ? prices : std::make_shared<const cost::PriceBook>())}));
     std::shared_ptr<place::PlaceService> shared(std::move(svc));
     b.place = [shared](const std::string& body) {
       place::PlaceReply r = shared->Place(body);

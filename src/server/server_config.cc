@@ -111,6 +111,7 @@ StatusOr<ServerConfig> ParseServerConfig(std::string_view text, std::string_view
   if (auto r = Section(t, origin, "place")) {
     RETURN_IF_ERROR(r->Read("inventory", c.place_inventory));
     RETURN_IF_ERROR(r->Read("policy", c.place_policy));
+    RETURN_IF_ERROR(r->Read("throughputs", c.place_throughputs));
   }
   if (auto r = Section(t, origin, "cost")) {
     RETURN_IF_ERROR(r->Read("enabled", c.cost_enabled));

@@ -68,6 +68,8 @@ struct ServerConfig {
   // [place]: POST /api/v1/place answers against this inventory file ("" = off).
   std::string place_inventory;
   std::string place_policy = "gpufleet";
+  // Gavel's simulation_throughputs.json: requests with an `objective` ("" = those answer 400).
+  std::string place_throughputs;
   // [cost]: meter every write into the cost ledger (GET /api/v1/cost);
   // prices: site prices file (docs/cost.md), "" = the public catalog only;
   // "embedded:NAME" reads data/NAME (the demo's prices).

@@ -4,6 +4,8 @@
    fits / 2 bad input.
 2. `gpufleet server` with [place] inventory: POST /api/v1/place (200, 400),
    and 404 on a server without it.
+   Both with an objective (data/place/request-objective.toml) when Gavel's
+   table is in ../shared/traces/gavel/ (said and skipped when absent).
 3. `gpufleet place extender` on loopback: kube-scheduler's filter and
    prioritize bodies from tests/data/k8s/ (hand-written, see the README
    there), under a urlPrefix, and an inventory change picked up live."""
@@ -23,6 +25,61 @@ from server_harness import (ServerProcess, dump_log, free_port, http,  # noqa: E
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PLACE = os.path.join(ROOT, "data", "place")
 K8S = os.path.join(ROOT, "tests", "data", "k8s")
+GAVEL = os.path.join(os.path.dirname(ROOT), "shared", "traces", "gavel",
+                     "simulation_throughputs.json")
+
+
+def check_objective_answer(obj, objective):
+    """Every candidate carries duration, $/job, price with source and date,
+    and the chosen one wins the objective among those that qualify."""
+    assert obj["objective"] == objective, obj
+    opts = obj["options"]
+    assert len(opts) >= 2, obj
+    for o in opts:
+        assert o["duration_hours"] > 0 and o["steps_per_s"] > 0, o
+        assert o["price"]["source"] and o["price"]["date"], o
+        assert o["usd_per_job"] > 0 and o["usd_per_effective_tflop"] > 0, o
+        assert o["throughput_basis"].startswith("predicted") == o["predicted"], o
+        if o["predicted"]:
+            assert o["typical_relative_error"] > 0, o
+    chosen = [o for o in opts if o["chosen"]]
+    assert len(chosen) == 1, obj
+    key = "duration_hours" if objective == "fastest" else "usd_per_job"
+    ok = [o for o in opts if o["meets_deadline"]]
+    assert chosen[0][key] == min(o[key] for o in ok), obj
+    assert chosen[0]["colocation_penalty"] is not None, chosen
+    assert chosen[0]["gpu_model"] in obj["reason"], obj
+
+
+def check_cli_objective(gpufleet, tmp):
+    if not os.path.exists(GAVEL):
+        print(f"objective checks skipped: {GAVEL} is absent")
+        return
+    inv = os.path.join(PLACE, "inventory.toml")
+    req = os.path.join(PLACE, "request-objective.toml")
+    for objective in ("fastest", "cheapest-per-job", "cheapest-meeting-deadline"):
+        out = run(gpufleet, "place", "--inventory", inv, "--request", req, "--throughputs", GAVEL,
+                  "--objective", objective, "--json")
+        assert out.returncode == 0, (objective, out.returncode, out.stdout, out.stderr)
+        j = json.loads(out.stdout)
+        check_objective_answer(j["objective"], objective)
+        assert j["placed"], j
+    out = run(gpufleet, "place", "--inventory", inv, "--request", req, "--throughputs", GAVEL)
+    assert out.returncode == 0 and "objective: " in out.stdout, (out.stdout, out.stderr)
+    print(out.stdout)
+    # A deadline nobody meets: exit 1, and the reason names the fastest.
+    out = run(gpufleet, "place", "--inventory", inv, "--request", req, "--throughputs", GAVEL,
+              "--deadline-hours", "0.5")
+    assert out.returncode == 1 and "meets the 0.5 h deadline" in out.stderr, (out.stdout, out.stderr)
+    # Errors name file, line and field.
+    bad = os.path.join(tmp, "bad-objective.toml")
+    with open(bad, "w") as f:
+        f.write('gpus = 1\njob_type = "A3C"\nsteps = 10\nobjective = "cheapest"\n')
+    out = run(gpufleet, "place", "--inventory", inv, "--request", bad, "--throughputs", GAVEL)
+    assert out.returncode == 2 and f"{bad}:4:" in out.stderr and "objective" in out.stderr, out.stderr
+    out = run(gpufleet, "place", "--inventory", inv, "--request", req, "--throughputs",
+              os.path.join(tmp, "missing.json"))
+    assert out.returncode == 2 and "missing.json" in out.stderr, out.stderr
 
 
 def run(gpufleet, *args):
@@ -86,6 +143,28 @@ def check_server(gpufleet, tmp):
             assert j["rejected_by_reason"] == {"model": ["aws-cpu-01"]}, j
             status, text = http("POST", srv.url + "/api/v1/place", b'{"gpus": 1, "cuda": "12"}')
             assert status == 400 and "unknown key 'cuda'" in text, (status, text)
+            status, text = http("POST", srv.url + "/api/v1/place",
+                                b'{"gpus": 1, "job_type": "A3C", "steps": 5, "objective": "fastest"}')
+            assert status == 400 and "throughputs" in text, (status, text)
+
+        if os.path.exists(GAVEL):
+            with open(cfg, "a") as f:
+                f.write(f'throughputs = "{GAVEL}"\n')
+            with ServerProcess(gpufleet, ["--db", os.path.join(tmp, "s3.db"), "--config", cfg],
+                               log) as srv:
+                srv.wait_ready()
+                body = json.dumps({"name": "train", "gpus": 4, "vendor": "nvidia",
+                                   "job_type": "Transformer (batch size 64)", "steps": 2000000,
+                                   "objective": "cheapest-per-job"}).encode()
+                status, text = http("POST", srv.url + "/api/v1/place", body,
+                                    {"Content-Type": "application/json"})
+                assert status == 200, (status, text)
+                j = json.loads(text)
+                check_objective_answer(j["objective"], "cheapest-per-job")
+                body = json.dumps({"gpus": 1, "job_type": "Nope", "steps": 5,
+                                   "objective": "fastest"}).encode()
+                status, text = http("POST", srv.url + "/api/v1/place", body)
+                assert status == 400 and 'job_type: \\"Nope\\"' in text, (status, text)
 
         with ServerProcess(gpufleet, ["--db", os.path.join(tmp, "s2.db")], log) as srv:
             srv.wait_ready()
@@ -166,6 +245,7 @@ def main():
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="gpufleet_place_") as tmp:
         check_cli(args.gpufleet, tmp)
+        check_cli_objective(args.gpufleet, tmp)
         check_server(args.gpufleet, tmp)
         check_extender(args.gpufleet, tmp)
     print("place e2e: ok")

@@ -1,0 +1,68 @@
+// Fuzzes `gpufleet advise`'s readers: the jobs file (TOML) and the server's
+// answers it builds its snapshot from (fleet and cost JSON). The first byte
+// picks which input the rest is; the others are fixed, valid answers. No
+// crash; an error always has a message; every job in a snapshot runs on at
+// least one device and every free-capacity entry has a free device.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "server/advise_client.h"
+
+namespace {
+
+constexpr std::string_view kFleet =
+    R"({"devices":[{"node":"n1","model":"NVIDIA H100 80GB HBM3","cloud":"aws","region":"us-east-1",)"
+    R"("workload":"train,train-0","up":true,"stale":false,"open_incidents":1},)"
+    R"({"node":"n2","model":"AMD Instinct MI300X OAM","cloud":"azure","region":"eastus",)"
+    R"("workload":"","up":true,"stale":false,"open_incidents":0}]})";
+constexpr std::string_view kCost =
+    R"({"rows":[{"group":{"workload":"train-0","node":"n1"},"gpu_hours":1,"allocation_usd":6,)"
+    R"("idle_gpu_hours":0,"idle_usd":0,"lost_gpu_hours":0.1}]})";
+constexpr std::string_view kJobs =
+    "[[job]]\nname = \"train\"\njob_type = \"ResNet-50 (batch size 64)\"\nremaining_steps = 1000\n";
+
+void Check(const gpufleet::StatusOr<gpufleet::AdviseSnapshot>& s) {
+  if (!s.ok()) {
+    if (s.status().message().empty()) std::abort();
+    return;
+  }
+  for (const auto& j : s->jobs) {
+    if (j.gpus < 1) std::abort();
+  }
+  for (const auto& c : s->capacity) {
+    if (c.free_gpus < 1) std::abort();
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace gpufleet;
+  if (size < 1) return 0;
+  std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
+  auto valid_jobs = ParseAdviseJobs(kJobs, "advise.toml");
+  if (!valid_jobs.ok()) std::abort();
+  switch (data[0] % 4) {
+    case 0: {
+      auto jobs = ParseAdviseJobs(rest, "advise.toml");
+      if (!jobs.ok()) {
+        if (jobs.status().message().empty()) std::abort();
+        return 0;
+      }
+      Check(SnapshotFromApis(kFleet, kCost, kCost, *jobs));
+      break;
+    }
+    case 1:
+      Check(SnapshotFromApis(rest, kCost, kCost, *valid_jobs));
+      break;
+    case 2:
+      Check(SnapshotFromApis(kFleet, rest, kCost, *valid_jobs));
+      break;
+    default:
+      Check(SnapshotFromApis(kFleet, kCost, rest, *valid_jobs));
+      break;
+  }
+  return 0;
+}

@@ -1,0 +1,105 @@
+#include "place/advise.h"
+
+#include <gtest/gtest.h>
+
+namespace gpufleet::place {
+namespace {
+
+// Job type J runs 1 / 2 / 4 steps/s on k80 / p100 / v100; K runs 1 step/s
+// everywhere (it gains nothing from a faster part). Measured values only.
+GavelThroughputs Table() {
+  return GavelThroughputs::FromTable({"k80", "p100", "v100"}, {{"J", 1}, {"K", 1}, {"L", 1}},
+                                     {{1, 2, 4}, {1, 1, 1}, {2, 3, 5}});
+}
+
+RunningJob Job(std::string name, std::string type, std::string node, std::string model,
+               double price, double steps) {
+  RunningJob j;
+  j.name = std::move(name);
+  j.job_type = std::move(type);
+  j.node = std::move(node);
+  j.gpu_model = std::move(model);
+  j.usd_per_gpu_hour = price;
+  j.remaining_steps = steps;
+  j.checkpoint_minutes = 6;
+  j.startup_minutes = 3;
+  return j;
+}
+
+TEST(AdviseTest, HandWorkedFleet) {
+  // train: J on a p100 at $1/h losing half its time to contention: 1 step/s
+  // effective, 36,000 steps = 10 h and $10 to finish. On the free v100 at
+  // $2/h: 9 minutes of migration at $2/h = $0.30, then 2.5 h = $5.00; 2.65 h
+  // and $5.30 in all: 300% faster (4 vs 1 step/s), $4.70 cheaper.
+  RunningJob train = Job("train", "J", "p-1", "p100-pcie", 1.0, 36000);
+  train.contention_loss = 0.5;
+  // train2: J on a p100 at $1.50/h, uncontended: 5 h and $7.50; the v100
+  // would save $2.20, less than train's $4.70, so train gets the one v100.
+  RunningJob train2 = Job("train2", "J", "p-2", "p100-pcie", 1.5, 36000);
+  // flat: K on a v100 at $2/h: the cheaper p100 is no faster and the move
+  // adds 9 minutes, so it stays.
+  RunningJob flat = Job("flat", "K", "v-0", "v100-sxm-16gb", 2.0, 3600);
+  RunningJob unknown = Job("mystery", "Nope", "v-0", "v100-sxm-16gb", 2.0, 3600);
+  std::vector<FreeCapacity> free = {
+      {"v-1", "v100-sxm-16gb", "gcp", "us-central1", 1, 2.0, "test"},
+      {"k-1", "k80", "gcp", "us-central1", 4, 0.1, "test"},  // cheap but 4x slower than v100
+      // For train: 5 h + 9 min at $1.20 = $6.18, a smaller saving than the v100's.
+      {"p-3", "p100-pcie", "gcp", "us-central1", 1, 1.2, "test"},
+  };
+  StatusOr<Advice> a = AdviseMoves(Table(), {train2, train, flat, unknown}, free);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_EQ(a->moves.size(), 1u) << AdviceText(*a);
+  const Move& m = a->moves[0];
+  EXPECT_EQ(m.job, "train");
+  EXPECT_EQ(m.to_node, "v-1");
+  EXPECT_NEAR(m.hours_now, 10.0, 1e-9);
+  EXPECT_NEAR(m.usd_now, 10.0, 1e-9);
+  EXPECT_NEAR(m.migration_usd, 0.30, 1e-9);
+  EXPECT_NEAR(m.hours_after, 2.65, 1e-9);
+  EXPECT_NEAR(m.usd_after, 5.30, 1e-9);
+  EXPECT_NEAR(m.speedup, 3.0, 1e-9);
+  EXPECT_FALSE(m.predicted);
+  EXPECT_EQ(m.sentence.rfind("move train from p-1 (p100-pcie) to v-1 (v100-sxm-16gb): 300% faster, "
+                             "$5 cheaper to finish",
+                             0),
+            0u)
+      << m.sentence;
+  EXPECT_NE(m.sentence.find("9 minutes of checkpoint, restore and start-up ($0.30, counted)"),
+            std::string::npos)
+      << m.sentence;
+  // train2's only paying move (v-1) went to train; p-3 is its own model at
+  // the same speed plus a migration: not worth it.
+  ASSERT_EQ(a->stays.size(), 2u) << AdviceText(*a);
+  EXPECT_NE(a->stays[0].find("flat: stays"), std::string::npos) << a->stays[0];
+  EXPECT_NE(a->stays[1].find("train2: stays (the free capacity that would pay is taken"),
+            std::string::npos)
+      << a->stays[1];
+  ASSERT_EQ(a->skipped.size(), 1u);
+  EXPECT_NE(a->skipped[0].find("mystery: job_type \"Nope\""), std::string::npos);
+}
+
+TEST(AdviseTest, MigrationCostCanOutweighTheSaving) {
+  // J on a p100 at $1/h: 100 s of work left (0.028 h, $0.03). The v100 halves
+  // the run but 9 minutes of migration cost more time and money than that.
+  RunningJob j = Job("short", "J", "p-1", "p100-pcie", 1.0, 200);
+  StatusOr<Advice> a =
+      AdviseMoves(Table(), {j}, {{"v-1", "v100-sxm-16gb", "gcp", "us", 1, 1.0, "test"}});
+  ASSERT_TRUE(a.ok());
+  EXPECT_TRUE(a->moves.empty());
+  ASSERT_EQ(a->stays.size(), 1u);
+  EXPECT_NE(a->stays[0].find("9 minutes"), std::string::npos);
+}
+
+TEST(AdviseTest, PredictedThroughputSaysSo) {
+  // A GPU model outside the table (H100) is predicted from catalog peaks.
+  RunningJob j = Job("big", "L", "k-1", "k80", 0.5, 360000);
+  StatusOr<Advice> a =
+      AdviseMoves(Table(), {j}, {{"h-1", "H100-SXM", "aws", "us-east-1", 8, 0.5, "test"}});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_EQ(a->moves.size(), 1u) << AdviceText(*a);
+  EXPECT_TRUE(a->moves[0].predicted);
+  EXPECT_NE(a->moves[0].sentence.find("throughput predicted"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpufleet::place

@@ -1,0 +1,196 @@
+#include "server/advise_client.h"
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "core/strings.h"
+#include "core/toml_reader.h"
+
+namespace gpufleet {
+namespace {
+
+using nlohmann::json;
+
+StatusOr<json> ParseAnswer(std::string_view body, std::string_view what) {
+  json j = json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return DataLossError(std::string(what) + ": the answer is not a JSON object");
+  }
+  return j;
+}
+
+std::string Str(const json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+double Num(const json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+struct CostRow {
+  double gpu_hours = 0, idle_gpu_hours = 0, allocation_usd = 0, idle_usd = 0, lost_gpu_hours = 0;
+};
+
+// rows[i].group[key] -> the row's figures.
+StatusOr<std::map<std::string, CostRow>> CostRows(std::string_view body, const char* key,
+                                                  std::string_view what) {
+  ASSIGN_OR_RETURN(json j, ParseAnswer(body, what));
+  auto rows = j.find("rows");
+  if (rows == j.end() || !rows->is_array()) {
+    return DataLossError(std::string(what) + ": no \"rows\" array");
+  }
+  std::map<std::string, CostRow> out;
+  for (const json& r : *rows) {
+    if (!r.is_object() || !r.contains("group") || !r["group"].is_object()) continue;
+    const std::string name = Str(r["group"], key);
+    CostRow& c = out[name];
+    c.gpu_hours += Num(r, "gpu_hours");
+    c.idle_gpu_hours += Num(r, "idle_gpu_hours");
+    c.allocation_usd += Num(r, "allocation_usd");
+    c.idle_usd += Num(r, "idle_usd");
+    c.lost_gpu_hours += Num(r, "lost_gpu_hours");
+  }
+  return out;
+}
+
+}  // namespace
+
+StatusOr<std::vector<AdviseJobSpec>> ParseAdviseJobs(std::string_view toml,
+                                                     std::string_view origin) {
+  ASSIGN_OR_RETURN(toml::table top, ParseToml(toml, origin));
+  TomlReader root(top, origin);
+  RETURN_IF_ERROR(root.CheckKeys({"job"}));
+  std::vector<AdviseJobSpec> out;
+  std::set<std::string> names;
+  RETURN_IF_ERROR(root.ForEachTable("job", [&](const TomlReader& r) -> Status {
+    RETURN_IF_ERROR(r.CheckKeys(
+        {"name", "job_type", "remaining_steps", "checkpoint_minutes", "startup_minutes"}));
+    AdviseJobSpec j;
+    RETURN_IF_ERROR(r.Require("name", j.name));
+    if (j.name.empty()) return r.FieldError(*r.Get("name"), "name", "must not be empty");
+    if (!names.insert(j.name).second) {
+      return r.FieldError(*r.Get("name"), "name", "job \"" + j.name + "\" is listed twice");
+    }
+    RETURN_IF_ERROR(r.Require("job_type", j.job_type));
+    RETURN_IF_ERROR(r.Require("remaining_steps", j.remaining_steps, 1e-9, 1e15));
+    RETURN_IF_ERROR(r.Read("checkpoint_minutes", j.checkpoint_minutes, 0.0, 1e5));
+    RETURN_IF_ERROR(r.Read("startup_minutes", j.startup_minutes, 0.0, 1e5));
+    j.where = TomlPlace(origin, r.table());
+    out.push_back(std::move(j));
+    return OkStatus();
+  }));
+  if (out.empty()) return InvalidArgumentError(std::string(origin) + ": no [[job]] tables");
+  return out;
+}
+
+StatusOr<AdviseSnapshot> SnapshotFromApis(std::string_view fleet_json,
+                                          std::string_view cost_by_workload_json,
+                                          std::string_view cost_by_node_json,
+                                          const std::vector<AdviseJobSpec>& jobs) {
+  ASSIGN_OR_RETURN(json fleet, ParseAnswer(fleet_json, "GET /api/v1/fleet"));
+  auto devices = fleet.find("devices");
+  if (devices == fleet.end() || !devices->is_array()) {
+    return DataLossError("GET /api/v1/fleet: no \"devices\" array");
+  }
+  ASSIGN_OR_RETURN(auto by_workload,
+                   CostRows(cost_by_workload_json, "workload", "GET /api/v1/cost?by=workload"));
+  ASSIGN_OR_RETURN(auto by_node, CostRows(cost_by_node_json, "node", "GET /api/v1/cost?by=node"));
+
+  AdviseSnapshot s;
+  std::map<std::string, size_t> capacity_of;  // node -> index in s.capacity
+  for (const json& d : *devices) {
+    if (!d.is_object()) continue;
+    const bool up = d.contains("up") && d["up"].is_boolean() && d["up"].get<bool>();
+    const bool stale = d.contains("stale") && d["stale"].is_boolean() && d["stale"].get<bool>();
+    if (!up || stale || !Str(d, "workload").empty()) continue;
+    // A partition (MIG instance, Intel tile: ".../p0") is not a whole GPU,
+    // and the throughput model knows whole GPUs only.
+    const std::string key = Str(d, "device");
+    const size_t slash = key.rfind('/');
+    if (slash != std::string::npos && key.size() > slash + 2 && key.compare(slash, 2, "/p") == 0 &&
+        key.find_first_not_of("0123456789", slash + 2) == std::string::npos) {
+      continue;
+    }
+    const std::string node = Str(d, "node");
+    auto [it, fresh] = capacity_of.try_emplace(node, s.capacity.size());
+    if (fresh) {
+      place::FreeCapacity c;
+      c.node = node, c.gpu_model = Str(d, "model"), c.cloud = Str(d, "cloud"),
+      c.region = Str(d, "region");
+      auto cost = by_node.find(node);
+      if (cost != by_node.end()) {
+        const double hours = cost->second.gpu_hours + cost->second.idle_gpu_hours;
+        if (hours > 0) {
+          c.usd_per_gpu_hour = (cost->second.allocation_usd + cost->second.idle_usd) / hours;
+          c.price_source = "cost ledger, node " + node + ", last hour";
+        }
+      }
+      s.capacity.push_back(c);
+    }
+    s.capacity[it->second].free_gpus++;
+  }
+
+  for (const AdviseJobSpec& spec : jobs) {
+    place::RunningJob j;
+    j.name = spec.name;
+    j.job_type = spec.job_type;
+    j.remaining_steps = spec.remaining_steps;
+    j.checkpoint_minutes = spec.checkpoint_minutes;
+    j.startup_minutes = spec.startup_minutes;
+    j.gpus = 0;
+    std::set<std::string> labels;  // every workload label on its devices (id, pod)
+    for (const json& d : *devices) {
+      if (!d.is_object()) continue;
+      const std::string workload = Str(d, "workload");  // outlives the views SplitString returns
+      std::vector<std::string> names;
+      for (std::string_view w : SplitString(workload, ',')) names.emplace_back(w);
+      if (std::find(names.begin(), names.end(), spec.name) == names.end()) continue;
+      if (j.gpus == 0) {
+        j.node = Str(d, "node"), j.gpu_model = Str(d, "model");
+        j.cloud = Str(d, "cloud"), j.region = Str(d, "region");
+      }
+      ++j.gpus;
+      j.open_incidents += static_cast<int>(Num(d, "open_incidents"));
+      labels.insert(names.begin(), names.end());
+    }
+    if (j.gpus == 0) {
+      s.not_found.push_back(spec.name + " (" + spec.where + "): no device of the fleet runs it");
+      continue;
+    }
+    CostRow paid;
+    for (const std::string& l : labels) {
+      auto it = by_workload.find(l);
+      if (it == by_workload.end()) continue;
+      paid.gpu_hours += it->second.gpu_hours;
+      paid.allocation_usd += it->second.allocation_usd;
+      paid.lost_gpu_hours += it->second.lost_gpu_hours;
+    }
+    if (paid.gpu_hours > 0) {
+      j.usd_per_gpu_hour = paid.allocation_usd / paid.gpu_hours;
+      j.contention_loss = paid.lost_gpu_hours / paid.gpu_hours;
+      j.price_source = "cost ledger, workload " + spec.name + ", last hour";
+    }
+    s.jobs.push_back(std::move(j));
+  }
+  return s;
+}
+
+StatusOr<AdviseSnapshot> FetchAdviseSnapshot(HttpClient& client, const std::string& server_url,
+                                             const std::string& token,
+                                             const std::vector<AdviseJobSpec>& jobs) {
+  const HttpHeaders auth = BearerHeader(token);
+  const int64_t timeout = 30 * kNsPerSecond;
+  ASSIGN_OR_RETURN(std::string fleet, HttpGet(client, server_url + "/api/v1/fleet", timeout, auth));
+  ASSIGN_OR_RETURN(
+      std::string by_workload,
+      HttpGet(client, server_url + "/api/v1/cost?from=-1h&by=workload&format=json", timeout, auth));
+  ASSIGN_OR_RETURN(
+      std::string by_node,
+      HttpGet(client, server_url + "/api/v1/cost?from=-1h&by=node&format=json", timeout, auth));
+  return SnapshotFromApis(fleet, by_workload, by_node, jobs);
+}
+
+}  // namespace gpufleet

@@ -1,0 +1,74 @@
+// `gpufleet advise`: reads a running server's APIs and advises moves
+// (place/advise.h has the rule).
+//
+// What it reads:
+//   GET /api/v1/fleet                     where each job runs (the devices
+//       whose workload labels name it: node, model, cloud, region), its
+//       devices' open incidents, and the free capacity: devices that are up,
+//       not stale and hold no workload, counted per node (partitions, MIG
+//       or tiles, are not counted: the throughput model knows whole GPUs);
+//   GET /api/v1/cost?from=-1h&by=workload  what each job pays per GPU-hour
+//       (allocation $ / GPU-hours) and the share of its GPU time lost to
+//       contention (lost GPU-hours / GPU-hours);
+//   GET /api/v1/cost?from=-1h&by=node      each node's price per GPU-hour
+//       ((allocation + idle $) / (GPU-hours + idle GPU-hours)): the server's
+//       price book as the ledger applied it, with energy on premises.
+// What telemetry cannot know comes from a jobs file:
+//
+//   # advise.toml
+//   [[job]]
+//   name = "llm-pretrain"                    # a workload label of the fleet
+//   job_type = "Transformer (batch size 64)" # its profile: a job type of Gavel's table
+//   remaining_steps = 500000
+//   checkpoint_minutes = 6                   # write + restore; default 5
+//   startup_minutes = 3                      # image pull, JIT; default 3
+//
+// Errors name the file, line and field; a job the fleet does not show is
+// listed as not judged, never dropped silently. A malformed server answer
+// is an error naming the endpoint.
+//
+// Thread safety: stateless functions.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "net/http_client.h"
+#include "place/advise.h"
+#include "place/gavel_data.h"
+
+namespace gpufleet {
+
+struct AdviseJobSpec {
+  std::string name, job_type;
+  double remaining_steps = 0;
+  double checkpoint_minutes = 5;
+  double startup_minutes = 3;
+  std::string where;  // "advise.toml:3"
+};
+
+StatusOr<std::vector<AdviseJobSpec>> ParseAdviseJobs(std::string_view toml,
+                                                     std::string_view origin);
+
+struct AdviseSnapshot {
+  std::vector<place::RunningJob> jobs;
+  std::vector<place::FreeCapacity> capacity;
+  std::vector<std::string> not_found;  // jobs of the file the fleet does not show
+};
+
+// The advisor's input from the three answers (JSON bodies as the server
+// sends them) and the jobs file.
+StatusOr<AdviseSnapshot> SnapshotFromApis(std::string_view fleet_json,
+                                          std::string_view cost_by_workload_json,
+                                          std::string_view cost_by_node_json,
+                                          const std::vector<AdviseJobSpec>& jobs);
+
+// Fetches the three answers from `server_url` (with `token` when not empty)
+// and builds the snapshot.
+StatusOr<AdviseSnapshot> FetchAdviseSnapshot(HttpClient& client, const std::string& server_url,
+                                             const std::string& token,
+                                             const std::vector<AdviseJobSpec>& jobs);
+
+}  // namespace gpufleet

@@ -1,0 +1,86 @@
+#include "server/advise_client.h"
+
+#include <gtest/gtest.h>
+
+namespace gpufleet {
+namespace {
+
+// Shapes as GET /api/v1/fleet and GET /api/v1/cost?format=json answer
+// (docs/server.md, docs/cost.md), trimmed to the fields advise reads.
+constexpr char kFleet[] = R"json({"devices":[
+ {"device":"n1/GPU-a","node":"n1","model":"NVIDIA H100 80GB HBM3","cloud":"aws","region":"us-east-1",
+  "workload":"train,train-0","up":true,"stale":false,"open_incidents":1},
+ {"device":"n1/GPU-b","node":"n1","model":"NVIDIA H100 80GB HBM3","cloud":"aws","region":"us-east-1",
+  "workload":"train,train-0","up":true,"stale":false,"open_incidents":0},
+ {"device":"n2/GPU-c","node":"n2","model":"AMD Instinct MI300X OAM","cloud":"azure","region":"eastus",
+  "workload":"","up":true,"stale":false,"open_incidents":0},
+ {"device":"n2/GPU-d","node":"n2","model":"AMD Instinct MI300X OAM","cloud":"azure","region":"eastus",
+  "workload":"","up":true,"stale":true,"open_incidents":0},
+ {"device":"n3/GPU-e/p0","node":"n3","model":"Intel(R) Data Center GPU Max 1550","cloud":"onprem",
+  "region":"dc","workload":"","up":true,"stale":false,"open_incidents":0}
+]})json";
+constexpr char kByWorkload[] = R"json({"rows":[
+ {"group":{"workload":"train-0"},"gpu_hours":2,"idle_gpu_hours":0,"allocation_usd":12,"idle_usd":0,"lost_gpu_hours":0.2},
+ {"group":{"workload":"(unallocated)"},"gpu_hours":0,"idle_gpu_hours":3,"allocation_usd":0,"idle_usd":6,"lost_gpu_hours":0}]})json";
+constexpr char kByNode[] = R"json({"rows":[
+ {"group":{"node":"n2"},"gpu_hours":1,"idle_gpu_hours":3,"allocation_usd":2,"idle_usd":6,"lost_gpu_hours":0}]})json";
+
+TEST(AdviseClientTest, BuildsTheSnapshotFromTheServersAnswers) {
+  auto jobs = ParseAdviseJobs(
+      "[[job]]\nname = \"train\"\njob_type = \"Transformer (batch size 64)\"\nremaining_steps = "
+      "1e6\n"
+      "[[job]]\nname = \"ghost\"\njob_type = \"A3C\"\nremaining_steps = 10\ncheckpoint_minutes = "
+      "1\n",
+      "advise.toml");
+  ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
+  ASSERT_EQ(jobs->size(), 2u);
+  EXPECT_EQ((*jobs)[0].checkpoint_minutes, 5);  // the defaults
+  EXPECT_EQ((*jobs)[0].startup_minutes, 3);
+  auto s = SnapshotFromApis(kFleet, kByWorkload, kByNode, *jobs);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_EQ(s->jobs.size(), 1u);
+  const place::RunningJob& j = s->jobs[0];
+  EXPECT_EQ(j.node, "n1");
+  EXPECT_EQ(j.gpus, 2);
+  EXPECT_EQ(j.open_incidents, 1);
+  EXPECT_DOUBLE_EQ(j.usd_per_gpu_hour, 6.0);  // $12 / 2 GPU-hours
+  EXPECT_DOUBLE_EQ(j.contention_loss, 0.1);   // 0.2 of 2 GPU-hours lost
+  // Only n2's fresh whole GPU is free capacity: the stale one and the tile are not.
+  ASSERT_EQ(s->capacity.size(), 1u);
+  EXPECT_EQ(s->capacity[0].node, "n2");
+  EXPECT_EQ(s->capacity[0].free_gpus, 1);
+  EXPECT_DOUBLE_EQ(s->capacity[0].usd_per_gpu_hour, 2.0);  // ($2 + $6) / (1 + 3) GPU-hours
+  ASSERT_EQ(s->not_found.size(), 1u);
+  EXPECT_NE(s->not_found[0].find("ghost (advise.toml:5)"), std::string::npos) << s->not_found[0];
+}
+
+TEST(AdviseClientTest, ErrorsNameThePlace) {
+  auto typo = ParseAdviseJobs("[[job]]\nname = \"a\"\njob_type = \"A3C\"\nremaining_step = 3\n",
+                              "advise.toml");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.status().message().find("advise.toml:4"), std::string::npos)
+      << typo.status().message();
+  auto missing = ParseAdviseJobs("[[job]]\nname = \"a\"\njob_type = \"A3C\"\n", "advise.toml");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("remaining_steps"), std::string::npos);
+  auto twice = ParseAdviseJobs(
+      "[[job]]\nname = \"a\"\njob_type = \"A3C\"\nremaining_steps = 1\n"
+      "[[job]]\nname = \"a\"\njob_type = \"A3C\"\nremaining_steps = 1\n",
+      "advise.toml");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("listed twice"), std::string::npos);
+  EXPECT_FALSE(ParseAdviseJobs("", "advise.toml").ok());
+
+  auto jobs =
+      ParseAdviseJobs("[[job]]\nname = \"a\"\njob_type = \"A3C\"\nremaining_steps = 1\n", "x");
+  ASSERT_TRUE(jobs.ok());
+  auto bad = SnapshotFromApis("<html>", kByWorkload, kByNode, *jobs);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("GET /api/v1/fleet"), std::string::npos);
+  auto no_rows = SnapshotFromApis(kFleet, "{}", kByNode, *jobs);
+  ASSERT_FALSE(no_rows.ok());
+  EXPECT_NE(no_rows.status().message().find("by=workload"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpufleet

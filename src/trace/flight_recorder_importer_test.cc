@@ -71,7 +71,6 @@ TEST(FlightRecorderImporterTest, SkipsBadEntriesAndUsesRankField) {
   EXPECT_EQ(t.collectives.size(), 1u);
 }
 
-
 // Issue 19: a 2.2 dump (pickle content as JSON: no pg_status, undiscovered
 // times null), derived from torch's TraceUtils.h key list at version 2.2.
 TEST(FlightRecorderImporterTest, Version22DumpWithoutPgStatus) {

@@ -138,8 +138,8 @@ TEST(HangTest, FlightRecorderWithMissingRank) {
 // Issue 19, flight-recorder dump versions. 2.2 (no pg_status): rank 0 enqueued
 // seq 3 all_reduce, rank 1's last entry is seq 2, so rank 1 holds the job.
 TEST(HangTest, FlightRecorderVersion22DerivesStateFromEntries) {
-  auto r = AnalyzeHang({TestData("fr/v2.2/nccl_trace_rank_0.json"),
-                        TestData("fr/v2.2/nccl_trace_rank_1.json")});
+  auto r = AnalyzeHang(
+      {TestData("fr/v2.2/nccl_trace_rank_0.json"), TestData("fr/v2.2/nccl_trace_rank_1.json")});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE(r->missing_ranks.empty());
   EXPECT_EQ(r->root_ranks, std::vector<int>({1}));

@@ -207,8 +207,7 @@ TEST(KinetoJsonImporterTest, LinksLegacyFlowsWhenCorrelationIsMissing) {
   ASSERT_EQ(t.events.size(), 2u);
   EXPECT_TRUE(t.files[0].epoch_clock);
   EXPECT_EQ(t.files[0].clock_source, "epoch us");
-  EXPECT_EQ(t.files[0].format_version,
-            "Kineto epoch us, no baseTimeNanoseconds (PyTorch <= 2.3)");
+  EXPECT_EQ(t.files[0].format_version, "Kineto epoch us, no baseTimeNanoseconds (PyTorch <= 2.3)");
   EXPECT_EQ(FindEvent(t, "cudaLaunchKernel")->correlation, 538860);
   EXPECT_EQ(FindEvent(t, "gemv")->correlation, 538860);
   EXPECT_EQ(FindEvent(t, "gemv")->kind, EventKind::kKernel);
@@ -370,8 +369,9 @@ TEST(KinetoJsonImporterTest, CountsOutOfOrderAndOverlappingQueueEvents) {
   Timeline t = Import(WriteTemp("disorder.json", doc));
   ASSERT_EQ(t.files.size(), 1u);
   EXPECT_FALSE(t.files[0].partial);
-  EXPECT_EQ(t.files[0].out_of_order, 1u);    // k1 after k2
-  EXPECT_EQ(t.files[0].queue_overlaps, 1u);  // k2 starts 5 us before k1 ends; nested cpu ops are fine
+  EXPECT_EQ(t.files[0].out_of_order, 1u);  // k1 after k2
+  // k2 starts 5 us before k1 ends; nested cpu ops are fine.
+  EXPECT_EQ(t.files[0].queue_overlaps, 1u);
   EXPECT_EQ(t.files[0].max_queue_overlap_ns, 5000);
   std::vector<std::string> order;
   for (const Event& e : t.events) order.emplace_back(t.name(e));

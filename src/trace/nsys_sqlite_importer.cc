@@ -133,8 +133,8 @@ StringId NsysImport::Name(const SqliteRows& r, int col, const std::string& table
   int64_t id = r.Int(col);
   if (strings_.count(id) == 0) {
     if (missing_strings_++ == 0) {
-      first_missing_string_ = table + " row " + std::to_string(row) + " (id " +
-                              std::to_string(id) + ")";
+      first_missing_string_ =
+          table + " row " + std::to_string(row) + " (id " + std::to_string(id) + ")";
     }
   }
   return Str(id);

@@ -173,7 +173,6 @@ TEST(NsysSqliteImporterTest, MissingRequiredColumnMarksPartialAndNamesIt) {
   EXPECT_TRUE(t.events.empty());
 }
 
-
 // Issue 19: a 2024.x export (schema 3.x), built from the documented schema
 // (../shared/reference/traces.md section 3: nsys 2024.5.1 = schema 3.13.2):
 // META_DATA_EXPORT, the kernel table with its 3.x columns (greenContextId,

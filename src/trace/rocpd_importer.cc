@@ -133,11 +133,11 @@ class RocpdImport {
     const std::string table = T("rocpd_kernel_dispatch");
     if (!db_.HasTable(table) || !Layout(table)) return;
     std::string sql =
-        "SELECT " + F("k", "start") + ", " + F("k", "end") + ", " + Col("rocpd_info_process", "p", "pid") + ", " +
-        Col("rocpd_info_thread", "t", "tid") + ", " + Col("rocpd_info_agent", "a", "type_index") +
-        ", " + F("k", "queue_id") + ", " + F("k", "stream_id") + ", " +
-        Col("rocpd_info_kernel_symbol", "s", "display_name") +
-        ", " + Col("rocpd_info_kernel_symbol", "s", "kernel_name") + ", " +
+        "SELECT " + F("k", "start") + ", " + F("k", "end") + ", " +
+        Col("rocpd_info_process", "p", "pid") + ", " + Col("rocpd_info_thread", "t", "tid") + ", " +
+        Col("rocpd_info_agent", "a", "type_index") + ", " + F("k", "queue_id") + ", " +
+        F("k", "stream_id") + ", " + Col("rocpd_info_kernel_symbol", "s", "display_name") + ", " +
+        Col("rocpd_info_kernel_symbol", "s", "kernel_name") + ", " +
         Col("rocpd_event", "e", "correlation_id") + ", " + Col("rocpd_info_node", "n", "hostname") +
         ", k.kernel_id FROM " + QuoteIdent(table) + " k" + TrackJoins("k") +
         Join("rocpd_info_process", "p", F("k", "pid")) +
@@ -166,8 +166,8 @@ class RocpdImport {
       uint32_t proc = ProcessFor(*rows, 2, 10);
       int device = rows->IsNull(4) ? 0 : static_cast<int>(rows->Int(4));
       int64_t stream = rows->IsNull(6) ? 0 : rows->Int(6);
-      e.track = b_.DeviceQueue(proc, device,
-                               stream != 0 ? stream : (rows->IsNull(5) ? 0 : rows->Int(5)));
+      e.track =
+          b_.DeviceQueue(proc, device, stream != 0 ? stream : (rows->IsNull(5) ? 0 : rows->Int(5)));
       b_.AddEvent(e);
     }
     if (!rows->status().ok()) Failed(table, rows->status());
@@ -177,9 +177,9 @@ class RocpdImport {
     const std::string table = T("rocpd_region");
     if (!db_.HasTable(table) || !Layout(table)) return;
     std::string sql =
-        "SELECT " + F("r", "start") + ", " + F("r", "end") + ", " + Col("rocpd_info_process", "p", "pid") + ", " +
-        Col("rocpd_info_thread", "t", "tid") + ", str.string, " +
-        Col("rocpd_event", "e", "correlation_id") + ", " +
+        "SELECT " + F("r", "start") + ", " + F("r", "end") + ", " +
+        Col("rocpd_info_process", "p", "pid") + ", " + Col("rocpd_info_thread", "t", "tid") +
+        ", str.string, " + Col("rocpd_event", "e", "correlation_id") + ", " +
         (Has("rocpd_event") ? "cat.string" : "NULL") + ", " +
         Col("rocpd_info_node", "n", "hostname") + " FROM " + QuoteIdent(table) + " r" +
         TrackJoins("r") + Join("rocpd_info_process", "p", F("r", "pid")) +
@@ -211,13 +211,13 @@ class RocpdImport {
     if (!db_.HasTable(table) || !Layout(table)) return;
     std::string sql =
         "SELECT " + F("m", "start") + ", " + F("m", "end") + ", " +
-        Col("rocpd_info_process", "p", "pid") +
-        ", str.string, m.size, " + Col("rocpd_info_agent", "da", "type_index") + ", " +
+        Col("rocpd_info_process", "p", "pid") + ", str.string, m.size, " +
+        Col("rocpd_info_agent", "da", "type_index") + ", " +
         Col("rocpd_info_agent", "sa", "type_index") + ", " + F("m", "stream_id") + ", " +
         Col("rocpd_event", "e", "correlation_id") + ", " + Col("rocpd_info_node", "n", "hostname") +
         " FROM " + QuoteIdent(table) + " m" + TrackJoins("m") +
-        Join("rocpd_info_process", "p", F("m", "pid")) +
-        Join(kStringTable, "str", "m.name_id") + Join("rocpd_info_agent", "da", "m.dst_agent_id") +
+        Join("rocpd_info_process", "p", F("m", "pid")) + Join(kStringTable, "str", "m.name_id") +
+        Join("rocpd_info_agent", "da", "m.dst_agent_id") +
         Join("rocpd_info_agent", "sa", "m.src_agent_id") + Join("rocpd_event", "e", "m.event_id") +
         Join("rocpd_info_node", "n", F("m", "nid"));
     auto rows = db_.Query(sql);

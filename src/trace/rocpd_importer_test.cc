@@ -150,7 +150,6 @@ TEST(RocpdImporterTest, RejectsOtherDatabases) {
   EXPECT_NE(st.message().find("x.db: not a rocpd database"), std::string::npos);
 }
 
-
 // Issue 19: the track/timestamp layout of schema_version 3, from the derived
 // sample tests/data/trace/rocpd/rocpd_v3_track_layout.sql (its header names
 // the rocpd_tables.sql revision it follows).

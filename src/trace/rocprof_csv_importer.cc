@@ -191,8 +191,8 @@ class RocprofCsvImporter : public TraceImporter {
     };
 
     uint32_t file = b.AddFile(RocprofSourceFile(path, "rocprofv3_csv"));
-    b.timeline().files[file].format_version = FamilyName(kind, idx("Stream_Id").has_value(),
-                                                         idx("Guid").has_value());
+    b.timeline().files[file].format_version =
+        FamilyName(kind, idx("Stream_Id").has_value(), idx("Guid").has_value());
     bool text_agents = false;
     const int64_t file_pid = PidFromFileName(path);
 
@@ -240,8 +240,8 @@ class RocprofCsvImporter : public TraceImporter {
           auto queue = num(idx("Stream_Id"));
           if (!queue || *queue == 0) queue = num(idx(v1 ? "queue-id" : "Queue_Id"));
           if (!agent) {
-            NoteSkipped(sfile, where + ": bad agent id '" +
-                                   std::string(f[*idx(v1 ? "gpu-id" : "Agent_Id")]) + "'");
+            std::string_view bad = f[*idx(v1 ? "gpu-id" : "Agent_Id")];
+            NoteSkipped(sfile, where + ": bad agent id '" + std::string(bad.substr(0, 40)) + "'");
             continue;
           }
           text_agents |= agent->text;
@@ -256,11 +256,10 @@ class RocprofCsvImporter : public TraceImporter {
           // else the destination; a "CPU n" agent (type-relative indexing)
           // yields to the other end.
           bool to_host = dir.find("TO_HOST") != std::string_view::npos;
-          auto src = idx("Source_Agent_Id") ? ParseAgentField(f[*idx("Source_Agent_Id")])
-                                            : std::nullopt;
-          auto dst = idx("Destination_Agent_Id")
-                         ? ParseAgentField(f[*idx("Destination_Agent_Id")])
-                         : std::nullopt;
+          auto src =
+              idx("Source_Agent_Id") ? ParseAgentField(f[*idx("Source_Agent_Id")]) : std::nullopt;
+          auto dst = idx("Destination_Agent_Id") ? ParseAgentField(f[*idx("Destination_Agent_Id")])
+                                                 : std::nullopt;
           std::optional<AgentField> agent = to_host ? src : dst;
           if (agent && agent->cpu) agent = to_host ? dst : src;
           if ((idx("Source_Agent_Id") && !src) || (idx("Destination_Agent_Id") && !dst)) {

@@ -116,7 +116,6 @@ TEST(RocprofCsvImporterTest, ImportsRocprofV1Results) {
   EXPECT_EQ(t.track(t.events[0]).device, 2);
 }
 
-
 // Issue 19: one derived sample per rocprofv3 CSV family (see
 // tests/data/trace/README.importers.md for the column lists they follow).
 TEST(RocprofCsvImporterTest, Rocm64FamilyReadsStreamIdForKernelsAndCopies) {
@@ -130,8 +129,7 @@ TEST(RocprofCsvImporterTest, Rocm64FamilyReadsStreamIdForKernelsAndCopies) {
   EXPECT_EQ(k.process(k.events[0]).pid, 3071);
 
   Timeline c = ImportOk(TestData("rocprof/derived/rocm6.4/3071_memory_copy_trace.csv"));
-  EXPECT_EQ(c.files[0].format_version,
-            "rocprofv3 CSV, ROCm 6.4+ memory copy columns (Stream_Id)");
+  EXPECT_EQ(c.files[0].format_version, "rocprofv3 CSV, ROCm 6.4+ memory copy columns (Stream_Id)");
   ASSERT_EQ(c.events.size(), 2u);
   EXPECT_EQ(c.track(c.events[0]).device, 2);  // HtoD: the destination
   EXPECT_EQ(c.track(c.events[1]).device, 2);  // DtoH: the source

@@ -11,6 +11,16 @@
 // "rank" when present, else the trailing number of the file name
 // (nccl_trace_rank_3), as torch's own analyzer does. Times are epoch ns of the
 // rank's system clock.
+//
+// Dump versions (issue 19; torch's FlightRecorder/TraceUtils key lists):
+//   2.2: no pg_status (the state per group is derived from the entries).
+//   2.3+: pg_status {pg_id: {last_enqueued/started/completed_collective}}.
+//   2.7: nccl_version; 2.10: comm_lib_version, entries[].thread_id/thread_name.
+// The JSON dump (dump_fr_trace_json / _dump_nccl_trace_json) differs from the
+// pickle's content: pg_status values and pg_config ranks are strings ("5",
+// "[0, 1]"), pg_config is keyed by group name while entries and pg_status
+// carry the numeric pg_id (entries[].process_group[0] gives the name), and an
+// undiscovered start or completion is 0, not absent. All of these are read.
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -119,14 +129,40 @@ struct Dump {
   int rank = -1;
   std::string host;
   int64_t pid = -1;
-  std::map<std::string, PgInfo> pgs;  // pg key -> info
+  std::map<std::string, PgInfo> pgs;           // pg key -> info
+  std::map<std::string, std::string> name_of;  // pg_id -> group name (process_group[0])
   Json root;
 };
 
-std::string PgKeyOfEntry(const Json& e) {
+// An integer field written as a number (pickle content) or as a decimal
+// string (the JSON dump's pg_status).
+std::optional<int64_t> IntOrString(const Json& j, std::string_view key) {
+  if (auto v = JsonInt(j, key)) return v;
+  if (auto s = JsonString(j, key)) return ParseInt64(TrimWhitespace(*s));
+  return std::nullopt;
+}
+
+std::string PgIdOfEntry(const Json& e) {
   if (auto id = JsonInt(e, "pg_id")) return std::to_string(*id);
   if (auto id = JsonString(e, "pg_id")) return *id;
   return "0";
+}
+
+// The key of a group: its pg_config key (the group name) when the dump maps
+// this pg_id to a configured name, else the pg_id itself.
+std::string PgKey(const Dump& d, const std::string& pg_id) {
+  auto n = d.name_of.find(pg_id);
+  if (n != d.name_of.end() && d.pgs.count(n->second)) return n->second;
+  return pg_id;
+}
+
+std::string PgKeyOfEntry(const Dump& d, const Json& e) { return PgKey(d, PgIdOfEntry(e)); }
+
+// A discovery time: absent, or 0 in the JSON dump, means "not seen".
+std::optional<int64_t> Discovered(const Json& e, std::string_view key) {
+  auto v = JsonInt(e, key);
+  if (!v || *v <= 0) return std::nullopt;
+  return v;
 }
 
 StatusOr<Dump> ParseDump(const std::string& path, std::string_view text) {
@@ -163,6 +199,14 @@ StatusOr<Dump> ParseDump(const std::string& path, std::string_view text) {
       d.pgs[it.key()] = std::move(info);
     }
   }
+  if (const Json* entries = JsonArray(d.root, "entries")) {
+    for (const Json& e : *entries) {
+      const Json* pg = JsonArray(e, "process_group");
+      if (pg != nullptr && !pg->empty() && (*pg)[0].is_string()) {
+        d.name_of.emplace(PgIdOfEntry(e), (*pg)[0].get<std::string>());
+      }
+    }
+  }
   return d;
 }
 
@@ -190,6 +234,12 @@ class FlightRecorderImporter : public TraceImporter {
     sf.clock_source = "flight recorder time_*_ns";
     sf.format_version =
         "flight recorder dump version " + JsonString(d.root, "version").value_or("?");
+    for (const char* lib : {"comm_lib_version", "nccl_version"}) {
+      if (auto v = JsonString(d.root, lib); v && !v->empty()) {
+        sf.format_version += ", " + std::string(lib) + " " + *v;
+        break;
+      }
+    }
     uint32_t file = b.AddFile(std::move(sf));
     uint32_t proc = b.Process(file, d.host, d.pid);
     b.timeline().processes[proc].rank = d.rank;
@@ -206,7 +256,7 @@ class FlightRecorderImporter : public TraceImporter {
                              "]: missing profiling_name or time_created_ns");
           continue;
         }
-        const PgInfo& pg = PgOf(d, PgKeyOfEntry(e));
+        const PgInfo& pg = PgOf(d, PgKeyOfEntry(d, e));
         Collective c;
         c.op = b.Intern(*name);
         c.comm = b.Intern(pg.comm);
@@ -219,8 +269,8 @@ class FlightRecorderImporter : public TraceImporter {
         ev.name = c.op;
         ev.bytes = c.bytes;
         ev.collective = b.AddCollective(c);
-        auto started = JsonInt(e, "time_discovered_started_ns");
-        auto completed = JsonInt(e, "time_discovered_completed_ns");
+        auto started = Discovered(e, "time_discovered_started_ns");
+        auto completed = Discovered(e, "time_discovered_completed_ns");
         if (started && completed && *completed >= *started) {
           ev.kind = EventKind::kCommKernel;
           ev.start_ns = *started;
@@ -266,7 +316,7 @@ Status FlightRecorderHangInput(const std::string& path, std::string_view text, H
       bool p2p = e.is_object() && e.contains("is_p2p") && e["is_p2p"].is_boolean() &&
                  e["is_p2p"].get<bool>();
       if (!seq || p2p) continue;
-      PgState& s = st[PgKeyOfEntry(e)];
+      PgState& s = st[PgKeyOfEntry(d, e)];
       s.op_of_seq[*seq] = JsonString(e, "profiling_name").value_or("?");
       std::string state = JsonString(e, "state").value_or("");
       s.enq = std::max(s.enq, *seq);
@@ -276,11 +326,11 @@ Status FlightRecorderHangInput(const std::string& path, std::string_view text, H
   }
   if (const Json* status = JsonObject(d.root, "pg_status")) {
     for (auto it = status->begin(); it != status->end(); ++it) {
-      PgState& s = st[it.key()];
+      PgState& s = st[PgKey(d, it.key())];
       s.have_status = true;
-      s.enq = JsonInt(it.value(), "last_enqueued_collective").value_or(s.enq);
-      s.started = JsonInt(it.value(), "last_started_collective").value_or(s.started);
-      s.completed = JsonInt(it.value(), "last_completed_collective").value_or(s.completed);
+      s.enq = IntOrString(it.value(), "last_enqueued_collective").value_or(s.enq);
+      s.started = IntOrString(it.value(), "last_started_collective").value_or(s.started);
+      s.completed = IntOrString(it.value(), "last_completed_collective").value_or(s.completed);
     }
   }
   for (auto& [key, s] : st) {

@@ -71,5 +71,50 @@ TEST(FlightRecorderImporterTest, SkipsBadEntriesAndUsesRankField) {
   EXPECT_EQ(t.collectives.size(), 1u);
 }
 
+// Issue 19: a 2.2 dump (pickle content as JSON: no pg_status, undiscovered
+// times null), derived from torch's TraceUtils.h key list at version 2.2.
+TEST(FlightRecorderImporterTest, Version22DumpWithoutPgStatus) {
+  std::string path = TestData("fr/v2.2/nccl_trace_rank_0.json");
+  ASSERT_TRUE(NewFlightRecorderImporter()->Sniff(path, ReadHead(path)));
+  Timeline t;
+  TimelineBuilder b(t);
+  ASSERT_TRUE(NewFlightRecorderImporter()->Import(path, b, nullptr).ok());
+  b.Finish();
+  EXPECT_EQ(t.files[0].format_version, "flight recorder dump version 2.2");
+  EXPECT_EQ(t.files[0].skipped, 0u);
+  EXPECT_EQ(CountKind(t, EventKind::kCommKernel), 2);
+  EXPECT_EQ(CountKind(t, EventKind::kInstant), 1);  // seq 3, scheduled
+  for (const Collective& c : t.collectives) EXPECT_EQ(c.bytes, 4096 * 2);
+}
+
+// The JSON dump of version 2.10 (FlightRecorder::dump_json): pg_status values
+// are strings, pg_config is keyed by group name while entries carry pg_id,
+// undiscovered times are 0, comm_lib_version and thread_id/thread_name appear.
+TEST(FlightRecorderImporterTest, Version210JsonDumpForms) {
+  std::string path = TestData("fr/v2.10_json/nccl_trace_rank_0.json");
+  ASSERT_TRUE(NewFlightRecorderImporter()->Sniff(path, ReadHead(path)));
+  Timeline t;
+  TimelineBuilder b(t);
+  ASSERT_TRUE(NewFlightRecorderImporter()->Import(path, b, nullptr).ok());
+  b.Finish();
+  EXPECT_EQ(t.files[0].format_version,
+            "flight recorder dump version 2.10, comm_lib_version 2.27.5");
+  EXPECT_EQ(t.processes[0].rank, 0);
+  ASSERT_EQ(t.collectives.size(), 8u);
+  EXPECT_EQ(CountKind(t, EventKind::kCommKernel), 6);
+  // seq 7 started, seq 8 scheduled with both discovery times 0: neither is a
+  // span (a 0 time is "not seen", not the epoch).
+  EXPECT_EQ(CountKind(t, EventKind::kInstant), 2);
+  for (const Event& e : t.events) EXPECT_GT(e.start_ns, 0);
+  int tp = 0;
+  for (const Collective& c : t.collectives) {
+    if (t.strings.Get(c.comm) == "pg:tp_group") {
+      ++tp;
+      EXPECT_EQ(c.nranks, 2);  // ranks from pg_config["tp_group"], matched by name
+    }
+  }
+  EXPECT_EQ(tp, 4);
+}
+
 }  // namespace
 }  // namespace gpufleet::trace

@@ -135,6 +135,39 @@ TEST(HangTest, FlightRecorderWithMissingRank) {
   EXPECT_EQ(Rank(*r, 0)->last_completed, 4);
 }
 
+// Issue 19, flight-recorder dump versions. 2.2 (no pg_status): rank 0 enqueued
+// seq 3 all_reduce, rank 1's last entry is seq 2, so rank 1 holds the job.
+TEST(HangTest, FlightRecorderVersion22DerivesStateFromEntries) {
+  auto r = AnalyzeHang(
+      {TestData("fr/v2.2/nccl_trace_rank_0.json"), TestData("fr/v2.2/nccl_trace_rank_1.json")});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->missing_ranks.empty());
+  EXPECT_EQ(r->root_ranks, std::vector<int>({1}));
+  EXPECT_EQ(Edges(*r), (std::vector<std::pair<int, int>>{{0, 1}}));
+  ASSERT_FALSE(r->chain.empty());
+  EXPECT_EQ(r->chain[0].seq, 3);
+  EXPECT_EQ(r->chain[0].op, "nccl:all_reduce");
+}
+
+// 2.10 JSON dumps: the default group is complete everywhere (seq 4); in
+// tp_group (pg_id 1, ranks 0 and 1) rank 0 started seq 7 and enqueued 8 while
+// rank 1 completed 6 and enqueued nothing more, so rank 1 holds the job at
+// seq 7. Rank 2 is not in tp_group and is not missing from it. pg_status
+// values are strings here; read as numbers, they give rank 0 started 7.
+TEST(HangTest, FlightRecorderVersion210JsonDumpsNamedGroup) {
+  auto r = AnalyzeHang({TestData("fr/v2.10_json/nccl_trace_rank_0.json"),
+                        TestData("fr/v2.10_json/nccl_trace_rank_1.json"),
+                        TestData("fr/v2.10_json/nccl_trace_rank_2.json")});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->missing_ranks.empty());
+  EXPECT_EQ(r->root_ranks, std::vector<int>({1}));
+  EXPECT_EQ(Edges(*r), (std::vector<std::pair<int, int>>{{0, 1}}));
+  ASSERT_FALSE(r->chain.empty());
+  EXPECT_EQ(r->chain[0].seq, 7);
+  EXPECT_EQ(r->chain[0].op, "nccl:all_reduce");
+  EXPECT_EQ(r->chain[0].comm, "pg:tp_group");
+}
+
 TEST(HangTest, FlightRecorderLaggardIsRoot) {
   TempDir dir;
   auto dump = [&](int rank, int enq, int done) {

@@ -4,6 +4,7 @@ target_sources(gpufleet_trace PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/sqlite_reader.cc
   ${CMAKE_CURRENT_LIST_DIR}/json_util.cc
   ${CMAKE_CURRENT_LIST_DIR}/nsys_sqlite_importer.cc
+  ${CMAKE_CURRENT_LIST_DIR}/nsys_names.cc
   ${CMAKE_CURRENT_LIST_DIR}/nccl_log_importer.cc
   ${CMAKE_CURRENT_LIST_DIR}/nccl_log_parse.cc
   ${CMAKE_CURRENT_LIST_DIR}/nccl_log_hang.cc

@@ -406,14 +406,18 @@ void FileState::Finish() {
   if (has_base_) {
     f.epoch_clock = true;
     f.clock_source = "baseTimeNanoseconds";
-    f.format_version = "Kineto float us + baseTimeNanoseconds";
+    // kineto #928 (May 2024): first in PyTorch 2.4.
+    f.format_version = "Kineto float us + baseTimeNanoseconds (PyTorch 2.4+)";
   } else if (max_ts_ns_ > 100'000'000'000'000'000) {  // later than 1973 as epoch ns
     f.epoch_clock = true;
     f.clock_source = "epoch us";
-    f.format_version = "Kineto integer epoch us (no baseTimeNanoseconds)";
+    f.format_version = "Kineto epoch us, no baseTimeNanoseconds (PyTorch <= 2.3)";
   } else {
     f.clock_source = "relative us (no baseTimeNanoseconds)";
-    f.format_version = "Kineto relative us (no baseTimeNanoseconds)";
+    // kineto #910/#919 made ts relative in April 2024, #928 added the base a
+    // month later: only nightlies of that month, or a trace re-based by a tool.
+    f.format_version =
+        "Kineto relative us, no baseTimeNanoseconds (April 2024 nightlies, or re-based)";
   }
 }
 

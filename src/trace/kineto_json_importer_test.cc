@@ -86,13 +86,48 @@ TEST(KinetoJsonImporterTest, ConvertsMicrosTextToNanosecondsExactly) {
   EXPECT_EQ(v, 31);
 }
 
+// Since kineto #1054 (March 2025) baseTimeNanoseconds and displayTimeUnit
+// come before traceEvents; the same events land on the same epoch times.
+TEST(KinetoJsonImporterTest, BaseTimeBeforeTraceEventsGivesTheSameTimes) {
+  std::string text = kNvidiaTrace;
+  const std::string tail = ",\n  \"baseTimeNanoseconds\": 1711964646000000000\n}";
+  ASSERT_EQ(text.substr(text.size() - tail.size()), tail);
+  text = text.substr(0, text.size() - tail.size()) + "\n}";
+  text.insert(1, "\n  \"baseTimeNanoseconds\": 1711964646000000000, \"displayTimeUnit\": \"ms\",");
+  Timeline before = Import(WriteTemp("base_first.json", text));
+  Timeline after = Import(WriteTemp("base_last.json", kNvidiaTrace));
+  EXPECT_EQ(before.files[0].format_version, after.files[0].format_version);
+  ASSERT_EQ(before.events.size(), after.events.size());
+  for (size_t i = 0; i < before.events.size(); ++i) {
+    EXPECT_EQ(before.events[i].start_ns, after.events[i].start_ns);
+    EXPECT_EQ(before.events[i].dur_ns, after.events[i].dur_ns);
+  }
+  const Event* launch = FindEvent(before, "cudaLaunchKernel");
+  ASSERT_NE(launch, nullptr);
+  EXPECT_EQ(launch->start_ns, 1711964646000000000 + 12001);
+}
+
+// ts made relative without baseTimeNanoseconds (kineto #910/#919, a month
+// before #928 wrote the base out): not placeable in time, and said so.
+TEST(KinetoJsonImporterTest, RelativeTimesWithoutBaseAreNotEpoch) {
+  Timeline t = Import(WriteTemp("relative.json", R"json({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 5200.125, "dur": 3.5,
+     "args": {"device": 0, "stream": 7, "correlation": 1}}]})json"));
+  ASSERT_EQ(t.files.size(), 1u);
+  EXPECT_FALSE(t.files[0].epoch_clock);
+  EXPECT_EQ(t.files[0].format_version,
+            "Kineto relative us, no baseTimeNanoseconds (April 2024 nightlies, or re-based)");
+  ASSERT_EQ(t.events.size(), 1u);
+  EXPECT_EQ(t.events[0].start_ns, 5200125);
+}
+
 TEST(KinetoJsonImporterTest, ImportsNvidiaFlavourOntoEpochClock) {
   Timeline t = Import(WriteTemp("nvidia.json", kNvidiaTrace));
   ASSERT_EQ(t.files.size(), 1u);
   EXPECT_FALSE(t.files[0].partial);
   EXPECT_TRUE(t.files[0].epoch_clock);
   EXPECT_EQ(t.files[0].clock_source, "baseTimeNanoseconds");
-  EXPECT_EQ(t.files[0].format_version, "Kineto float us + baseTimeNanoseconds");
+  EXPECT_EQ(t.files[0].format_version, "Kineto float us + baseTimeNanoseconds (PyTorch 2.4+)");
   EXPECT_EQ(t.events.size(), 7u);
 
   const Event* launch = FindEvent(t, "cudaLaunchKernel");
@@ -172,7 +207,7 @@ TEST(KinetoJsonImporterTest, LinksLegacyFlowsWhenCorrelationIsMissing) {
   ASSERT_EQ(t.events.size(), 2u);
   EXPECT_TRUE(t.files[0].epoch_clock);
   EXPECT_EQ(t.files[0].clock_source, "epoch us");
-  EXPECT_EQ(t.files[0].format_version, "Kineto integer epoch us (no baseTimeNanoseconds)");
+  EXPECT_EQ(t.files[0].format_version, "Kineto epoch us, no baseTimeNanoseconds (PyTorch <= 2.3)");
   EXPECT_EQ(FindEvent(t, "cudaLaunchKernel")->correlation, 538860);
   EXPECT_EQ(FindEvent(t, "gemv")->correlation, 538860);
   EXPECT_EQ(FindEvent(t, "gemv")->kind, EventKind::kKernel);
@@ -334,8 +369,9 @@ TEST(KinetoJsonImporterTest, CountsOutOfOrderAndOverlappingQueueEvents) {
   Timeline t = Import(WriteTemp("disorder.json", doc));
   ASSERT_EQ(t.files.size(), 1u);
   EXPECT_FALSE(t.files[0].partial);
-  EXPECT_EQ(t.files[0].out_of_order, 1u);    // k1 after k2
-  EXPECT_EQ(t.files[0].queue_overlaps, 1u);  // k2 starts 5 us before k1 ends; nested cpu ops are fine
+  EXPECT_EQ(t.files[0].out_of_order, 1u);  // k1 after k2
+  // k2 starts 5 us before k1 ends; nested cpu ops are fine.
+  EXPECT_EQ(t.files[0].queue_overlaps, 1u);
   EXPECT_EQ(t.files[0].max_queue_overlap_ns, 5000);
   std::vector<std::string> order;
   for (const Event& e : t.events) order.emplace_back(t.name(e));

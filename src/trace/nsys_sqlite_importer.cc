@@ -6,6 +6,14 @@
 // built from the columns PRAGMA table_info reports, with NULL for optional
 // columns that are absent. Event times are ns on the session timeline; with
 // TARGET_INFO_SESSION_START_TIME.utcEpochNs they become epoch ns here.
+// Families (issue 19): 2022.x exports (schema 2.x) name the metadata table
+// EXPORT_META_DATA; 2023+ (schema 3.x) META_DATA_EXPORT, with columns added
+// to the activity tables (greenContextId, graphId, clusterX...). Name columns
+// (demangledName, shortName, nameId, textId) are ids into StringIds; a name
+// stored inline as TEXT is taken as it is, and an id missing from StringIds
+// is counted with its table and row. Copy kinds come from ENUM_CUDA_MEMCPY_OPER
+// when the export has it (the built-in table otherwise); device names from
+// TARGET_INFO_GPU, else TARGET_INFO_CUDA_DEVICE.
 // A real row this handles (CUPTI_ACTIVITY_KIND_KERNEL, nsys 2022.2):
 //   start=924922186 end=942626994 deviceId=0 streamId=7 correlationId=140
 //   globalPid=302119223558144 shortName->"saxpy"
@@ -22,72 +30,11 @@
 #include "core/strings.h"
 #include "trace/import_util.h"
 #include "trace/importer.h"
+#include "trace/nsys_names.h"
 #include "trace/sqlite_reader.h"
 
 namespace gpufleet::trace {
 namespace {
-
-// globalTid / globalPid packing (NVIDIA "serialized process and thread
-// identifiers"): PID in bits 24..47, TID in bits 0..23.
-int64_t PidOf(int64_t global_id) { return (global_id >> 24) & 0xFFFFFF; }
-int64_t TidOf(int64_t global_tid) { return global_tid & 0xFFFFFF; }
-
-// "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": the suffix is the API
-// version, not part of the call's identity.
-std::string_view StripApiVersion(std::string_view name) {
-  size_t pos = name.rfind("_v");
-  if (pos == std::string_view::npos || pos + 2 >= name.size()) return name;
-  for (size_t i = pos + 2; i < name.size(); ++i) {
-    if (name[i] < '0' || name[i] > '9') return name;
-  }
-  return name.substr(0, pos);
-}
-
-std::string_view CopyKindName(int64_t kind) {
-  switch (kind) {  // ENUM_CUDA_MEMCPY_OPER
-    case 1:
-      return "Memcpy HtoD";
-    case 2:
-      return "Memcpy DtoH";
-    case 3:
-      return "Memcpy HtoA";
-    case 4:
-      return "Memcpy AtoH";
-    case 5:
-      return "Memcpy AtoA";
-    case 6:
-      return "Memcpy AtoD";
-    case 7:
-      return "Memcpy DtoA";
-    case 8:
-      return "Memcpy DtoD";
-    case 9:
-      return "Memcpy HtoH";
-    case 10:
-      return "Memcpy PtoP";
-    default:
-      return "Memcpy";
-  }
-}
-
-std::string_view SyncTypeName(int64_t type) {
-  switch (type) {  // ENUM_CUPTI_SYNC_TYPE
-    case 1:
-      return "Sync: event synchronize";
-    case 2:
-      return "Sync: stream wait event";
-    case 3:
-      return "Sync: stream synchronize";
-    case 4:
-      return "Sync: context synchronize";
-    default:
-      return "Sync";
-  }
-}
-
-bool IsCommKernelName(std::string_view name) {
-  return name.substr(0, 4) == "nccl" || name.substr(0, 4) == "rccl";
-}
 
 class NsysImport {
  public:
@@ -105,6 +52,10 @@ class NsysImport {
   void LoadMetadata();
   uint32_t ProcessFor(int64_t pid);
   StringId Str(int64_t id);
+  // The name in column `col`: inline TEXT as it is, else an id into
+  // StringIds; a missing id is counted with its table and row.
+  StringId Name(const SqliteRows& r, int col, const std::string& table, int64_t row);
+  void LoadEnums();
   int64_t Time(int64_t native) const { return native + epoch_ns_; }
   bool CheckSpan(const SqliteRows& r, const std::string& table, int64_t row, int64_t& start,
                  int64_t& dur);
@@ -121,6 +72,10 @@ class NsysImport {
   uint32_t file_;
   std::unordered_map<int64_t, std::string> strings_;
   std::unordered_map<int64_t, StringId> interned_;
+  std::unordered_map<int64_t, std::string> copy_kind_names_;  // ENUM_CUDA_MEMCPY_OPER
+  uint64_t inline_names_ = 0;
+  uint64_t missing_strings_ = 0;
+  std::string first_missing_string_;
   std::string host_;
   std::string schema_version_;
   std::string device_name_;
@@ -170,6 +125,32 @@ StringId NsysImport::Str(int64_t id) {
   return sid;
 }
 
+StringId NsysImport::Name(const SqliteRows& r, int col, const std::string& table, int64_t row) {
+  if (r.IsText(col)) {
+    ++inline_names_;
+    return b_.Intern(r.Text(col));
+  }
+  int64_t id = r.Int(col);
+  if (strings_.count(id) == 0) {
+    if (missing_strings_++ == 0) {
+      first_missing_string_ =
+          table + " row " + std::to_string(row) + " (id " + std::to_string(id) + ")";
+    }
+  }
+  return Str(id);
+}
+
+void NsysImport::LoadEnums() {
+  if (!db_.HasTable("ENUM_CUDA_MEMCPY_OPER")) return;
+  auto rows = Select("ENUM_CUDA_MEMCPY_OPER", {"id", "name", "label"}, {"id"});
+  if (!rows.ok()) return TableFailed("ENUM_CUDA_MEMCPY_OPER", rows.status());
+  while (rows->Next()) {
+    std::string name = rows->IsNull(1) ? "" : CopyKindFromEnumName(rows->Text(1));
+    if (name.empty() && !rows->IsNull(2)) name = "Memcpy " + std::string(rows->Text(2));
+    if (!name.empty()) copy_kind_names_[rows->Int(0)] = name;
+  }
+}
+
 void NsysImport::LoadMetadata() {
   std::string product_version, meta_table;
   for (const char* meta : {"META_DATA_EXPORT", "EXPORT_META_DATA"}) {
@@ -204,9 +185,10 @@ void NsysImport::LoadMetadata() {
   file().epoch_clock = epoch_ns_ != 0;
   file().clock_source = epoch_ns_ != 0 ? "TARGET_INFO_SESSION_START_TIME.utcEpochNs + session ns"
                                        : "session-relative ns";
-  if (db_.HasTable("TARGET_INFO_GPU")) {
-    auto rows = Select("TARGET_INFO_GPU", {"name"}, {"name"});
-    if (rows.ok() && rows->Next()) device_name_ = std::string(rows->Text(0));
+  for (const char* gpus : {"TARGET_INFO_GPU", "TARGET_INFO_CUDA_DEVICE"}) {
+    if (!device_name_.empty() || !db_.HasTable(gpus)) continue;
+    auto rows = Select(gpus, {"name"}, {"name"});
+    if (rows.ok() && rows->Next() && !rows->IsNull(0)) device_name_ = std::string(rows->Text(0));
   }
   if (db_.HasTable("MPI_RANKS")) {
     auto rows = Select("MPI_RANKS", {"globalTid", "rank"}, {"globalTid", "rank"});
@@ -258,14 +240,19 @@ void NsysImport::ImportKernels() {
     ++row;
     Event e;
     if (!CheckSpan(*rows, table, row, e.start_ns, e.dur_ns)) continue;
-    int64_t name_id = -1;
+    int name_col = -1;
     for (int c : {6, 7, 8}) {
       if (!rows->IsNull(c)) {
-        name_id = rows->Int(c);
+        name_col = c;
         break;
       }
     }
-    e.name = Str(name_id);
+    if (name_col < 0) {
+      NoteSkipped(file(), file().path + ": " + table + " row " + std::to_string(row) +
+                              ": no demangledName, shortName or mangledName");
+      continue;
+    }
+    e.name = Name(*rows, name_col, table, row);
     e.kind = IsCommKernelName(b_.timeline().strings.Get(e.name)) ? EventKind::kCommKernel
                                                                  : EventKind::kKernel;
     e.correlation = rows->IsNull(4) ? -1 : rows->Int(4);
@@ -294,9 +281,13 @@ void NsysImport::ImportRuntime() {
     if (!CheckSpan(*rows, table, row, e.start_ns, e.dur_ns)) continue;
     int64_t gtid = rows->Int(2);
     e.correlation = rows->IsNull(3) ? -1 : rows->Int(3);
-    auto raw = strings_.find(rows->Int(4));
-    std::string_view name = raw == strings_.end() ? std::string_view("<unknown runtime call>")
-                                                  : StripApiVersion(raw->second);
+    std::string raw_name;
+    if (rows->IsNull(4)) {
+      raw_name = "<unknown runtime call>";
+    } else {
+      raw_name = std::string(b_.timeline().strings.Get(Name(*rows, 4, table, row)));
+    }
+    std::string_view name = StripApiVersion(raw_name);
     e.name = b_.Intern(name);
     if (e.correlation > 0 && !seen.emplace(gtid, e.correlation, e.name).second) {
       ++duplicates;
@@ -331,7 +322,10 @@ void NsysImport::ImportMemcpy() {
     e.kind = EventKind::kMemcpy;
     e.correlation = rows->IsNull(4) ? -1 : rows->Int(4);
     e.bytes = rows->IsNull(6) ? -1 : rows->Int(6);
-    e.name = b_.Intern(CopyKindName(rows->IsNull(7) ? 0 : rows->Int(7)));
+    int64_t copy_kind = rows->IsNull(7) ? 0 : rows->Int(7);
+    auto named = copy_kind_names_.find(copy_kind);
+    e.name = named != copy_kind_names_.end() ? b_.Intern(named->second)
+                                             : b_.Intern(CopyKindName(copy_kind));
     uint32_t proc = ProcessFor(PidOf(rows->Int(5)));
     e.track = b_.DeviceQueue(proc, rows->IsNull(2) ? 0 : static_cast<int>(rows->Int(2)),
                              rows->IsNull(3) ? 0 : rows->Int(3));
@@ -410,7 +404,7 @@ void NsysImport::ImportNvtx() {
     if (!rows->IsNull(3) && !rows->Text(3).empty()) {
       e.name = b_.Intern(rows->Text(3));
     } else if (!rows->IsNull(4)) {
-      e.name = Str(rows->Int(4));
+      e.name = Name(*rows, 4, table, row);
     } else {
       continue;  // unnamed ranges carry nothing to show
     }
@@ -435,6 +429,7 @@ void NsysImport::ImportNvtx() {
 Status NsysImport::Run(ImportProgress* progress) {
   RETURN_IF_ERROR(LoadStrings());
   LoadMetadata();
+  LoadEnums();
   // NVTX first so the rank mark is known for every later process.
   ImportNvtx();
   ImportRuntime();
@@ -442,6 +437,13 @@ Status NsysImport::Run(ImportProgress* progress) {
   ImportMemcpy();
   ImportMemset();
   ImportSync();
+  if (inline_names_ > 0) file().format_version += ", names inline as TEXT";
+  if (missing_strings_ > 0) {
+    file().partial = true;
+    NoteError(file(), file().path + ": " + std::to_string(missing_strings_) +
+                          " names refer to ids missing from StringIds (first: " +
+                          first_missing_string_ + "); shown as <unknown string N>");
+  }
   if (progress != nullptr) progress->Advance(1, 1);
   return OkStatus();
 }

@@ -173,5 +173,137 @@ TEST(NsysSqliteImporterTest, MissingRequiredColumnMarksPartialAndNamesIt) {
   EXPECT_TRUE(t.events.empty());
 }
 
+// Issue 19: a 2024.x export (schema 3.x), built from the documented schema
+// (../shared/reference/traces.md section 3: nsys 2024.5.1 = schema 3.13.2):
+// META_DATA_EXPORT, the kernel table with its 3.x columns (greenContextId,
+// graphId, clusterX/Y/Z...), ENUM_CUDA_MEMCPY_OPER naming copy kinds,
+// TARGET_INFO_SESSION_START_TIME with its 3.x columns, NVTX text by textId.
+TEST(NsysSqliteImporterTest, Schema3FamilyWithEnumTablesAndSessionStart) {
+  TempDir dir;
+  std::string path = dir.path() + "/nsys2024.sqlite";
+  ASSERT_TRUE(ExecSql(path, R"sql(
+    CREATE TABLE META_DATA_EXPORT(name TEXT, value TEXT);
+    INSERT INTO META_DATA_EXPORT VALUES('EXPORT_SCHEMA_VERSION','3.13.2'),
+      ('EXPORT_PRODUCT_VERSION','2024.5.1.113');
+    CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+    INSERT INTO StringIds VALUES(1,'void gemm<float>(float *, int)'),(2,'gemm'),
+      (3,'_Z4gemmIfEvPfi'),(4,'cudaLaunchKernel_v7000'),(5,'cudaMemcpyAsync_v3020'),
+      (6,'forward');
+    CREATE TABLE ENUM_CUDA_MEMCPY_OPER(id INTEGER PRIMARY KEY, name TEXT, label TEXT);
+    INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES(0,'CUDA_MEMCPY_KIND_UNKNOWN','Unknown'),
+      (1,'CUDA_MEMCPY_KIND_HTOD','Host-to-Device'),(2,'CUDA_MEMCPY_KIND_DTOH','Device-to-Host'),
+      (8,'CUDA_MEMCPY_KIND_DTOD','Device-to-Device'),(11,'CUDA_MEMCPY_KIND_FUTURE','Future');
+    CREATE TABLE TARGET_INFO_SESSION_START_TIME(utcEpochNs INT, utcTime TEXT, localTime TEXT,
+      systemClockNs INT, sessionStartCntVctNs INT);
+    INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES(1720000000000000000,
+      '2024-07-03T09:46:40Z','2024-07-03T11:46:40+02:00',0,0);
+    CREATE TABLE TARGET_INFO_GPU(vmId INT, id INT, name TEXT, busLocation TEXT, uuid TEXT,
+      smCount INT);
+    INSERT INTO TARGET_INFO_GPU VALUES(0,0,'NVIDIA H100 80GB HBM3','0000:18:00.0','GPU-x',132);
+    CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT NOT NULL, end INT NOT NULL,
+      deviceId INT NOT NULL, contextId INT NOT NULL, greenContextId INT, streamId INT NOT NULL,
+      correlationId INT, globalPid INT, demangledName INT NOT NULL, shortName INT NOT NULL,
+      mangledName INT, launchType INT, cacheConfig INT, registersPerThread INT,
+      gridX INT, gridY INT, gridZ INT, blockX INT, blockY INT, blockZ INT,
+      staticSharedMemory INT, dynamicSharedMemory INT, localMemoryPerThread INT,
+      localMemoryTotal INT, gridId INT, sharedMemoryExecuted INT, graphNodeId INT,
+      sharedMemoryLimitConfig INT, qmdBulkReleaseDone INT, qmdPreexitDone INT,
+      qmdLastCtaDone INT, graphId INT, clusterX INT, clusterY INT, clusterZ INT);
+    INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(2000, 5000, 0, 1, NULL, 7, 21, 0x2A000000,
+      1, 2, 3, 0, 0, 32, 64, 1, 1, 256, 1, 1, 0, 0, 0, 0, 5, 0, NULL, 0, NULL, NULL, NULL,
+      NULL, 1, 1, 1);
+    CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start INT NOT NULL, end INT NOT NULL,
+      deviceId INT NOT NULL, contextId INT NOT NULL, greenContextId INT, streamId INT NOT NULL,
+      correlationId INT, globalPid INT, bytes INT NOT NULL, copyKind INT NOT NULL,
+      deprecatedSrcId INT, srcKind INT, dstKind INT, srcDeviceId INT, srcContextId INT,
+      dstDeviceId INT, dstContextId INT, migrationCause INT, graphNodeId INT, virtualAddress INT,
+      copyCount INT);
+    INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES
+      (1000, 1500, 0, 1, NULL, 7, 20, 0x2A000000, 4096, 1, NULL, 0, 2, 0, 1, 0, 1, 0, NULL, 0, 1),
+      (5500, 5800, 0, 1, NULL, 7, 22, 0x2A000000, 4096, 2, NULL, 2, 0, 0, 1, 0, 1, 0, NULL, 0, 1),
+      (6000, 6100, 0, 1, NULL, 7, 23, 0x2A000000, 64, 11, NULL, 2, 2, 0, 1, 0, 1, 0, NULL, 0, 1);
+    CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT NOT NULL, end INT NOT NULL,
+      eventClass INT NOT NULL, globalTid INT, correlationId INT, nameId INT NOT NULL,
+      returnValue INT NOT NULL, callchainId INT);
+    INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(900, 990, 1, 0x2A000000 + 43, 20, 5, 0, NULL),
+      (1900, 1990, 1, 0x2A000000 + 43, 21, 4, 0, NULL);
+    CREATE TABLE NVTX_EVENTS(start INT NOT NULL, end INT, eventType INT NOT NULL, rangeId INT,
+      category INT, color INT, text TEXT, globalTid INT, endGlobalTid INT, textId INT,
+      domainId INT, uint64Value INT, int64Value INT, doubleValue REAL, uint32Value INT,
+      int32Value INT, floatValue REAL, jsonTextId INT, jsonText TEXT, binaryData TEXT);
+    INSERT INTO NVTX_EVENTS VALUES(800, 6200, 59, NULL, NULL, NULL, NULL, 0x2A000000 + 43,
+      NULL, 6, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+  )sql"));
+  auto importer = NewNsysSqliteImporter();
+  ASSERT_TRUE(importer->Sniff(path, ReadHead(path)));
+  Timeline t;
+  TimelineBuilder b(t);
+  ASSERT_TRUE(importer->Import(path, b, nullptr).ok());
+  b.Finish();
+  const SourceFile& f = t.files[0];
+  EXPECT_EQ(f.format_version, "nsys 2024.5.1.113, export schema 3.13.2 (META_DATA_EXPORT)");
+  EXPECT_EQ(f.skipped, 0u);
+  EXPECT_FALSE(f.partial);
+  EXPECT_TRUE(f.epoch_clock);
+  EXPECT_EQ(CountNamed(t, "void gemm<float>(float *, int)"), 1);  // demangledName first
+  EXPECT_EQ(CountNamed(t, "Memcpy HtoD"), 1);                     // from ENUM_CUDA_MEMCPY_OPER
+  EXPECT_EQ(CountNamed(t, "Memcpy DtoH"), 1);
+  EXPECT_EQ(CountNamed(t, "Memcpy Future"), 1);  // a kind only the enum table knows
+  EXPECT_EQ(CountNamed(t, "cudaLaunchKernel"), 1);
+  EXPECT_EQ(CountNamed(t, "forward"), 1);
+  const Event* kernel = nullptr;
+  for (const Event& e : t.events) {
+    if (e.kind == EventKind::kKernel) kernel = &e;
+  }
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_EQ(kernel->start_ns, 1720000000000000000LL + 2000);
+  EXPECT_EQ(t.process(*kernel).device_name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(t.process(*kernel).pid, 42);
+}
+
+// Names stored inline as TEXT instead of StringIds ids are read as they are;
+// ids missing from StringIds are counted with their table and row, and a
+// kernel row with no name column at all is skipped and counted.
+TEST(NsysSqliteImporterTest, InlineNamesAndMissingStringIdsAreCountedWithTheirRow) {
+  TempDir dir;
+  std::string path = dir.path() + "/inline.sqlite";
+  ASSERT_TRUE(ExecSql(path, R"sql(
+    CREATE TABLE META_DATA_EXPORT(name TEXT, value TEXT);
+    INSERT INTO META_DATA_EXPORT VALUES('EXPORT_SCHEMA_VERSION','3.28.1');
+    CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+    INSERT INTO StringIds VALUES(1,'known');
+    CREATE TABLE TARGET_INFO_CUDA_DEVICE(gpuId INT, cudaId INT, pid INT, name TEXT);
+    INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES(0, 0, 42, 'NVIDIA A100-SXM4-80GB');
+    CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, deviceId INT, streamId INT,
+      correlationId INT, globalPid INT, demangledName, shortName INT);
+    INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+      (100, 200, 0, 7, 1, 0x2A000000, 'inline_kernel', NULL),
+      (300, 400, 0, 7, 2, 0x2A000000, 1, NULL),
+      (500, 600, 0, 7, 3, 0x2A000000, 99, NULL),
+      (700, 800, 0, 7, 4, 0x2A000000, NULL, NULL);
+  )sql"));
+  Timeline t;
+  TimelineBuilder b(t);
+  ASSERT_TRUE(NewNsysSqliteImporter()->Import(path, b, nullptr).ok());
+  b.Finish();
+  const SourceFile& f = t.files[0];
+  EXPECT_EQ(f.format_version,
+            "nsys ?, export schema 3.28.1 (META_DATA_EXPORT), names inline as TEXT");
+  EXPECT_EQ(CountNamed(t, "inline_kernel"), 1);
+  EXPECT_EQ(CountNamed(t, "known"), 1);
+  EXPECT_EQ(CountNamed(t, "<unknown string 99>"), 1);
+  EXPECT_EQ(f.skipped, 1u);
+  EXPECT_TRUE(f.partial);
+  ASSERT_EQ(f.errors.size(), 2u);
+  EXPECT_NE(f.errors[0].find("CUPTI_ACTIVITY_KIND_KERNEL row 4: no demangledName"),
+            std::string::npos)
+      << f.errors[0];
+  EXPECT_NE(f.errors[1].find("1 names refer to ids missing from StringIds (first: "
+                             "CUPTI_ACTIVITY_KIND_KERNEL row 3 (id 99))"),
+            std::string::npos)
+      << f.errors[1];
+  EXPECT_EQ(t.processes[0].device_name, "NVIDIA A100-SXM4-80GB");
+}
+
 }  // namespace
 }  // namespace gpufleet::trace

@@ -7,6 +7,14 @@
 // in turn. pid/tid/agent_id/kernel_id columns are ids into the rocpd_info_*
 // tables, not OS ids, so the queries join them back. Times are
 // CLOCK_BOOTTIME ns, left native.
+// Two layouts carry rocpd_metadata schema_version "3" (issue 19; both in
+// rocprofiler-sdk's rocpd_tables.sql history): event tables with their own
+// nid/pid/tid/agent_id/queue_id/stream_id and start/end columns, and a layout
+// where they hold track_id (-> rocpd_track: nid, pid, tid, agent_id,
+// queue_id, stream_id) and start_id/end_id (-> rocpd_timestamp.value). Each
+// table's layout is read from its columns; format_version names the layouts
+// and the schema version found. A table in neither layout is an error naming
+// it (file partial), never skipped silently.
 // No real rocpd file with a usable licence was found; the tests build one
 // from the documented schema.
 #include <cstdint>
@@ -37,6 +45,10 @@ class RocpdImport {
     Copies();
   }
 
+  // The layouts the tables of this set used ("start/end columns",
+  // "rocpd_track + rocpd_timestamp").
+  const std::set<std::string>& layouts() const { return layouts_; }
+
  private:
   std::string T(std::string_view base) const { return std::string(base) + suffix_; }
   bool Has(std::string_view base) const { return db_.HasTable(T(base)); }
@@ -52,6 +64,45 @@ class RocpdImport {
                   const std::string& column) const {
     if (!Has(base) || db_.Columns(T(base)).count(column) == 0) return "NULL";
     return alias + "." + QuoteIdent(column);
+  }
+
+  // Column `col` of the event table aliased `a`: its own column in the
+  // direct layout; the track's column, or the timestamp value for start/end,
+  // in the track layout.
+  std::string F(const std::string& a, const std::string& col) const {
+    if (!track_layout_) return a + "." + QuoteIdent(col);
+    if (col == "start") return a + "_ts0.value";
+    if (col == "end") return a + "_ts1.value";
+    return a + "_tr." + QuoteIdent(col);
+  }
+  // The joins the track layout needs for the event table aliased `a`.
+  std::string TrackJoins(const std::string& a) const {
+    if (!track_layout_) return "";
+    return " LEFT JOIN " + QuoteIdent(T("rocpd_track")) + " " + a + "_tr ON " + a +
+           "_tr.id = " + a + ".track_id LEFT JOIN " + QuoteIdent(T("rocpd_timestamp")) + " " + a +
+           "_ts0 ON " + a + "_ts0.id = " + a + ".start_id LEFT JOIN " +
+           QuoteIdent(T("rocpd_timestamp")) + " " + a + "_ts1 ON " + a + "_ts1.id = " + a +
+           ".end_id";
+  }
+  // Picks the layout of `table`; false (and an error naming it) when it is in
+  // neither.
+  bool Layout(const std::string& table) {
+    std::set<std::string> cols = db_.Columns(table);
+    if (cols.count("start") && cols.count("end")) {
+      track_layout_ = false;
+      layouts_.insert("start/end columns");
+      return true;
+    }
+    if (cols.count("track_id") && cols.count("start_id") && cols.count("end_id") &&
+        Has("rocpd_track") && Has("rocpd_timestamp")) {
+      track_layout_ = true;
+      layouts_.insert("rocpd_track + rocpd_timestamp");
+      return true;
+    }
+    Failed(table, InvalidArgumentError(file().path + ": table " + table +
+                                       " has neither start/end nor track_id/start_id/end_id "
+                                       "columns (with rocpd_track and rocpd_timestamp)"));
+    return false;
   }
 
   uint32_t ProcessFor(const SqliteRows& r, int pid_col, int host_col) {
@@ -80,18 +131,20 @@ class RocpdImport {
 
   void Kernels() {
     const std::string table = T("rocpd_kernel_dispatch");
-    if (!db_.HasTable(table)) return;
+    if (!db_.HasTable(table) || !Layout(table)) return;
     std::string sql =
-        "SELECT k.start, k.end, " + Col("rocpd_info_process", "p", "pid") + ", " +
-        Col("rocpd_info_thread", "t", "tid") + ", " + Col("rocpd_info_agent", "a", "type_index") +
-        ", k.queue_id, k.stream_id, " + Col("rocpd_info_kernel_symbol", "s", "display_name") +
-        ", " + Col("rocpd_info_kernel_symbol", "s", "kernel_name") + ", " +
+        "SELECT " + F("k", "start") + ", " + F("k", "end") + ", " +
+        Col("rocpd_info_process", "p", "pid") + ", " + Col("rocpd_info_thread", "t", "tid") + ", " +
+        Col("rocpd_info_agent", "a", "type_index") + ", " + F("k", "queue_id") + ", " +
+        F("k", "stream_id") + ", " + Col("rocpd_info_kernel_symbol", "s", "display_name") + ", " +
+        Col("rocpd_info_kernel_symbol", "s", "kernel_name") + ", " +
         Col("rocpd_event", "e", "correlation_id") + ", " + Col("rocpd_info_node", "n", "hostname") +
-        ", k.kernel_id FROM " + QuoteIdent(table) + " k" +
-        Join("rocpd_info_process", "p", "k.pid") + Join("rocpd_info_thread", "t", "k.tid") +
-        Join("rocpd_info_agent", "a", "k.agent_id") +
+        ", k.kernel_id FROM " + QuoteIdent(table) + " k" + TrackJoins("k") +
+        Join("rocpd_info_process", "p", F("k", "pid")) +
+        Join("rocpd_info_thread", "t", F("k", "tid")) +
+        Join("rocpd_info_agent", "a", F("k", "agent_id")) +
         Join("rocpd_info_kernel_symbol", "s", "k.kernel_id") +
-        Join("rocpd_event", "e", "k.event_id") + Join("rocpd_info_node", "n", "k.nid");
+        Join("rocpd_event", "e", "k.event_id") + Join("rocpd_info_node", "n", F("k", "nid"));
     auto rows = db_.Query(sql);
     if (!rows.ok()) return Failed(table, rows.status());
     int64_t row = 0;
@@ -113,7 +166,8 @@ class RocpdImport {
       uint32_t proc = ProcessFor(*rows, 2, 10);
       int device = rows->IsNull(4) ? 0 : static_cast<int>(rows->Int(4));
       int64_t stream = rows->IsNull(6) ? 0 : rows->Int(6);
-      e.track = b_.DeviceQueue(proc, device, stream != 0 ? stream : rows->Int(5));
+      e.track =
+          b_.DeviceQueue(proc, device, stream != 0 ? stream : (rows->IsNull(5) ? 0 : rows->Int(5)));
       b_.AddEvent(e);
     }
     if (!rows->status().ok()) Failed(table, rows->status());
@@ -121,17 +175,18 @@ class RocpdImport {
 
   void Regions() {
     const std::string table = T("rocpd_region");
-    if (!db_.HasTable(table)) return;
+    if (!db_.HasTable(table) || !Layout(table)) return;
     std::string sql =
-        "SELECT r.start, r.end, " + Col("rocpd_info_process", "p", "pid") + ", " +
-        Col("rocpd_info_thread", "t", "tid") + ", str.string, " +
-        Col("rocpd_event", "e", "correlation_id") + ", " +
+        "SELECT " + F("r", "start") + ", " + F("r", "end") + ", " +
+        Col("rocpd_info_process", "p", "pid") + ", " + Col("rocpd_info_thread", "t", "tid") +
+        ", str.string, " + Col("rocpd_event", "e", "correlation_id") + ", " +
         (Has("rocpd_event") ? "cat.string" : "NULL") + ", " +
         Col("rocpd_info_node", "n", "hostname") + " FROM " + QuoteIdent(table) + " r" +
-        Join("rocpd_info_process", "p", "r.pid") + Join("rocpd_info_thread", "t", "r.tid") +
-        Join(kStringTable, "str", "r.name_id") + Join("rocpd_event", "e", "r.event_id") +
+        TrackJoins("r") + Join("rocpd_info_process", "p", F("r", "pid")) +
+        Join("rocpd_info_thread", "t", F("r", "tid")) + Join(kStringTable, "str", "r.name_id") +
+        Join("rocpd_event", "e", "r.event_id") +
         (Has("rocpd_event") ? Join(kStringTable, "cat", "e.category_id") : "") +
-        Join("rocpd_info_node", "n", "r.nid");
+        Join("rocpd_info_node", "n", F("r", "nid"));
     auto rows = db_.Query(sql);
     if (!rows.ok()) return Failed(table, rows.status());
     int64_t row = 0;
@@ -153,16 +208,18 @@ class RocpdImport {
 
   void Copies() {
     const std::string table = T("rocpd_memory_copy");
-    if (!db_.HasTable(table)) return;
+    if (!db_.HasTable(table) || !Layout(table)) return;
     std::string sql =
-        "SELECT m.start, m.end, " + Col("rocpd_info_process", "p", "pid") +
-        ", str.string, m.size, " + Col("rocpd_info_agent", "da", "type_index") + ", " +
-        Col("rocpd_info_agent", "sa", "type_index") + ", m.stream_id, " +
+        "SELECT " + F("m", "start") + ", " + F("m", "end") + ", " +
+        Col("rocpd_info_process", "p", "pid") + ", str.string, m.size, " +
+        Col("rocpd_info_agent", "da", "type_index") + ", " +
+        Col("rocpd_info_agent", "sa", "type_index") + ", " + F("m", "stream_id") + ", " +
         Col("rocpd_event", "e", "correlation_id") + ", " + Col("rocpd_info_node", "n", "hostname") +
-        " FROM " + QuoteIdent(table) + " m" + Join("rocpd_info_process", "p", "m.pid") +
-        Join(kStringTable, "str", "m.name_id") + Join("rocpd_info_agent", "da", "m.dst_agent_id") +
+        " FROM " + QuoteIdent(table) + " m" + TrackJoins("m") +
+        Join("rocpd_info_process", "p", F("m", "pid")) + Join(kStringTable, "str", "m.name_id") +
+        Join("rocpd_info_agent", "da", "m.dst_agent_id") +
         Join("rocpd_info_agent", "sa", "m.src_agent_id") + Join("rocpd_event", "e", "m.event_id") +
-        Join("rocpd_info_node", "n", "m.nid");
+        Join("rocpd_info_node", "n", F("m", "nid"));
     auto rows = db_.Query(sql);
     if (!rows.ok()) return Failed(table, rows.status());
     int64_t row = 0;
@@ -194,7 +251,29 @@ class RocpdImport {
   TimelineBuilder& b_;
   uint32_t file_;
   std::string suffix_;
+  bool track_layout_ = false;
+  std::set<std::string> layouts_;
 };
+
+std::string JoinSet(const std::set<std::string>& items, std::string_view sep) {
+  std::string out;
+  for (const std::string& i : items) {
+    if (!out.empty()) out += sep;
+    out += i;
+  }
+  return out;
+}
+
+// rocpd_metadata<suffix>.value for tag "schema_version"; "?" when absent.
+std::string SchemaVersion(const SqliteReader& db, const std::string& suffix) {
+  std::string table = "rocpd_metadata" + suffix;
+  if (!db.HasTable(table)) return "?";
+  std::set<std::string> cols = db.Columns(table);
+  if (!cols.count("tag") || !cols.count("value")) return "?";
+  auto rows = db.Query("SELECT value FROM " + QuoteIdent(table) + " WHERE tag = 'schema_version'");
+  if (!rows.ok() || !rows->Next() || rows->IsNull(0)) return "?";
+  return std::string(rows->Text(0));
+}
 
 // Table-name suffixes of the rocpd table sets in a database ("" for views).
 std::vector<std::string> Suffixes(const SqliteReader& db) {
@@ -226,7 +305,18 @@ class RocpdImporter : public TraceImporter {
       return InvalidArgumentError(path + ": not a rocpd database (no rocpd_string table)");
     }
     uint32_t file = b.AddFile(RocprofSourceFile(path, "rocpd"));
-    for (const std::string& s : suffixes) RocpdImport(db, b, file, s).Run();
+    std::set<std::string> versions, layouts;
+    for (const std::string& s : suffixes) {
+      RocpdImport imp(db, b, file, s);
+      imp.Run();
+      versions.insert(SchemaVersion(db, s));
+      layouts.insert(imp.layouts().begin(), imp.layouts().end());
+    }
+    // "rocpd schema_version 3 (rocpd_track + rocpd_timestamp), 2 table sets".
+    std::string family = "rocpd schema_version " + JoinSet(versions, "/");
+    if (!layouts.empty()) family += " (" + JoinSet(layouts, ", ") + ")";
+    if (suffixes.size() > 1) family += ", " + std::to_string(suffixes.size()) + " table sets";
+    b.timeline().files[file].format_version = family;
     if (progress != nullptr) progress->Advance(1, 1);
     return OkStatus();
   }

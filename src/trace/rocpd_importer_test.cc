@@ -1,3 +1,5 @@
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -10,7 +12,13 @@ namespace {
 // A small rocpd database in the documented v3 layout (rocpd_tables.sql),
 // tables suffixed with a uuid and no views: no public rocpd sample exists.
 std::string RocpdSchema(const std::string& u) {
-  return "CREATE TABLE rocpd_string" + u +
+  return "CREATE TABLE rocpd_metadata" + u +
+         "(id INTEGER PRIMARY KEY, tag TEXT, value TEXT);"
+         "INSERT INTO rocpd_metadata" +
+         u +
+         "(tag, value) VALUES ('schema_version', '3');"
+         "CREATE TABLE rocpd_string" +
+         u +
          "(id INTEGER PRIMARY KEY, guid TEXT, string TEXT);"
          "CREATE TABLE rocpd_info_node" +
          u +
@@ -99,6 +107,7 @@ TEST(RocpdImporterTest, ImportsSuffixedTablesJoiningInfoIds) {
   ASSERT_TRUE(importer->Import(path, b, nullptr).ok());
   b.Finish();
   const SourceFile& f = t.files[0];
+  EXPECT_EQ(f.format_version, "rocpd schema_version 3 (start/end columns)");
   EXPECT_FALSE(f.epoch_clock);
   EXPECT_EQ(f.skipped, 1u);  // the reversed region
   EXPECT_NE(f.errors[0].find("row 4"), std::string::npos);
@@ -139,6 +148,78 @@ TEST(RocpdImporterTest, RejectsOtherDatabases) {
   Status st = NewRocpdImporter()->Import(path, b, nullptr);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("x.db: not a rocpd database"), std::string::npos);
+}
+
+// Issue 19: the track/timestamp layout of schema_version 3, from the derived
+// sample tests/data/trace/rocpd/rocpd_v3_track_layout.sql (its header names
+// the rocpd_tables.sql revision it follows).
+TEST(RocpdImporterTest, TrackTimestampLayoutSample) {
+  std::ifstream in(TestData("rocpd/rocpd_v3_track_layout.sql"));
+  ASSERT_TRUE(in.good());
+  std::stringstream sql;
+  sql << in.rdbuf();
+  TempDir dir;
+  std::string path = dir.path() + "/6001_results.db";
+  ASSERT_TRUE(ExecSql(path, sql.str()));
+  auto importer = NewRocpdImporter();
+  ASSERT_TRUE(importer->Sniff(path, ReadHead(path)));
+  Timeline t;
+  TimelineBuilder b(t);
+  ASSERT_TRUE(importer->Import(path, b, nullptr).ok());
+  b.Finish();
+  const SourceFile& f = t.files[0];
+  EXPECT_EQ(f.format_version, "rocpd schema_version 3 (rocpd_track + rocpd_timestamp)");
+  EXPECT_FALSE(f.partial);
+  EXPECT_EQ(f.skipped, 1u);  // dispatch 3 ends before it starts
+  ASSERT_EQ(f.errors.size(), 1u);
+  EXPECT_NE(f.errors[0].find("rocpd_kernel_dispatch_0195d1e2a3b47c5d8e9f00112233aabb row 3"),
+            std::string::npos)
+      << f.errors[0];
+  EXPECT_EQ(CountKind(t, EventKind::kKernel), 1);
+  EXPECT_EQ(CountKind(t, EventKind::kCommKernel), 1);
+  EXPECT_EQ(CountKind(t, EventKind::kMemcpy), 1);
+  EXPECT_EQ(CountKind(t, EventKind::kRuntime), 2);
+  EXPECT_EQ(CountKind(t, EventKind::kAnnotation), 1);
+  for (const Event& e : t.events) {
+    EXPECT_EQ(t.process(e).pid, 6001);
+    EXPECT_EQ(t.process(e).host, "mi300x-n12");
+    if (e.kind == EventKind::kKernel) {
+      EXPECT_EQ(e.start_ns, 5100000002000);  // rocpd_timestamp 3
+      EXPECT_EQ(e.dur_ns, 7000);
+      EXPECT_EQ(e.correlation, 11);
+      EXPECT_EQ(t.track(e).device, 0);  // GPU type_index
+      EXPECT_EQ(t.track(e).queue, 3);   // the track's stream
+    }
+    if (e.kind == EventKind::kMemcpy) {
+      EXPECT_EQ(e.bytes, 33554432);
+      EXPECT_EQ(t.name(e), "Memcpy HtoD");
+      EXPECT_EQ(t.track(e).queue, 5);
+    }
+    if (t.name(e) == "hipLaunchKernel") {
+      EXPECT_EQ(e.correlation, 11);
+      EXPECT_EQ(t.track(e).tid, 6001);
+    }
+  }
+}
+
+TEST(RocpdImporterTest, TableInNeitherLayoutIsAnErrorNamingIt) {
+  TempDir dir;
+  std::string path = dir.path() + "/odd.db";
+  ASSERT_TRUE(ExecSql(path,
+                      "CREATE TABLE rocpd_string_x(id INTEGER PRIMARY KEY, string TEXT);"
+                      "CREATE TABLE rocpd_kernel_dispatch_x(id INTEGER PRIMARY KEY, begin_ns INT);"
+                      "INSERT INTO rocpd_kernel_dispatch_x VALUES (1, 5);"));
+  Timeline t;
+  TimelineBuilder b(t);
+  ASSERT_TRUE(NewRocpdImporter()->Import(path, b, nullptr).ok());
+  ASSERT_EQ(t.files.size(), 1u);
+  EXPECT_TRUE(t.files[0].partial);
+  ASSERT_EQ(t.files[0].errors.size(), 1u);
+  EXPECT_NE(t.files[0].errors[0].find("table rocpd_kernel_dispatch_x has neither start/end"),
+            std::string::npos)
+      << t.files[0].errors[0];
+  EXPECT_EQ(t.files[0].format_version, "rocpd schema_version ?");
+  EXPECT_TRUE(t.events.empty());
 }
 
 }  // namespace

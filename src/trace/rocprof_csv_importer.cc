@@ -10,6 +10,16 @@
 //   float const*, int, int)",1451,8819330200067564,8819330200116308,0,0,64,1,1,1024,1024,1
 // Times are CLOCK_BOOTTIME ns, not epoch: they are left native and the file
 // says so (alignment on collectives or a boottime offset happens later).
+//
+// Families (issue 19; format_version names the one read):
+//   ROCm 6.2/6.3: kernel rows without Stream_Id, memory copies without
+//     Stream_Id, Agent_Id an integer.
+//   ROCm 6.4+: Stream_Id after Queue_Id (kernels) and after Direction (memory
+//     copies); LDS_Block_Size/Scratch_Size/VGPR/Accum_VGPR/SGPR columns.
+//   ROCm 7.x: Agent_Id is the agent index as text, "Agent 2" (absolute or
+//     relative indexing) or "GPU 0" / "CPU 0" (--agent-index type-relative);
+//     files converted from a rocpd database lead with a Guid column.
+// A row whose agent field is none of these is counted with its file:line.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -69,6 +79,33 @@ std::string_view DirectionName(std::string_view dir) {
   return "Memcpy";
 }
 
+// An Agent_Id field: "2", "Agent 2", "GPU 0" or "CPU 0". `cpu` is set for a
+// "CPU n" agent. nullopt when the field is none of these or out of range.
+struct AgentField {
+  int index = 0;
+  bool cpu = false;
+  bool text = false;  // written as "<word> n" (ROCm 7.x), not a bare integer
+};
+std::optional<AgentField> ParseAgentField(std::string_view field) {
+  field = TrimWhitespace(field);
+  AgentField a;
+  size_t sp = field.rfind(' ');
+  if (sp != std::string_view::npos) {
+    std::string_view word = field.substr(0, sp);
+    if (word == "CPU") {
+      a.cpu = true;
+    } else if (word != "Agent" && word != "GPU") {
+      return std::nullopt;
+    }
+    a.text = true;
+    field = field.substr(sp + 1);
+  }
+  auto n = ParseInt64(field);
+  if (!n || *n < 0 || *n > 65535) return std::nullopt;
+  a.index = static_cast<int>(*n);
+  return a;
+}
+
 // "<pid>_kernel_trace.csv" -> pid.
 int64_t PidFromFileName(std::string_view path) {
   std::string_view base = BaseName(path);
@@ -76,6 +113,23 @@ int64_t PidFromFileName(std::string_view path) {
   if (us == std::string_view::npos) return -1;
   auto pid = ParseInt64(base.substr(0, us));
   return pid && *pid >= 0 ? *pid : -1;
+}
+
+// The format_version of one file: which family its header shows.
+std::string FamilyName(CsvKind kind, bool stream_id, bool guid) {
+  if (kind == CsvKind::kRocprofV1) return "rocprof v1 results.csv";
+  std::string name = "rocprofv3 CSV, ";
+  if (guid) name += "ROCm 7.x rocpd convert (Guid), ";
+  switch (kind) {
+    case CsvKind::kKernel:
+      return name + (stream_id ? "ROCm 6.4+ kernel columns (Stream_Id)"
+                               : "ROCm <= 6.3 kernel columns (no Stream_Id)");
+    case CsvKind::kMemcpy:
+      return name + (stream_id ? "ROCm 6.4+ memory copy columns (Stream_Id)"
+                               : "ROCm <= 6.3 memory copy columns (no Stream_Id)");
+    default:
+      return name + "API columns (Domain, Function; unchanged 6.2-7.x)";
+  }
 }
 
 class RocprofCsvImporter : public TraceImporter {
@@ -138,10 +192,8 @@ class RocprofCsvImporter : public TraceImporter {
 
     uint32_t file = b.AddFile(RocprofSourceFile(path, "rocprofv3_csv"));
     b.timeline().files[file].format_version =
-        kind == CsvKind::kRocprofV1 ? "rocprof v1 results.csv"
-        : kind != CsvKind::kKernel  ? "rocprofv3 CSV"
-        : idx("Stream_Id")          ? "rocprofv3 CSV, ROCm 6.4+ kernel columns (Stream_Id)"
-                                    : "rocprofv3 CSV, ROCm <= 6.3 kernel columns (no Stream_Id)";
+        FamilyName(kind, idx("Stream_Id").has_value(), idx("Guid").has_value());
+    bool text_agents = false;
     const int64_t file_pid = PidFromFileName(path);
 
     std::vector<std::string> f;
@@ -182,25 +234,40 @@ class RocprofCsvImporter : public TraceImporter {
           std::string_view name = f[*idx(v1 ? "KernelName" : "Kernel_Name")];
           e.name = b.Intern(name);
           e.kind = RocprofKernelKind(name);
-          auto agent = num(idx(v1 ? "gpu-id" : "Agent_Id"));
+          std::optional<AgentField> agent = ParseAgentField(f[*idx(v1 ? "gpu-id" : "Agent_Id")]);
           // Stream_Id (ROCm >= 6.4) names the HIP stream; older files only
           // have the HSA queue.
           auto queue = num(idx("Stream_Id"));
           if (!queue || *queue == 0) queue = num(idx(v1 ? "queue-id" : "Queue_Id"));
-          if (!agent || *agent < 0 || *agent > 65535) {
-            NoteSkipped(sfile, where + ": bad agent id");
+          if (!agent) {
+            std::string_view bad = f[*idx(v1 ? "gpu-id" : "Agent_Id")];
+            NoteSkipped(sfile, where + ": bad agent id '" + std::string(bad.substr(0, 40)) + "'");
             continue;
           }
-          e.track = b.DeviceQueue(proc, static_cast<int>(*agent), queue.value_or(0));
+          text_agents |= agent->text;
+          e.track = b.DeviceQueue(proc, agent->index, queue.value_or(0));
           break;
         }
         case CsvKind::kMemcpy: {
           std::string_view dir = f[*idx("Direction")];
           e.name = b.Intern(DirectionName(dir));
           e.kind = EventKind::kMemcpy;
+          // The device end of the copy: the source for copies to the host,
+          // else the destination; a "CPU n" agent (type-relative indexing)
+          // yields to the other end.
           bool to_host = dir.find("TO_HOST") != std::string_view::npos;
-          auto agent = num(idx(to_host ? "Source_Agent_Id" : "Destination_Agent_Id"));
-          int device = agent && *agent >= 0 && *agent < 65536 ? static_cast<int>(*agent) : 0;
+          auto src =
+              idx("Source_Agent_Id") ? ParseAgentField(f[*idx("Source_Agent_Id")]) : std::nullopt;
+          auto dst = idx("Destination_Agent_Id") ? ParseAgentField(f[*idx("Destination_Agent_Id")])
+                                                 : std::nullopt;
+          std::optional<AgentField> agent = to_host ? src : dst;
+          if (agent && agent->cpu) agent = to_host ? dst : src;
+          if ((idx("Source_Agent_Id") && !src) || (idx("Destination_Agent_Id") && !dst)) {
+            NoteSkipped(sfile, where + ": bad Source_Agent_Id or Destination_Agent_Id");
+            continue;
+          }
+          if (agent) text_agents |= agent->text;
+          int device = agent ? agent->index : 0;
           e.track = b.DeviceQueue(proc, device, num(idx("Stream_Id")).value_or(-1));
           break;
         }
@@ -219,6 +286,9 @@ class RocprofCsvImporter : public TraceImporter {
         }
       }
       b.AddEvent(e);
+    }
+    if (text_agents) {
+      b.timeline().files[file].format_version += ", Agent_Id as text (ROCm 7.x)";
     }
     if (progress != nullptr) progress->Advance(text.size(), text.size());
     return OkStatus();

@@ -116,5 +116,101 @@ TEST(RocprofCsvImporterTest, ImportsRocprofV1Results) {
   EXPECT_EQ(t.track(t.events[0]).device, 2);
 }
 
+// Issue 19: one derived sample per rocprofv3 CSV family (see
+// tests/data/trace/README.importers.md for the column lists they follow).
+TEST(RocprofCsvImporterTest, Rocm64FamilyReadsStreamIdForKernelsAndCopies) {
+  Timeline k = ImportOk(TestData("rocprof/derived/rocm6.4/3071_kernel_trace.csv"));
+  EXPECT_EQ(k.files[0].skipped, 0u);
+  EXPECT_EQ(k.files[0].format_version, "rocprofv3 CSV, ROCm 6.4+ kernel columns (Stream_Id)");
+  EXPECT_EQ(CountKind(k, EventKind::kKernel), 2);
+  EXPECT_EQ(CountKind(k, EventKind::kCommKernel), 1);
+  EXPECT_EQ(k.track(k.events[1]).queue, 2);  // the RCCL kernel's Stream_Id, not Queue_Id 1
+  EXPECT_EQ(k.track(k.events[1]).device, 2);
+  EXPECT_EQ(k.process(k.events[0]).pid, 3071);
+
+  Timeline c = ImportOk(TestData("rocprof/derived/rocm6.4/3071_memory_copy_trace.csv"));
+  EXPECT_EQ(c.files[0].format_version, "rocprofv3 CSV, ROCm 6.4+ memory copy columns (Stream_Id)");
+  ASSERT_EQ(c.events.size(), 2u);
+  EXPECT_EQ(c.track(c.events[0]).device, 2);  // HtoD: the destination
+  EXPECT_EQ(c.track(c.events[1]).device, 2);  // DtoH: the source
+  EXPECT_EQ(c.track(c.events[0]).queue, 1);
+
+  Timeline h = ImportOk(TestData("rocprof/derived/rocm6.4/3071_hip_api_trace.csv"));
+  EXPECT_EQ(h.files[0].format_version,
+            "rocprofv3 CSV, API columns (Domain, Function; unchanged 6.2-7.x)");
+  EXPECT_EQ(CountNamed(h, "hipLaunchKernel"), 2);
+  EXPECT_EQ(CountKind(h, EventKind::kSync), 1);
+}
+
+TEST(RocprofCsvImporterTest, Rocm7FamilyReadsAgentIdsWrittenAsText) {
+  Timeline k = ImportOk(TestData("rocprof/derived/rocm7/5120_kernel_trace.csv"));
+  EXPECT_EQ(k.files[0].skipped, 0u);
+  EXPECT_EQ(k.files[0].format_version,
+            "rocprofv3 CSV, ROCm 6.4+ kernel columns (Stream_Id), Agent_Id as text (ROCm 7.x)");
+  ASSERT_EQ(k.events.size(), 3u);
+  EXPECT_EQ(k.track(k.events[0]).device, 2);  // "Agent 2"
+  EXPECT_EQ(k.track(k.events[1]).device, 3);  // "Agent 3"
+  EXPECT_EQ(k.track(k.events[1]).queue, 4);
+
+  Timeline c = ImportOk(TestData("rocprof/derived/rocm7/5120_memory_copy_trace.csv"));
+  ASSERT_EQ(c.events.size(), 2u);
+  EXPECT_EQ(c.track(c.events[0]).device, 2);  // HtoD "Agent 0" -> "Agent 2"
+  EXPECT_EQ(CountNamed(c, "Memcpy DtoD"), 1);
+}
+
+TEST(RocprofCsvImporterTest, RocpdConvertFamilyWithGuidAndTypeRelativeAgents) {
+  Timeline k = ImportOk(TestData("rocprof/derived/rocpd_convert/5120_kernel_trace.csv"));
+  EXPECT_EQ(k.files[0].skipped, 0u);
+  EXPECT_EQ(k.files[0].format_version,
+            "rocprofv3 CSV, ROCm 7.x rocpd convert (Guid), ROCm 6.4+ kernel columns (Stream_Id), "
+            "Agent_Id as text (ROCm 7.x)");
+  ASSERT_EQ(k.events.size(), 2u);
+  EXPECT_EQ(k.track(k.events[0]).device, 0);  // "GPU 0"
+  EXPECT_EQ(k.track(k.events[1]).device, 1);  // "GPU 1"
+
+  // "CPU 0" is the host end: the copy lands on the GPU end either way.
+  Timeline c = ImportOk(TestData("rocprof/derived/rocpd_convert/5120_memory_copy_trace.csv"));
+  ASSERT_EQ(c.events.size(), 2u);
+  EXPECT_EQ(c.track(c.events[0]).device, 0);
+  EXPECT_EQ(c.track(c.events[1]).device, 0);
+
+  std::string region = TestData("rocprof/derived/rocpd_convert/5120_region.csv");
+  ASSERT_TRUE(NewRocprofCsvImporter()->Sniff(region, ReadHead(region)));
+  Timeline r = ImportOk(region);
+  EXPECT_EQ(r.files[0].skipped, 0u);
+  EXPECT_EQ(CountNamed(r, "hipLaunchKernel"), 1);
+  EXPECT_EQ(CountKind(r, EventKind::kAnnotation), 1);  // the roctx range
+}
+
+TEST(RocprofCsvImporterTest, UnreadableAgentIdsAreCountedWithTheirLine) {
+  TempDir dir;
+  std::string path = dir.path() + "/77_kernel_trace.csv";
+  WriteFile(path,
+            "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Kernel_Name\","
+            "\"Start_Timestamp\",\"End_Timestamp\"\n"
+            "K,\"Agent 1\",1,1,a,10,20\n"
+            "K,\"NPU 1\",1,1,b,30,40\n"
+            "K,\"Agent -1\",1,1,c,50,60\n"
+            "K,\"GPU 70000\",1,1,d,70,80\n");
+  Timeline t = ImportOk(path);
+  EXPECT_EQ(t.events.size(), 1u);
+  EXPECT_EQ(t.files[0].skipped, 3u);
+  ASSERT_EQ(t.files[0].errors.size(), 3u);
+  EXPECT_NE(t.files[0].errors[0].find("77_kernel_trace.csv:3: bad agent id 'NPU 1'"),
+            std::string::npos)
+      << t.files[0].errors[0];
+  EXPECT_NE(t.files[0].errors[2].find(":5:"), std::string::npos);
+
+  std::string copy = dir.path() + "/77_memory_copy_trace.csv";
+  WriteFile(copy,
+            "Kind,Direction,Stream_Id,Source_Agent_Id,Destination_Agent_Id,Start_Timestamp,"
+            "End_Timestamp\n"
+            "M,MEMORY_COPY_HOST_TO_DEVICE,1,CPU 0,GPU x,1,2\n");
+  Timeline c = ImportOk(copy);
+  EXPECT_TRUE(c.events.empty());
+  ASSERT_EQ(c.files[0].errors.size(), 1u);
+  EXPECT_NE(c.files[0].errors[0].find("77_memory_copy_trace.csv:2"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpufleet::trace

@@ -29,6 +29,8 @@ bool SqliteRows::Next() {
 
 bool SqliteRows::IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
 
+bool SqliteRows::IsText(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_TEXT; }
+
 int64_t SqliteRows::Int(int col) const { return sqlite3_column_int64(stmt_, col); }
 
 std::string_view SqliteRows::Text(int col) const {

@@ -30,6 +30,7 @@ class SqliteRows {
   // Advances to the next row; false at the end or on error (see status()).
   bool Next();
   bool IsNull(int col) const;
+  bool IsText(int col) const;  // the value is stored as TEXT (not an integer id)
   int64_t Int(int col) const;
   std::string_view Text(int col) const;  // valid until the next Next()
   const Status& status() const { return status_; }

@@ -119,7 +119,10 @@ const std::vector<Migration>& CostMigrations() {
        "minutes INTEGER NOT NULL, first_minute INTEGER NOT NULL, uniform INTEGER NOT NULL, "
        "holders TEXT NOT NULL, energy_pos_j REAL NOT NULL, "
        "PRIMARY KEY (device, hour)) WITHOUT ROWID;"
-       "CREATE TABLE cost_hours_done (hour INTEGER PRIMARY KEY);"},
+       "CREATE TABLE cost_hours_done (hour INTEGER PRIMARY KEY);"
+       "CREATE TABLE cost_hours_epoch (id INTEGER PRIMARY KEY CHECK (id = 1), "
+       "epoch INTEGER NOT NULL);"
+       "INSERT INTO cost_hours_epoch (id, epoch) VALUES (1, 0);"},
   };
   return kMigrations;
 }

@@ -33,6 +33,9 @@
 // a Record that writes into an hour deletes that hour's rows in the same
 // transaction as the minutes, so after a restart or kill -9 the hourly rows
 // never disagree with the minutes (an hour is rebuilt, never counted twice).
+// Another process (gpufleet cost report --db) may build rows too: each build
+// bumps an epoch that a write reads in its transaction, so a writer never
+// trusts what it knew about rows built elsewhere.
 //
 // Thread safety: Record, Scan and ScanHours are serialized by an internal mutex; the
 // StateDb must not be used by anything else concurrently.
@@ -166,6 +169,7 @@ class Meter {
   // a committed write, or never built since); cleared by a build.
   std::unordered_set<uint64_t> hours_absent_;      // guarded by mu_
   std::unordered_set<int64_t> hours_done_absent_;  // guarded by mu_
+  int64_t hours_epoch_ = -1;                        // guarded by mu_; of the sets above
 };
 
 }  // namespace gpufleet::cost

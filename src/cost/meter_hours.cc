@@ -54,6 +54,20 @@ void ParseIds(std::string_view text, std::vector<HolderMinute>& out) {
 }  // namespace
 
 Status Meter::InvalidateHoursLocked(const std::vector<std::pair<int64_t, int64_t>>& touched) {
+  if (touched.empty()) return OkStatus();
+  // Inside the write's transaction (BEGIN IMMEDIATE): no build can commit
+  // between this read and the write's commit.
+  ASSIGN_OR_RETURN(Statement * ep, Cached(20, "SELECT epoch FROM cost_hours_epoch WHERE id = 1"));
+  RETURN_IF_ERROR(ep->Reset());
+  ASSIGN_OR_RETURN(bool row, ep->Step());
+  const int64_t epoch = row ? ep->ColumnInt64(0) : 0;
+  RETURN_IF_ERROR(ep->Reset());
+  if (epoch != hours_epoch_) {
+    // Rows were built since (here or by another process): delete again.
+    hours_absent_.clear();
+    hours_done_absent_.clear();
+    hours_epoch_ = epoch;
+  }
   for (const auto& [device, minute_s] : touched) {
     const int64_t hour = FloorHour(minute_s);
     if (hours_absent_.insert(HourKey(device, hour)).second) {
@@ -228,6 +242,11 @@ Status Meter::BuildHoursLocked(int64_t h0_s, int64_t h1_s) {
     }
   }
   RETURN_IF_ERROR(mark->Reset());
+  ASSIGN_OR_RETURN(Statement * bump,
+                   Cached(21, "UPDATE cost_hours_epoch SET epoch = epoch + 1 WHERE id = 1"));
+  RETURN_IF_ERROR(bump->Reset());
+  RETURN_IF_ERROR(bump->Run());
+  RETURN_IF_ERROR(bump->Reset());
   RETURN_IF_ERROR(tx.Commit());
   // Rows now exist again: the next write into any hour must delete its rows.
   hours_absent_.clear();

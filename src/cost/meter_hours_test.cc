@@ -299,5 +299,41 @@ TEST(MeterHoursTest, KillNineDuringRollupLosesAndDoublesNothing) {
   }
 }
 
+// gpufleet cost report --db builds rows in the server's database from another
+// process: the server's next write into such an hour must still drop them.
+TEST(MeterHoursTest, RowsBuiltByAnotherConnectionAreDroppedByLateWrites) {
+  StatusOr<PriceBook> book = PriceBook::Parse(kSite, "site.toml");
+  ASSERT_TRUE(book.ok());
+  constexpr int64_t kT0 = 1'796'004'000;
+  const std::string path = TempDb("meter_hours_two.db");
+  auto server_db = StateDb::Open(path, CostMigrations());
+  ASSERT_TRUE(server_db.ok());
+  Meter server((*server_db).get());
+  auto write = [&](int k, int pod) {
+    const int64_t ts = (kT0 + 60LL * k) * 1000;
+    ASSERT_TRUE(server
+                    .Record({Sample(DeviceLabels("gpu_up", "n6-a", 0), ts, 1),
+                             HolderSample("gpu_workload_info", "n6-a", 0, pod, ts, 1)})
+                    .ok());
+  };
+  for (int k = 0; k < 180; ++k) write(k, 0);  // the server has written into every hour
+  auto reader_db = StateDb::Open(path, CostMigrations());
+  ASSERT_TRUE(reader_db.ok());
+  Meter reader((*reader_db).get());
+  LedgerPolicy policy;
+  const int64_t to = kT0 + 3 * 3600;
+  StatusOr<Ledger> before =
+      LedgerFromMeter(reader, {}, *book, policy, kT0, to, Rollup::kHours, kT0 + 86400);
+  ASSERT_TRUE(before.ok());
+  for (int k = 10; k < 20; ++k) write(k, 1);  // late: a second pod in the first hour
+  StatusOr<Ledger> hours =
+      LedgerFromMeter(reader, {}, *book, policy, kT0, to, Rollup::kHours, kT0 + 86400);
+  StatusOr<Ledger> minutes =
+      LedgerFromMeter(reader, {}, *book, policy, kT0, to, Rollup::kMinutes, 0);
+  ASSERT_TRUE(hours.ok() && minutes.ok());
+  ExpectSameLedger(*minutes, *hours, "rows built by another connection");
+  EXPECT_NE(before->lines.size(), hours->lines.size());  // pod 1 appears
+}
+
 }  // namespace
 }  // namespace gpufleet::cost

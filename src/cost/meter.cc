@@ -116,8 +116,8 @@ const std::vector<Migration>& CostMigrations() {
       // The hourly rollup (meter_hours.cc), a cache of cost_minutes.
       {"cost", 2,
        "CREATE TABLE cost_hours (device INTEGER NOT NULL, hour INTEGER NOT NULL, "
-       "minutes INTEGER NOT NULL, first_minute INTEGER NOT NULL, uniform INTEGER NOT NULL, "
-       "holders TEXT NOT NULL, energy_pos_j REAL NOT NULL, "
+       "minutes INTEGER NOT NULL, first_minute INTEGER NOT NULL, blocks INTEGER NOT NULL, "
+       "groups TEXT NOT NULL, energy_pos_j REAL NOT NULL, "
        "PRIMARY KEY (device, hour)) WITHOUT ROWID;"
        "CREATE TABLE cost_hours_done (hour INTEGER PRIMARY KEY);"
        "CREATE TABLE cost_hours_epoch (id INTEGER PRIMARY KEY CHECK (id = 1), "

@@ -26,9 +26,11 @@
 // incidents.
 //
 // Hourly rollup (cost_hours, beside the per-minute truth): per device and
-// hour, the number of metered minutes, the first of them, the holders when
-// every metered minute of the hour had the same ones with equal weights
-// ("uniform"), and the energy. It is a cache derived from the minutes:
+// hour, the number of metered minutes, the first of them, the energy, and
+// the minutes grouped by their holders ("count@first_minute:id,id;..." in
+// order of first minute) unless some minute splits among several holders by
+// their own utilization (then the hour is read minute by minute). It is a
+// cache derived from the minutes:
 // ScanHours builds the rows of closed hours it lacks (one transaction), and
 // a Record that writes into an hour deletes that hour's rows in the same
 // transaction as the minutes, so after a restart or kill -9 the hourly rows
@@ -89,13 +91,15 @@ struct DeviceMinute {
   double bw_mean = -1;
   double energy_j = 0;
   std::vector<HolderMinute> holders;
-  // > 1: a block of `repeat` metered minutes of one hour from the hourly
-  // rollup, minute_s the first, all with these holders (equal weights) and
-  // no readings; ComputeLedger charges it as `repeat` such minutes.
+  // A block from the hourly rollup when > 1 or from ScanHours' blocks:
+  // `repeat` metered minutes of one hour, minute_s the first, all with these
+  // holders (equal weights) and no readings; ComputeLedger charges it as
+  // `repeat` such minutes.
   int64_t repeat = 1;
 };
 
-// Whether ScanHours may hand over a uniform hour of `device` as one block:
+// Whether ScanHours may hand over an hour of `device` as blocks (one per
+// group of minutes with the same holders):
 // (device id, hour start, energy in the hour in joules, counting only
 // positive minutes).
 using BlockOk = std::function<bool(int64_t device, int64_t hour_s, double energy_pos_j)>;
@@ -124,7 +128,7 @@ class Meter {
 
   // Like Scan, but whole hours in [from_s, to_s) that end at or before
   // `cache_before_s` come from the hourly rollup (built first where
-  // missing): a uniform hour that `block_ok` accepts is one block
+  // missing): an hour that `block_ok` accepts is one block per holder group
   // (DeviceMinute::repeat), any other hour and the ragged edges are read
   // minute by minute. Ordered by device, then time.
   Status ScanHours(int64_t from_s, int64_t to_s, int64_t cache_before_s, const BlockOk& block_ok,

@@ -20,35 +20,63 @@ uint64_t HourKey(int64_t device, int64_t hour_s) {
   return (static_cast<uint64_t>(device) << 32) ^ static_cast<uint32_t>(hour_s / kHourS);
 }
 
+// Minutes of one hour with the same holders.
+struct Group {
+  int64_t count = 0;
+  int64_t first_minute_s = 0;
+  std::vector<int64_t> holders;
+};
+
 // One device-hour as it is being built from its minutes.
 struct HourAgg {
   int64_t hour_s = 0;
   int64_t minutes = 0;
   int64_t first_minute_s = 0;
-  bool uniform = true;
-  std::vector<int64_t> holders;
+  bool blocks = true;  // no minute splits by per-holder utilization
+  std::vector<Group> groups;
   double energy_pos_j = 0;
 };
 
-std::string JoinIds(const std::vector<int64_t>& ids) {
+std::string EncodeGroups(const std::vector<Group>& groups) {
   std::string out;
-  for (int64_t id : ids) {
-    if (!out.empty()) out += ',';
-    out += std::to_string(id);
+  for (const Group& g : groups) {
+    if (!out.empty()) out += ';';
+    out += std::to_string(g.count) + '@' + std::to_string(g.first_minute_s) + ':';
+    for (size_t i = 0; i < g.holders.size(); ++i) {
+      if (i > 0) out += ',';
+      out += std::to_string(g.holders[i]);
+    }
   }
   return out;
 }
 
-void ParseIds(std::string_view text, std::vector<HolderMinute>& out) {
+// Calls fn with one block per group of "count@first:id,id;..."; false when
+// the text is not what EncodeGroups writes.
+bool DecodeGroups(std::string_view text, DeviceMinute& block,
+                  const std::function<void(const DeviceMinute&)>& fn) {
   const char* p = text.data();
   const char* end = p + text.size();
   while (p < end) {
-    int64_t id = 0;
-    auto [next, ec] = std::from_chars(p, end, id);
-    if (ec != std::errc()) return;  // written by BuildHoursLocked: cannot happen
-    out.push_back({id, -1});
-    p = next < end ? next + 1 : end;
+    int64_t v = 0;
+    auto r = std::from_chars(p, end, v);
+    if (r.ec != std::errc() || r.ptr == end || *r.ptr != '@') return false;
+    block.repeat = v;
+    r = std::from_chars(r.ptr + 1, end, v);
+    if (r.ec != std::errc() || r.ptr == end || *r.ptr != ':') return false;
+    block.minute_s = v;
+    block.holders.clear();
+    p = r.ptr + 1;
+    while (p < end && *p != ';') {
+      r = std::from_chars(p, end, v);
+      if (r.ec != std::errc()) return false;
+      block.holders.push_back({v, -1});
+      p = r.ptr;
+      if (p < end && *p == ',') ++p;
+    }
+    if (p < end) ++p;  // ';'
+    fn(block);
   }
+  return true;
 }
 
 }  // namespace
@@ -192,7 +220,7 @@ Status Meter::BuildHoursLocked(int64_t h0_s, int64_t h1_s) {
   ASSIGN_OR_RETURN(Statement * ins,
                    Cached(15,
                           "INSERT OR REPLACE INTO cost_hours (device, hour, minutes, "
-                          "first_minute, uniform, holders, energy_pos_j) VALUES (?, ?, ?, ?, ?, "
+                          "first_minute, blocks, groups, energy_pos_j) VALUES (?, ?, ?, ?, ?, "
                           "?, ?)"));
   std::vector<HourAgg> hours;
   for (int64_t dev : devices) {
@@ -201,6 +229,8 @@ Status Meter::BuildHoursLocked(int64_t h0_s, int64_t h1_s) {
       RETURN_IF_ERROR(DeviceMinutesLocked(dev, a, b, [&](const DeviceMinute& m) {
         const int64_t hour = FloorHour(m.minute_s);
         std::vector<int64_t> ids;
+        // Per-holder weights (every holder reports its utilization) make
+        // minutes differ: such an hour is read minute by minute.
         bool weighted = m.holders.size() > 1;
         for (const HolderMinute& hm : m.holders) {
           ids.push_back(hm.holder);
@@ -210,14 +240,18 @@ Status Meter::BuildHoursLocked(int64_t h0_s, int64_t h1_s) {
           HourAgg& g = hours.emplace_back();
           g.hour_s = hour;
           g.first_minute_s = m.minute_s;
-          g.holders = ids;
         }
         HourAgg& g = hours.back();
         g.minutes++;
-        // Per-holder weights (every holder reports its utilization) make
-        // minutes differ: such an hour is read minute by minute.
-        if (weighted || ids != g.holders) g.uniform = false;
+        if (weighted) g.blocks = false;
         g.energy_pos_j += std::max(0.0, m.energy_j);
+        auto it = std::find_if(g.groups.begin(), g.groups.end(),
+                               [&](const Group& x) { return x.holders == ids; });
+        if (it == g.groups.end()) {
+          g.groups.push_back({1, m.minute_s, std::move(ids)});
+        } else {
+          it->count++;
+        }
       }));
       for (const HourAgg& g : hours) {
         RETURN_IF_ERROR(ins->Reset());
@@ -225,8 +259,8 @@ Status Meter::BuildHoursLocked(int64_t h0_s, int64_t h1_s) {
                             .Bind(2, g.hour_s)
                             .Bind(3, g.minutes)
                             .Bind(4, g.first_minute_s)
-                            .Bind(5, static_cast<int64_t>(g.uniform ? 1 : 0))
-                            .Bind(6, JoinIds(g.holders))
+                            .Bind(5, static_cast<int64_t>(g.blocks ? 1 : 0))
+                            .Bind(6, g.blocks ? EncodeGroups(g.groups) : std::string())
                             .Bind(7, g.energy_pos_j)
                             .Run());
       }
@@ -269,7 +303,7 @@ Status Meter::ScanHours(int64_t from_s, int64_t to_s, int64_t cache_before_s,
     std::sort(devices.begin(), devices.end());
     ASSIGN_OR_RETURN(Statement * q,
                      Cached(19,
-                            "SELECT hour, minutes, first_minute, uniform, holders, energy_pos_j "
+                            "SELECT hour, minutes, first_minute, blocks, groups, energy_pos_j "
                             "FROM cost_hours WHERE device = ? AND hour >= ? AND hour < ? "
                             "ORDER BY hour"));
     DeviceMinute block;
@@ -287,11 +321,10 @@ Status Meter::ScanHours(int64_t from_s, int64_t to_s, int64_t cache_before_s,
             continue;
           }
           block.device = dev;
-          block.minute_s = q->ColumnInt64(2);
-          block.repeat = q->ColumnInt64(1);
-          block.holders.clear();
-          ParseIds(q->ColumnText(4), block.holders);
-          fn(block);
+          if (!DecodeGroups(q->ColumnText(4), block, fn)) {
+            return InternalError(db_->path() + ": cost_hours row of device " + std::to_string(dev) +
+                                 " at " + std::to_string(hour) + " has unreadable groups");
+          }
         }
         RETURN_IF_ERROR(q->Reset());
       }

@@ -304,9 +304,16 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
     }
     u = std::clamp(u, 0.0, 1.0);
     int64_t base = policy.basis == Basis::kAllocation ? cost : std::llround(cost * u);
-    std::vector<int64_t> base_parts = SplitExact(base, w);
-    std::vector<int64_t> idle_parts = SplitExact(cost - base, w);
-    std::vector<int64_t> alloc_parts = SplitExact(cost, w);
+    std::vector<int64_t> base_parts, idle_parts, alloc_parts;
+    if (w.size() == 1) {  // what SplitExact gives one part, without its work
+      base_parts = {base};
+      idle_parts = {cost - base};
+      alloc_parts = {cost};
+    } else {
+      base_parts = SplitExact(base, w);
+      idle_parts = SplitExact(cost - base, w);
+      alloc_parts = SplitExact(cost, w);
+    }
     for (size_t i = 0; i < m.holders.size(); ++i) {
       ChargeLine& b = acc.At(m.holders[i].holder, Category::kBase);
       b.micro_usd += base_parts[i] * n;

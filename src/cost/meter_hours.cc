@@ -163,10 +163,21 @@ Status Meter::DeviceMinutesLocked(int64_t device, int64_t from_s, int64_t to_s,
   return h->Reset();
 }
 
+// The ids of the metered devices, ascending (not LoadLocked: its cursor
+// queries scan the whole minute tables, which a reader does not need).
+static StatusOr<std::vector<int64_t>> DeviceIds(StateDb* db) {
+  ASSIGN_OR_RETURN(Statement q, db->Prepare("SELECT id FROM cost_devices ORDER BY id"));
+  std::vector<int64_t> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    out.push_back(q.ColumnInt64(0));
+  }
+  return out;
+}
+
 Status Meter::BuildHoursLocked(int64_t h0_s, int64_t h1_s) {
-  std::vector<int64_t> devices;
-  for (const auto& [key, id] : device_ids_) devices.push_back(id);
-  std::sort(devices.begin(), devices.end());
+  ASSIGN_OR_RETURN(std::vector<int64_t> devices, DeviceIds(db_));
   // Where any minute lies, so that a period far wider than the data does not
   // mark (or rebuild) empty hours.
   int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
@@ -293,14 +304,11 @@ Status Meter::ScanHours(int64_t from_s, int64_t to_s, int64_t cache_before_s,
                         const std::function<void(const DeviceMinute&)>& fn) {
   std::lock_guard<std::mutex> lock(mu_);
   Status st = [&]() -> Status {
-    RETURN_IF_ERROR(LoadLocked());
     int64_t h0 = CeilHour(from_s);
     int64_t h1 = FloorHour(std::min(to_s, cache_before_s));
     if (h0 >= h1) h0 = h1 = to_s;  // no whole closed hour: minutes only
     if (h0 < h1) RETURN_IF_ERROR(BuildHoursLocked(h0, h1));
-    std::vector<int64_t> devices;
-    for (const auto& [key, id] : device_ids_) devices.push_back(id);
-    std::sort(devices.begin(), devices.end());
+    ASSIGN_OR_RETURN(std::vector<int64_t> devices, DeviceIds(db_));
     ASSIGN_OR_RETURN(Statement * q,
                      Cached(19,
                             "SELECT hour, minutes, first_minute, blocks, groups, energy_pos_j "

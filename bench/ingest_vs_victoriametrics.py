@@ -167,6 +167,8 @@ def main():
     print(f"payload: {args.gpus} GPUs x 40 series = {series} series, {args.rounds} rounds, "
           f"{args.connections} connections")
     for name, r in results.items():
+        if not isinstance(r, dict):
+            continue
         print(f"{name:16s} {r['samples_per_second']:>12,.0f} samples/s  "
               f"{r['failed_requests']} failed requests  RSS {r['rss_before_mb']} -> "
               f"{r['rss_after_mb']} MB  ({r['bytes_per_series']} bytes per active series)")

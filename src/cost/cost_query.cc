@@ -1,6 +1,8 @@
 #include "cost/cost_query.h"
 
 #include <algorithm>
+#include <string>
+#include <unordered_map>
 
 #include "core/clock.h"
 #include "detect/finding.h"
@@ -33,17 +35,59 @@ std::vector<ContentionWindow> ContentionWindows(const std::vector<detect::Incide
   return out;
 }
 
-StatusOr<Ledger> LedgerFromStores(Meter& meter, detect::IncidentBook& incidents,
-                                  const PriceBook& prices, const LedgerPolicy& policy,
-                                  int64_t from_s, int64_t to_s) {
-  ASSIGN_OR_RETURN(std::vector<detect::IncidentRecord> all, incidents.List(std::nullopt));
+StatusOr<Ledger> LedgerFromMeter(Meter& meter, const std::vector<ContentionWindow>& contention,
+                                 const PriceBook& prices, const LedgerPolicy& policy,
+                                 int64_t from_s, int64_t to_s, Rollup rollup,
+                                 int64_t cache_before_s) {
   ASSIGN_OR_RETURN(std::vector<MeteredDevice> devices, meter.Devices());
   ASSIGN_OR_RETURN(std::vector<Holder> holders, meter.Holders());
   MinuteScan scan = [&](const std::function<void(const DeviceMinute&)>& fn) {
     return meter.Scan(from_s, to_s, fn);
   };
-  return ComputeLedger(devices, holders, scan, prices, ContentionWindows(all, from_s, to_s),
-                       prices.owners(), policy, from_s, to_s);
+  // An hour is one block only where every minute of it is charged alike:
+  // the allocation basis (usage bases weigh each minute's reading), no
+  // energy price times measured energy, no contention window on the device.
+  std::unordered_map<int64_t, std::pair<const MeteredDevice*, double>> info;
+  for (const MeteredDevice& d : devices) {
+    StatusOr<DevicePrice> p = prices.Resolve({d.node, d.cloud, d.region, d.model});
+    info[d.id] = {&d, p.ok() ? p->usd_per_kwh : 0.0};
+  }
+  std::unordered_map<std::string, std::vector<const ContentionWindow*>> windows;
+  for (const ContentionWindow& w : contention) {
+    for (const std::string& dev : w.devices) windows[dev].push_back(&w);
+  }
+  BlockOk block_ok = [&](int64_t device, int64_t hour_s, double energy_pos_j) {
+    if (policy.basis != Basis::kAllocation) return false;
+    auto it = info.find(device);
+    if (it == info.end()) return false;
+    if (it->second.second != 0 && energy_pos_j > 0) return false;
+    if (policy.contention == ContentionRule::kOff) return true;
+    for (const std::string* key : {&it->second.first->key, &it->second.first->gpu_uuid}) {
+      auto w = windows.find(*key);
+      if (w == windows.end()) continue;
+      for (const ContentionWindow* cw : w->second) {
+        if (cw->start_s < hour_s + 3600 && cw->end_s > hour_s) return false;
+      }
+    }
+    return true;
+  };
+  if (rollup == Rollup::kHours) {
+    scan = [&meter, from_s, to_s, cache_before_s,
+            block_ok](const std::function<void(const DeviceMinute&)>& fn) {
+      return meter.ScanHours(from_s, to_s, cache_before_s, block_ok, fn);
+    };
+  }
+  return ComputeLedger(devices, holders, scan, prices, contention, prices.owners(), policy, from_s,
+                       to_s);
+}
+
+StatusOr<Ledger> LedgerFromStores(Meter& meter, detect::IncidentBook& incidents,
+                                  const PriceBook& prices, const LedgerPolicy& policy,
+                                  int64_t from_s, int64_t to_s) {
+  ASSIGN_OR_RETURN(std::vector<detect::IncidentRecord> all, incidents.List(std::nullopt));
+  const int64_t now_s = RealClock::Get().NowNs() / kNsPerSecond;
+  return LedgerFromMeter(meter, ContentionWindows(all, from_s, to_s), prices, policy, from_s, to_s,
+                         Rollup::kHours, now_s - 120);
 }
 
 std::vector<Migration> CostReaderMigrations() {

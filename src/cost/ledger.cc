@@ -269,19 +269,21 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
       return;
     }
     if (L.first_minute_s == 0 || m.minute_s < L.first_minute_s) L.first_minute_s = m.minute_s;
+    // A block of the hourly rollup counts as `n` minutes alike (meter.h).
+    const int64_t n = std::max<int64_t>(1, m.repeat);
     DeviceCost& dc = dc_it->second;
     const double frac = dc.fraction;
     for (const HolderMinute& h : m.holders) first_seen.try_emplace(h.holder, m.minute_s);
     int64_t cost =
         std::llround(kMicro * (dc.price.usd_per_gpu_hour * frac / 60 +
                                std::max(0.0, m.energy_j) * dc.price.usd_per_kwh / kJoulesPerKwh));
-    dc.cost_micro += cost;
-    dc.minutes++;
+    dc.cost_micro += cost * n;
+    dc.minutes += n;
     const double gpu_hours = frac / 60;
     if (m.holders.empty()) {
       ChargeLine& l = acc.At(kNoHolder, Category::kIdleUnallocated);
-      l.micro_usd += cost;
-      l.gpu_hours += gpu_hours;
+      l.micro_usd += cost * n;
+      l.gpu_hours += gpu_hours * static_cast<double>(n);
       return;
     }
     std::vector<double> w(m.holders.size(), 1.0);
@@ -302,18 +304,26 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
     }
     u = std::clamp(u, 0.0, 1.0);
     int64_t base = policy.basis == Basis::kAllocation ? cost : std::llround(cost * u);
-    std::vector<int64_t> base_parts = SplitExact(base, w);
-    std::vector<int64_t> idle_parts = SplitExact(cost - base, w);
-    std::vector<int64_t> alloc_parts = SplitExact(cost, w);
+    std::vector<int64_t> base_parts, idle_parts, alloc_parts;
+    if (w.size() == 1) {  // what SplitExact gives one part, without its work
+      base_parts = {base};
+      idle_parts = {cost - base};
+      alloc_parts = {cost};
+    } else {
+      base_parts = SplitExact(base, w);
+      idle_parts = SplitExact(cost - base, w);
+      alloc_parts = SplitExact(cost, w);
+    }
     for (size_t i = 0; i < m.holders.size(); ++i) {
       ChargeLine& b = acc.At(m.holders[i].holder, Category::kBase);
-      b.micro_usd += base_parts[i];
-      b.allocation_micro += alloc_parts[i];
-      b.gpu_hours += gpu_hours * w[i] / wsum;
+      b.micro_usd += base_parts[i] * n;
+      b.allocation_micro += alloc_parts[i] * n;
+      b.gpu_hours += gpu_hours * w[i] / wsum * static_cast<double>(n);
       if (idle_parts[i] != 0)
-        acc.At(m.holders[i].holder, Category::kIdleAllocated).micro_usd += idle_parts[i];
+        acc.At(m.holders[i].holder, Category::kIdleAllocated).micro_usd += idle_parts[i] * n;
     }
-    if (policy.contention == ContentionRule::kOff) return;
+    // Blocks come only where no contention window covers their hour.
+    if (policy.contention == ContentionRule::kOff || n > 1) return;
     const MeteredDevice& dev = L.devices[m.device];
     for (const std::string* key : {&dev.key, &dev.gpu_uuid}) {
       auto wit = windows.find(*key);

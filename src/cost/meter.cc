@@ -113,6 +113,16 @@ const std::vector<Migration>& CostMigrations() {
        "PRIMARY KEY (device, minute, holder)) WITHOUT ROWID;"
        "CREATE TABLE cost_cursors (series INTEGER PRIMARY KEY, last_ms INTEGER NOT NULL, "
        "last_value REAL NOT NULL);"},
+      // The hourly rollup (meter_hours.cc), a cache of cost_minutes.
+      {"cost", 2,
+       "CREATE TABLE cost_hours (device INTEGER NOT NULL, hour INTEGER NOT NULL, "
+       "minutes INTEGER NOT NULL, first_minute INTEGER NOT NULL, blocks INTEGER NOT NULL, "
+       "groups TEXT NOT NULL, energy_pos_j REAL NOT NULL, "
+       "PRIMARY KEY (device, hour)) WITHOUT ROWID;"
+       "CREATE TABLE cost_hours_done (hour INTEGER PRIMARY KEY);"
+       "CREATE TABLE cost_hours_epoch (id INTEGER PRIMARY KEY CHECK (id = 1), "
+       "epoch INTEGER NOT NULL);"
+       "INSERT INTO cost_hours_epoch (id, epoch) VALUES (1, 0);"},
   };
   return kMigrations;
 }
@@ -233,6 +243,8 @@ Status Meter::Record(const std::vector<RemoteWriteSeries>& series) {
     holder_ids_.clear();
     cursors_.clear();
     floors_.clear();
+    hours_absent_.clear();  // the rolled-back deletes of hourly rows
+    hours_done_absent_.clear();
     loaded_ = false;
     return st;
   }
@@ -336,6 +348,11 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
   }
   if (!begun) return OkStatus();
 
+  std::vector<std::pair<int64_t, int64_t>> touched;
+  touched.reserve(minutes.size() + holder_minutes.size());
+  for (const auto& [k, m] : minutes) touched.push_back(k);
+  for (const auto& [k, h] : holder_minutes) touched.push_back({std::get<0>(k), std::get<1>(k)});
+  RETURN_IF_ERROR(InvalidateHoursLocked(touched));
   ASSIGN_OR_RETURN(Statement * up_minute_ptr,
                    Cached(2,
                           "INSERT INTO cost_minutes (device, minute, present, util_sum, "

@@ -25,7 +25,21 @@
 // ignored. Devices are named by detect::DeviceKey (node/gpu[/pN]), as in
 // incidents.
 //
-// Thread safety: Record and Scan are serialized by an internal mutex; the
+// Hourly rollup (cost_hours, beside the per-minute truth): per device and
+// hour, the number of metered minutes, the first of them, the energy, and
+// the minutes grouped by their holders ("count@first_minute:id,id;..." in
+// order of first minute) unless some minute splits among several holders by
+// their own utilization (then the hour is read minute by minute). It is a
+// cache derived from the minutes:
+// ScanHours builds the rows of closed hours it lacks (one transaction), and
+// a Record that writes into an hour deletes that hour's rows in the same
+// transaction as the minutes, so after a restart or kill -9 the hourly rows
+// never disagree with the minutes (an hour is rebuilt, never counted twice).
+// Another process (gpufleet cost report --db) may build rows too: each build
+// bumps an epoch that a write reads in its transaction, so a writer never
+// trusts what it knew about rows built elsewhere.
+//
+// Thread safety: Record, Scan and ScanHours are serialized by an internal mutex; the
 // StateDb must not be used by anything else concurrently.
 #pragma once
 
@@ -37,6 +51,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/status.h"
@@ -76,7 +91,18 @@ struct DeviceMinute {
   double bw_mean = -1;
   double energy_j = 0;
   std::vector<HolderMinute> holders;
+  // A block from the hourly rollup when > 1 or from ScanHours' blocks:
+  // `repeat` metered minutes of one hour, minute_s the first, all with these
+  // holders (equal weights) and no readings; ComputeLedger charges it as
+  // `repeat` such minutes.
+  int64_t repeat = 1;
 };
+
+// Whether ScanHours may hand over an hour of `device` as blocks (one per
+// group of minutes with the same holders):
+// (device id, hour start, energy in the hour in joules, counting only
+// positive minutes).
+using BlockOk = std::function<bool(int64_t device, int64_t hour_s, double energy_pos_j)>;
 
 struct MeterCounters {
   uint64_t samples_metered = 0;
@@ -100,6 +126,14 @@ class Meter {
   // device then minute, holders attached. Memory: one minute at a time.
   Status Scan(int64_t from_s, int64_t to_s, const std::function<void(const DeviceMinute&)>& fn);
 
+  // Like Scan, but whole hours in [from_s, to_s) that end at or before
+  // `cache_before_s` come from the hourly rollup (built first where
+  // missing): an hour that `block_ok` accepts is one block per holder group
+  // (DeviceMinute::repeat), any other hour and the ragged edges are read
+  // minute by minute. Ordered by device, then time.
+  Status ScanHours(int64_t from_s, int64_t to_s, int64_t cache_before_s, const BlockOk& block_ok,
+                   const std::function<void(const DeviceMinute&)>& fn);
+
   MeterCounters counters();
 
  private:
@@ -110,6 +144,13 @@ class Meter {
   Status RecordLocked(const std::vector<RemoteWriteSeries>& series,
                       std::unordered_map<uint64_t, Cursor>& moved, MeterCounters& delta);
   Status LoadLocked();
+  // Minutes of one device in [from_s, to_s), as Scan hands them over.
+  Status DeviceMinutesLocked(int64_t device, int64_t from_s, int64_t to_s,
+                             const std::function<void(const DeviceMinute&)>& fn);
+  // Builds the missing hourly rows of hours [h0_s, h1_s) (one transaction).
+  Status BuildHoursLocked(int64_t h0_s, int64_t h1_s);
+  // Deletes the hourly rows of hours a write touches (inside its transaction).
+  Status InvalidateHoursLocked(const std::vector<std::pair<int64_t, int64_t>>& device_minutes);
   // The hot statements, prepared once per slot.
   StatusOr<Statement*> Cached(int slot, const char* sql);
   // The id of the device / holder a series names, a new row when unknown.
@@ -128,6 +169,11 @@ class Meter {
   std::unordered_map<std::string, int64_t> holder_ids_;  // guarded by mu_
   MeterCounters counters_;                               // guarded by mu_
   std::map<int, Statement> statements_;                  // guarded by mu_
+  // (device, hour) and hours whose hourly rows are known absent (deleted in
+  // a committed write, or never built since); cleared by a build.
+  std::unordered_set<uint64_t> hours_absent_;      // guarded by mu_
+  std::unordered_set<int64_t> hours_done_absent_;  // guarded by mu_
+  int64_t hours_epoch_ = -1;                        // guarded by mu_; of the sets above
 };
 
 }  // namespace gpufleet::cost

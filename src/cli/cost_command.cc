@@ -83,6 +83,8 @@ class CostCommand : public Command {
         ->required();
     summary_->add_option("--month", month_, "YYYY-MM (UTC); default: this month");
     summary_->add_option("--prices", prices_, "Site prices file (TOML; docs/cost.md)");
+    summary_->add_option("--at", at_, "Charge a month still running up to this time (as --from)")
+        ->capture_default_str();
     summary_->add_option("--format", summary_format_, "text or json")
         ->check(CLI::IsMember({"text", "json"}))
         ->capture_default_str();
@@ -255,7 +257,7 @@ class CostCommand : public Command {
     cost::Meter meter(db.get());
     cost::WorkMeter work(db.get());
     detect::IncidentStore incidents(db.get());
-    const int64_t now = std::time(nullptr);
+    ASSIGN_OR_RETURN(int64_t now, cost::ParseTimeArg(at_, std::time(nullptr)));
     std::string month = month_.empty() ? cost::IsoTime(now).substr(0, 7) : month_;
     ASSIGN_OR_RETURN(cost::TeamSummary s,
                      cost::TeamSummaryFromStores(meter, work, incidents, book, team_, month, now));

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "cost/cost_report.h"
 
@@ -30,6 +31,7 @@ struct Figures {
   TeamMonth month;
   std::map<std::string, int64_t> workloads;                         // team's workloads -> cost
   std::map<std::string, int64_t> gross, lost;                       // per workload
+  std::map<std::string, std::set<std::string>> pods;                // per workload
   std::map<std::pair<std::string, std::string>, int64_t> culprits;  // (workload, team) -> charged
   std::map<std::string, int64_t> where;                             // "cloud model" -> credited
 };
@@ -44,6 +46,7 @@ Figures Gather(const std::string& team, const Ledger& L,
     if (l.holder == kNoHolder || h == L.holders.end() || TeamOf(h->second, teams) != team) continue;
     f.month.cost_micro += l.micro_usd;
     f.workloads[WorkloadOf(h->second)] += l.micro_usd;
+    if (!h->second.pod.empty()) f.pods[WorkloadOf(h->second)].insert(h->second.pod);
     if (l.category != Category::kContention) {
       f.month.gross_micro += l.micro_usd;
       f.gross[WorkloadOf(h->second)] += l.micro_usd;
@@ -83,8 +86,19 @@ Figures Gather(const std::string& team, const Ledger& L,
     f.where[w] += micro;
   }
   // Per step: the team's workloads that reported steps, their cost and loss.
-  for (const auto& [w, t] : work) {
-    if (!f.workloads.count(w)) continue;
+  // (Work of a workload_name, else of the workload's pods, as JobCosts.)
+  for (const auto& [w, micro] : f.workloads) {
+    WorkTotals t;
+    if (auto it = work.find(w); it != work.end()) {
+      t = it->second;
+    } else {
+      for (const std::string& pod : f.pods[w]) {
+        auto p = work.find(kPodKeyPrefix + pod);
+        if (p == work.end()) continue;
+        t.steps += p->second.steps;
+        t.tokens += p->second.tokens;
+      }
+    }
     f.month.tokens += t.tokens;
     if (t.steps <= 0) continue;
     f.month.steps += t.steps;
@@ -176,17 +190,15 @@ StatusOr<TeamSummary> SummarizeTeam(const std::string& team, const Ledger& now,
                                               (s.culprit_team.empty() || s.culprit_team == team
                                                    ? std::string()
                                                    : " (team " + s.culprit_team + ")");
-    std::string lead;
+    std::string place = " on " + where + " nodes, caused by " + who + ".";
     if (s.step_cost_change_pct != 0 && s.now.usd_per_step > 0 && s.before.usd_per_step > 0) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.0f points of the change", s.contention_points);
-      lead = buf;
+      s.sentences.push_back(std::string(buf) + " came from GPU time lost to contention (" +
+                            Usd(s.now.lost_micro) + ")" + place);
     } else {
-      lead = Usd(s.now.lost_micro) + " of GPU time";
+      s.sentences.push_back(Usd(s.now.lost_micro) + " of GPU time was lost to contention" + place);
     }
-    s.sentences.push_back(lead + " came from GPU time lost to contention (" +
-                          Usd(s.now.lost_micro) + ") on " + where + " nodes, caused by " + who +
-                          ".");
   } else {
     s.sentences.push_back("No GPU time was lost to contention this month.");
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "cost/cost_report.h"
 
@@ -28,6 +29,10 @@ StatusOr<std::vector<JobCost>> JobCosts(
     const Ledger& ledger, const std::map<std::string, WorkTotals>& work,
     const std::vector<std::pair<std::string, std::string>>& teams) {
   ASSIGN_OR_RETURN(CostReport r, BuildReport(ledger, {"workload", "team"}, teams));
+  std::map<std::string, std::set<std::string>> pods;  // job -> its pods
+  for (const auto& [id, h] : ledger.holders) {
+    if (id > 0 && !h.pod.empty()) pods[WorkloadOf(h)].insert(h.pod);
+  }
   std::map<std::string, JobCost> jobs;
   for (const CostRow& row : r.rows) {
     if (row.key[0] == "(unallocated)") continue;
@@ -46,6 +51,14 @@ StatusOr<std::vector<JobCost>> JobCosts(
     if (it != work.end()) {
       j.steps = it->second.steps;
       j.tokens = it->second.tokens;
+    } else {
+      // Work labelled with another workload_name: meet it through the pods.
+      for (const std::string& pod : pods[name]) {
+        auto p = work.find(kPodKeyPrefix + pod);
+        if (p == work.end()) continue;
+        j.steps += p->second.steps;
+        j.tokens += p->second.tokens;
+      }
     }
     const double usd = static_cast<double>(j.micro_usd) / 1e6;
     if (j.steps > 0) j.usd_per_step = usd / static_cast<double>(j.steps);

@@ -6,8 +6,10 @@
 //                for contention it caused minus credits for time it lost)
 //                and its network transfers. A workload is named as the
 //                report's "workload" grouping names it (workload_name, else
-//                "slurm job <id>", else the pod), which is how the work
-//                series are keyed (workload_name, else workload_pod).
+//                "slurm job <id>", else the pod); its work is the work
+//                series of that workload_name, else of its pods
+//                (workload_pod), so a holder whose gpu_workload_info names
+//                only a pod meets steps labelled with a workload_name.
 //   $/step     = job cost / steps (gpu_workload_step_duration_seconds points)
 //   $/Mtoken   = job cost / tokens x 10^6 (gpu_workload_tokens_total increase)
 //   either is absent (-1) when the workload reported no such work.

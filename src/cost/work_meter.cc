@@ -120,19 +120,25 @@ Status WorkMeter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
 StatusOr<std::map<std::string, WorkTotals>> WorkMeter::Totals(int64_t from_s, int64_t to_s) {
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(Statement q,
-                   db_->Prepare("SELECT workload, MAX(team), SUM(steps), SUM(step_seconds), "
-                                "SUM(tokens) FROM cost_work_minutes WHERE minute >= ? AND "
-                                "minute < ? GROUP BY workload"));
+                   db_->Prepare("SELECT series, workload, MAX(team), SUM(steps), "
+                                "SUM(step_seconds), SUM(tokens) FROM cost_work_minutes WHERE "
+                                "minute >= ? AND minute < ? GROUP BY series"));
   q.Bind(1, from_s).Bind(2, to_s);
   std::map<std::string, WorkTotals> out;
   while (true) {
     ASSIGN_OR_RETURN(bool row, q.Step());
     if (!row) break;
-    WorkTotals& w = out[q.ColumnText(0)];
-    w.team = q.ColumnText(1);
-    w.steps = q.ColumnInt64(2);
-    w.step_seconds = q.ColumnDouble(3);
-    w.tokens = q.ColumnDouble(4);
+    const std::string series = q.ColumnText(0);
+    const std::string pod = series.substr(series.rfind('|') + 1);
+    std::vector<std::string> keys = {q.ColumnText(1)};
+    if (!pod.empty()) keys.push_back(kPodKeyPrefix + pod);
+    for (const std::string& k : keys) {
+      WorkTotals& w = out[k];
+      if (w.team.empty()) w.team = q.ColumnText(2);
+      w.steps += q.ColumnInt64(3);
+      w.step_seconds += q.ColumnDouble(4);
+      w.tokens += q.ColumnDouble(5);
+    }
   }
   return out;
 }

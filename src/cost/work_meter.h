@@ -41,6 +41,8 @@ struct WorkTotals {
   double tokens = 0;
 };
 
+inline constexpr char kPodKeyPrefix[] = "pod:";
+
 struct WorkCounters {
   uint64_t samples_metered = 0;
   uint64_t samples_duplicate = 0;
@@ -53,7 +55,9 @@ class WorkMeter {
   explicit WorkMeter(StateDb* db) : db_(db) {}
 
   Status Record(const std::vector<RemoteWriteSeries>& series);
-  // Work per workload over the minutes in [from_s, to_s).
+  // Work over the minutes in [from_s, to_s) per workload, and again per pod
+  // under kPodKeyPrefix + pod (so a ledger holder whose gpu_workload_info
+  // names only its pod still meets its steps).
   StatusOr<std::map<std::string, WorkTotals>> Totals(int64_t from_s, int64_t to_s);
   WorkCounters counters();
 

@@ -55,7 +55,8 @@ TEST(WorkMeterTest, CountsStepsAndTokenIncreasesOnceAcrossRestarts) {
   ASSERT_TRUE(w.Record({write[0], write[1]}).ok());
   auto all = w.Totals(0, 1'000'000);
   ASSERT_TRUE(all.ok());
-  ASSERT_EQ(all->size(), 1u);
+  ASSERT_EQ(all->size(), 2u);  // by workload and by pod
+  EXPECT_EQ(all->at("pod:train-0").steps, 4);
   const WorkTotals& t = all->at("train");
   EXPECT_EQ(t.team, "research");
   EXPECT_EQ(t.steps, 4);

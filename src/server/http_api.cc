@@ -144,7 +144,7 @@ void HttpApi::Routes() {
       }
       std::map<std::string, std::string> params;
       for (const char* k : {"from", "to", "by", "basis", "idle", "contention", "format", "window",
-                            "aggregate", "includeIdle", "shareIdle", "at"}) {
+                            "aggregate", "includeIdle", "shareIdle", "at", "team", "month"}) {
         if (req.has_param(k)) params[k] = req.param(k);
       }
       auto [status, type, body] = backend_.cost(path, params);

@@ -1,4 +1,4 @@
-// gpufleet cost report|prices: the cost ledger of a server's state database
+// gpufleet cost report|budgets|summary|prices: the cost ledger of a server's state database
 // (or of a running server's API), and the price catalog.
 #include <cstdio>
 #include <ctime>
@@ -11,6 +11,7 @@
 #include "cost/cost_export.h"
 #include "cost/cost_query.h"
 #include "cost/cost_report.h"
+#include "cost/job_query.h"
 #include "cost/store_replay.h"
 #include "detect/incident_store.h"
 #include "net/http_client.h"
@@ -40,8 +41,9 @@ class CostCommand : public Command {
     report_->add_option("--token", token_, "Bearer token (read or admin) for --server")
         ->envname("GPUFLEET_TOKEN");
     report_
-        ->add_option("--cacert", cacert_,
-                     "Trust the CA certificates in this PEM file for an https --server or --from-store")
+        ->add_option(
+            "--cacert", cacert_,
+            "Trust the CA certificates in this PEM file for an https --server or --from-store")
         ->envname("GPUFLEET_CACERT");
     report_->add_option("--from", from_, "Start: -30d, -6h, 2026-12-01, RFC 3339 or unix s")
         ->capture_default_str();
@@ -62,7 +64,8 @@ class CostCommand : public Command {
     report_->add_option("--prices", prices_, "Site prices file (TOML; docs/cost.md)");
     report_
         ->add_option("--format", format_,
-                     "text, csv, json, or focus (FinOps FOCUS 1.2 rows; docs/cost.md)")
+                     "text, csv, json (with --db: and \"jobs\", $/job, $/step, $/Mtoken), or "
+                     "focus (FinOps FOCUS 1.2 rows; docs/cost.md)")
         ->check(CLI::IsMember({"text", "csv", "json", "focus"}))
         ->capture_default_str();
     report_->add_option("-o,--output", output_, "Write here instead of stdout");
@@ -72,6 +75,19 @@ class CostCommand : public Command {
     budgets_->add_option("--prices", prices_, "Site prices file with [[budget]] tables")
         ->required();
     budgets_->add_option("--at", at_, "As of (same forms as --from)")->capture_default_str();
+
+    summary_ = app.add_subcommand(
+        "summary", "A team's month in plain language: cost, cost per step and what moved it");
+    summary_->add_option("--db", db_, "The server's state database")->required();
+    summary_->add_option("--team", team_, "The team (as `cost report --by team` names it)")
+        ->required();
+    summary_->add_option("--month", month_, "YYYY-MM (UTC); default: this month");
+    summary_->add_option("--prices", prices_, "Site prices file (TOML; docs/cost.md)");
+    summary_->add_option("--at", at_, "Charge a month still running up to this time (as --from)")
+        ->capture_default_str();
+    summary_->add_option("--format", summary_format_, "text or json")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
 
     prices_cmd_ = app.add_subcommand("prices", "Per-GPU-hour prices of the embedded catalog");
     prices_cmd_->add_option("--cloud", cloud_, "Only this cloud");
@@ -85,6 +101,7 @@ class CostCommand : public Command {
   Status Run() override {
     if (prices_cmd_->parsed()) return ListPrices();
     if (budgets_->parsed()) return Budgets();
+    if (summary_->parsed()) return Summary();
     std::string text;
     if (!server_.empty()) {
       ASSIGN_OR_RETURN(text, FromServer());
@@ -137,8 +154,24 @@ class CostCommand : public Command {
       }
     }
     if (format_ == "csv") return cost::RenderCsv(report);
+    if (format_ == "json" && !db_.empty() && store_.empty()) {
+      ASSIGN_OR_RETURN(std::vector<cost::JobCost> jobs, Jobs(ledger, book, from, to));
+      return cost::WithJobs(cost::RenderJson(report), jobs);
+    }
     if (format_ == "json") return cost::RenderJson(report);
     return cost::RenderText(report);
+  }
+
+  // $/job, $/step, $/Mtoken of the ledger's workloads from --db's work meter.
+  StatusOr<std::vector<cost::JobCost>> Jobs(const cost::Ledger& ledger, const cost::PriceBook& book,
+                                            int64_t from, int64_t to) {
+    StateDb::Options opts;
+    opts.create = false;
+    ASSIGN_OR_RETURN(std::unique_ptr<StateDb> db,
+                     StateDb::Open(db_, cost::CostReaderMigrations(), opts));
+    cost::WorkMeter work(db.get());
+    ASSIGN_OR_RETURN(auto totals, work.Totals(from, to));
+    return cost::JobCosts(ledger, totals, book.teams());
   }
 
   // The ledger of [from, to) from the state database, or replayed from the
@@ -212,6 +245,28 @@ class CostCommand : public Command {
     return OkStatus();
   }
 
+  Status Summary() {
+    cost::PriceBook book;
+    if (!prices_.empty()) {
+      ASSIGN_OR_RETURN(book, cost::PriceBook::Load(prices_));
+    }
+    StateDb::Options opts;
+    opts.create = false;
+    ASSIGN_OR_RETURN(std::unique_ptr<StateDb> db,
+                     StateDb::Open(db_, cost::CostReaderMigrations(), opts));
+    cost::Meter meter(db.get());
+    cost::WorkMeter work(db.get());
+    detect::IncidentStore incidents(db.get());
+    ASSIGN_OR_RETURN(int64_t now, cost::ParseTimeArg(at_, std::time(nullptr)));
+    std::string month = month_.empty() ? cost::IsoTime(now).substr(0, 7) : month_;
+    ASSIGN_OR_RETURN(cost::TeamSummary s,
+                     cost::TeamSummaryFromStores(meter, work, incidents, book, team_, month, now));
+    std::string text =
+        summary_format_ == "json" ? cost::RenderSummaryJson(s) : cost::RenderSummaryText(s);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return OkStatus();
+  }
+
   Status ListPrices() {
     const cost::PriceCatalog& c = cost::PriceCatalog::Default();
     std::printf("%-11s %-22s %-28s %-14s %6s %10s %14s  %s\n", "CLOUD", "REGION", "INSTANCE", "GPU",
@@ -246,6 +301,8 @@ class CostCommand : public Command {
   std::string store_;
   CLI::App* prices_cmd_ = nullptr;
   CLI::App* budgets_ = nullptr;
+  CLI::App* summary_ = nullptr;
+  std::string team_, month_, summary_format_ = "text";
   std::string at_ = "now";
   std::string db_, server_, prices_, output_;
   std::string token_, cacert_;

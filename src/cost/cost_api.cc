@@ -9,6 +9,7 @@
 #include "cost/cost_export.h"
 #include "cost/cost_query.h"
 #include "cost/cost_report.h"
+#include "cost/unit_cost.h"
 
 namespace gpufleet::cost {
 namespace {
@@ -66,7 +67,7 @@ StatusOr<LedgerPolicy> Policy(const ApiParams& p) {
 }  // namespace
 
 ApiReply CostQuery(const ApiParams& params, Meter& meter, detect::IncidentBook& incidents,
-                   const PriceBook& prices, int64_t now_s) {
+                   const PriceBook& prices, int64_t now_s, WorkMeter* work) {
   StatusOr<int64_t> from = ParseTimeArg(Get(params, "from", "-30d"), now_s);
   if (!from.ok()) return Fail(from.status().WithContext("from"));
   StatusOr<int64_t> to = ParseTimeArg(Get(params, "to", "now"), now_s);
@@ -89,7 +90,12 @@ ApiReply CostQuery(const ApiParams& params, Meter& meter, detect::IncidentBook& 
   if (!report.ok()) return Fail(report.status());
   if (format == "csv") return {200, "text/csv", RenderCsv(*report)};
   if (format == "text") return {200, "text/plain", RenderText(*report)};
-  return {200, "application/json", RenderJson(*report)};
+  if (work == nullptr) return {200, "application/json", RenderJson(*report)};
+  StatusOr<std::map<std::string, WorkTotals>> totals = work->Totals(*from, *to);
+  if (!totals.ok()) return Fail(totals.status());
+  StatusOr<std::vector<JobCost>> jobs = JobCosts(*ledger, *totals, prices.teams());
+  if (!jobs.ok()) return Fail(jobs.status());
+  return {200, "application/json", WithJobs(RenderJson(*report), *jobs)};
 }
 
 StatusOr<std::vector<BudgetStatus>> BudgetStatuses(Meter& meter, detect::IncidentBook& incidents,

@@ -7,6 +7,7 @@
 //                   -30d, 2026-12-01, RFC 3339, unix s, now), by, basis,
 //                   idle, contention, format = json | csv | text | focus.
 //                   Periods over 400 days are refused.
+//   SummaryQuery    GET /api/v1/cost/summary (cost/job_query.h).
 //   AllocationQuery GET /allocation, OpenCost's parameters: window (7d, 24h,
 //                   30m, today, week, month, or "start,end" in RFC 3339 or
 //                   unix seconds), aggregate, includeIdle, shareIdle
@@ -20,6 +21,7 @@
 #include "cost/budget.h"
 #include "cost/meter.h"
 #include "cost/price_book.h"
+#include "cost/work_meter.h"
 #include "detect/incident_book.h"
 
 namespace gpufleet::cost {
@@ -32,8 +34,10 @@ struct ApiReply {
 
 using ApiParams = std::map<std::string, std::string>;
 
+// With a work meter, the JSON answer has "jobs" (unit_cost.h: $/job, $/step,
+// $/Mtoken per workload).
 ApiReply CostQuery(const ApiParams& params, Meter& meter, detect::IncidentBook& incidents,
-                   const PriceBook& prices, int64_t now_s);
+                   const PriceBook& prices, int64_t now_s, WorkMeter* work = nullptr);
 // Each [[budget]] of `prices` at `at_s` (its UTC month so far).
 StatusOr<std::vector<BudgetStatus>> BudgetStatuses(Meter& meter, detect::IncidentBook& incidents,
                                                    const PriceBook& prices, int64_t at_s);

@@ -10,7 +10,6 @@ namespace {
 
 using nlohmann::json;
 
-
 std::string Decimal(double v, int digits = 6) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
@@ -43,7 +42,6 @@ std::string PricingCategory(Pricing p) {
   }
   return "Other";
 }
-
 
 double Round5(double v) { return std::round(v * 1e5) / 1e5; }
 
@@ -91,6 +89,70 @@ const std::vector<std::string>& FocusColumns() {
                                                     "x_AllocationCost",
                                                     "x_LostGpuHours"};
   return kColumns;
+}
+
+// One Usage row per network charge: ServiceCategory Networking, priced per
+// GB (focus-columns.md: egress is Networking, PricingUnit "GB").
+std::string FocusNetworkRows(const Ledger& L,
+                             const std::vector<std::pair<std::string, std::string>>& teams,
+                             const std::string& from, const std::string& to) {
+  std::string out;
+  for (const NetworkCharge& c : L.network) {
+    const Holder* h = nullptr;
+    if (auto it = L.holders.find(c.holder); it != L.holders.end()) h = &it->second;
+    std::string team = h != nullptr ? TeamOf(*h, teams) : "";
+    json tags = json::object();
+    if (h != nullptr && !h->workload.empty()) tags["gpufleet/workload"] = h->workload;
+    if (!team.empty()) tags["gpufleet/team"] = team;
+    const std::string cost = Decimal(static_cast<double>(c.micro_usd) / 1e6);
+    const std::string unit_price =
+        c.gb > 0 ? Decimal(static_cast<double>(c.micro_usd) / 1e6 / c.gb) : "0";
+    std::vector<std::string> row = {
+        cost,
+        cost,
+        cost,
+        cost,
+        "gpufleet",
+        "gpufleet cost ledger",
+        "USD",
+        from,
+        to,
+        from,
+        to,
+        "Usage",
+        "",
+        c.kind + " transfer " + c.cloud + "/" + c.region + " -> " + c.to + " (" + c.where + ")",
+        "Usage-Based",
+        c.cloud,
+        Decimal(c.gb),
+        "GB",
+        c.cloud,
+        c.cloud,
+        "Networking",
+        "Data transfer (" + c.cloud + ")",
+        "transfer:" + c.where,
+        "data transfer",
+        "Network",
+        c.region,
+        c.region,
+        Decimal(c.gb),
+        "GB",
+        unit_price,
+        unit_price,
+        "Standard",
+        "egress:" + c.kind,
+        team,
+        team,
+        tags.dump(),
+        "network",
+        std::string(BasisName(L.policy.basis)),
+        cost,
+        "0"};
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) line += (i ? "," : "") + Csv(row[i]);
+    out += line + "\n";
+  }
+  return out;
 }
 
 std::string RenderFocusCsv(const Ledger& L,
@@ -196,6 +258,7 @@ std::string RenderFocusCsv(const Ledger& L,
     for (size_t i = 0; i < row.size(); ++i) line += (i ? "," : "") + Csv(row[i]);
     out += line + "\n";
   }
+  out += FocusNetworkRows(L, teams, from, to);
   return out;
 }
 

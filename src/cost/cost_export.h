@@ -7,7 +7,8 @@
 // ContractedUnitPrice, PricingCategory, SkuId, SubAccountId (the team), Tags
 // (team, namespace, pod, workload, Slurm job and account, device model) and
 // gpufleet's own columns, prefixed x_ as the spec asks: x_CostCategory
-// (base, idle_allocated, idle_unallocated, idle_share, contention),
+// (base, idle_allocated, idle_unallocated, idle_share, contention, and
+// network: one Networking row per transfer, priced per GB),
 // x_Basis, x_AllocationCost (what the allocation basis charges) and
 // x_LostGpuHours. Contention credits are ChargeCategory "Credit", contention
 // charges "Adjustment"; nulls are empty fields. Prices are what gpufleet

@@ -20,7 +20,8 @@ std::string Dollars(int64_t micro) {
   return buf;
 }
 
-
+std::string HolderValue(std::string_view dim, int64_t holder, const Ledger& L,
+                        const std::vector<std::pair<std::string, std::string>>& teams);
 
 std::string Value(std::string_view dim, const ChargeLine& line, const Ledger& L,
                   const std::vector<std::pair<std::string, std::string>>& teams) {
@@ -34,19 +35,30 @@ std::string Value(std::string_view dim, const ChargeLine& line, const Ledger& L,
     auto it = L.device_costs.find(line.device);
     return it == L.device_costs.end() ? "" : std::string(PricingName(it->second.price.pricing));
   }
-  if (line.holder == kNoHolder) return "(unallocated)";
-  auto it = L.holders.find(line.holder);
+  return HolderValue(dim, line.holder, L, teams);
+}
+
+// A network charge's group: its source cloud / region, "(network)" for the
+// device dimensions, its holder for the rest.
+std::string NetworkValue(std::string_view dim, const NetworkCharge& c, const Ledger& L,
+                         const std::vector<std::pair<std::string, std::string>>& teams) {
+  if (dim == "cloud") return c.cloud;
+  if (dim == "region") return c.region;
+  if (dim == "model" || dim == "node" || dim == "device" || dim == "pricing") return "(network)";
+  return HolderValue(dim, c.holder, L, teams);
+}
+
+std::string HolderValue(std::string_view dim, int64_t holder, const Ledger& L,
+                        const std::vector<std::pair<std::string, std::string>>& teams) {
+  if (holder == kNoHolder) return "(unallocated)";
+  auto it = L.holders.find(holder);
   if (it == L.holders.end()) return "(unknown holder)";
   const Holder& h = it->second;
   if (dim == "team") return TeamOf(h, teams);
   auto or_dash = [](const std::string& s) { return s.empty() ? std::string("-") : s; };
   if (dim == "namespace") return or_dash(h.namespace_);
   if (dim == "pod") return or_dash(h.pod);
-  if (dim == "workload") {
-    if (!h.workload.empty()) return h.workload;
-    if (!h.slurm_job.empty()) return "slurm job " + h.slurm_job;
-    return or_dash(h.pod);
-  }
+  if (dim == "workload") return WorkloadOf(h);
   if (dim == "slurm_account") return or_dash(h.slurm_account);
   if (dim == "slurm_user") return or_dash(h.slurm_user);
   if (dim == "slurm_job") return or_dash(h.slurm_job);
@@ -83,6 +95,12 @@ std::string IsoTime(int64_t s) {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+std::string WorkloadOf(const Holder& h) {
+  if (!h.workload.empty()) return h.workload;
+  if (!h.slurm_job.empty()) return "slurm job " + h.slurm_job;
+  return h.pod.empty() ? "-" : h.pod;
 }
 
 std::string TeamOf(const Holder& h, const std::vector<std::pair<std::string, std::string>>& teams) {
@@ -132,6 +150,17 @@ StatusOr<CostReport> BuildReport(const Ledger& L, const std::vector<std::string>
     Add(row, l);
     Add(r.total, l);
   }
+  for (const NetworkCharge& c : L.network) {
+    std::vector<std::string> key;
+    for (const std::string& b : by) key.push_back(NetworkValue(b, c, L, teams));
+    CostRow& row = groups[key];
+    row.key = key;
+    for (CostRow* x : {&row, &r.total}) {
+      x->network_micro += c.micro_usd;
+      x->network_gb += c.gb;
+      x->total_micro += c.micro_usd;
+    }
+  }
   for (auto& [k, row] : groups) r.rows.push_back(std::move(row));
   std::stable_sort(r.rows.begin(), r.rows.end(), [](const CostRow& a, const CostRow& b) {
     return a.total_micro > b.total_micro;
@@ -147,16 +176,17 @@ std::string RenderText(const CostReport& r) {
   for (const std::string& b : r.by) head += b + " / ";
   if (!head.empty()) head.resize(head.size() - 3);
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%-36s %9s %9s %11s %11s %10s %11s %11s %8s\n", head.c_str(),
-                "GPU-h", "IDLE GPU-h", "ALLOCATION", "BASE", "IDLE", "CONTENTION", "TOTAL",
-                "LOST GPU-h");
+  std::snprintf(buf, sizeof buf, "%-36s %9s %9s %11s %11s %10s %11s %10s %11s %8s\n", head.c_str(),
+                "GPU-h", "IDLE GPU-h", "ALLOCATION", "BASE", "IDLE", "CONTENTION", "NETWORK",
+                "TOTAL", "LOST GPU-h");
   out += buf;
   auto line = [&](const std::string& name, const CostRow& row) {
-    std::snprintf(buf, sizeof buf, "%-36s %9.2f %9.2f %11s %11s %10s %11s %11s %8.2f\n",
+    std::snprintf(buf, sizeof buf, "%-36s %9.2f %9.2f %11s %11s %10s %11s %10s %11s %8.2f\n",
                   name.substr(0, 36).c_str(), row.gpu_hours, row.idle_gpu_hours,
                   Dollars(row.allocation_micro).c_str(), Dollars(row.base_micro).c_str(),
                   Dollars(row.idle_micro).c_str(), Dollars(row.contention_micro).c_str(),
-                  Dollars(row.total_micro).c_str(), row.lost_gpu_hours);
+                  Dollars(row.network_micro).c_str(), Dollars(row.total_micro).c_str(),
+                  row.lost_gpu_hours);
     out += buf;
   };
   for (const CostRow& row : r.rows) {
@@ -170,7 +200,9 @@ std::string RenderText(const CostReport& r) {
          "comparison;\n"
          "CONTENTION moves the cost of time lost to contention from victims "
          "(-) to the "
-         "neighbours that caused it (+).\n";
+         "neighbours that caused it (+).\n"
+         "NETWORK is declared cross-region / cross-cloud transfer x egress price, on top of "
+         "the GPUs' cost.\n";
   if (!r.warnings.empty()) {
     out += "PARTIAL: " + std::to_string(r.warnings.size()) +
            " device(s) could not be priced and are left out:\n";
@@ -184,7 +216,7 @@ std::string RenderCsv(const CostReport& r) {
   for (const std::string& b : r.by) out += b + ",";
   out +=
       "gpu_hours,idle_gpu_hours,allocation_usd,base_usd,idle_usd,contention_"
-      "usd,total_usd,"
+      "usd,network_usd,total_usd,"
       "lost_gpu_hours\n";
   auto quote = [](const std::string& s) {
     if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -194,11 +226,11 @@ std::string RenderCsv(const CostReport& r) {
   };
   char buf[256];
   auto row_text = [&](const CostRow& row) {
-    std::snprintf(buf, sizeof buf, "%.6f,%.6f,%s,%s,%s,%s,%s,%.6f\n", row.gpu_hours,
+    std::snprintf(buf, sizeof buf, "%.6f,%.6f,%s,%s,%s,%s,%s,%s,%.6f\n", row.gpu_hours,
                   row.idle_gpu_hours, Dollars(row.allocation_micro).c_str(),
                   Dollars(row.base_micro).c_str(), Dollars(row.idle_micro).c_str(),
-                  Dollars(row.contention_micro).c_str(), Dollars(row.total_micro).c_str(),
-                  row.lost_gpu_hours);
+                  Dollars(row.contention_micro).c_str(), Dollars(row.network_micro).c_str(),
+                  Dollars(row.total_micro).c_str(), row.lost_gpu_hours);
     return std::string(buf);
   };
   for (const CostRow& row : r.rows) {
@@ -218,6 +250,8 @@ std::string RenderJson(const CostReport& r) {
                 {"base_usd", usd(row.base_micro)},
                 {"idle_usd", usd(row.idle_micro)},
                 {"contention_usd", usd(row.contention_micro)},
+                {"network_usd", usd(row.network_micro)},
+                {"network_gb", row.network_gb},
                 {"total_usd", usd(row.total_micro)},
                 {"lost_gpu_hours", row.lost_gpu_hours}};
   };

@@ -4,8 +4,10 @@
 // held, idle GPU-hours (unheld time, or handed to the group by the idle rule),
 // the allocation basis (held time x price, what OpenCost charges), the chosen
 // basis's charge, idle, contention (net: charges to neighbours minus credits to
-// victims), total, and GPU-hours lost to contention. Lines without a holder are
-// grouped as "(unallocated)".
+// victims), network (transfers x egress price, on top of the GPUs' cost),
+// total, and GPU-hours lost to contention. Network charges group by their
+// source cloud / region and "(network)" for model, node, device, pricing. Lines without a holder
+// are grouped as "(unallocated)".
 //
 // Money is summed in micro-dollars and printed in dollars with cents; the
 // totals row is the fleet's cost for the metered minutes.
@@ -30,6 +32,8 @@ struct CostRow {
   int64_t base_micro = 0;
   int64_t idle_micro = 0;
   int64_t contention_micro = 0;
+  int64_t network_micro = 0;  // declared transfers x egress price (network.h)
+  double network_gb = 0;
   int64_t total_micro = 0;
 };
 
@@ -48,6 +52,10 @@ std::string IsoTime(int64_t s);
 // A holder's team: its workload_team label, else the site's namespace ->
 // team map, else its namespace, else its Slurm account.
 std::string TeamOf(const Holder& h, const std::vector<std::pair<std::string, std::string>>& teams);
+
+// A holder's workload as the "workload" grouping names it: workload_name,
+// else "slurm job <id>", else the pod.
+std::string WorkloadOf(const Holder& h);
 
 // Valid grouping names, for --help and errors.
 const std::vector<std::string>& GroupingNames();

@@ -10,6 +10,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "cost/shares.h"
+
 namespace gpufleet::cost {
 namespace {
 
@@ -157,7 +159,13 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
     L.devices[d.id] = d;
     if (!d.partition_kind.empty()) siblings[d.gpu_uuid]++;
   }
-  for (const Holder& h : holders) L.holders[h.id] = h;
+  std::unordered_map<int64_t, double> hami;  // holder -> HAMi share (shares.h)
+  for (const Holder& h : holders) {
+    L.holders[h.id] = h;
+    StatusOr<double> share = HamiShare(h);
+    if (!share.ok()) L.warnings.push_back(share.status().message() + " (charged without a share)");
+    if (share.ok() && *share > 0) hami[h.id] = *share;
+  }
   Holder unattributed;
   unattributed.id = kUnattributed;
   unattributed.key = unattributed.team = unattributed.workload = "(unattributed contention)";
@@ -296,6 +304,24 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
     if (all_util && util_total > 0) {
       for (size_t i = 0; i < w.size(); ++i) w[i] = std::max(0.0, m.holders[i].util_mean);
     }
+    double held = 1;
+    if (!hami.empty()) {
+      std::vector<double> shares;
+      for (const HolderMinute& h : m.holders) {
+        auto it = hami.find(h.holder);
+        shares.push_back(it == hami.end() ? -1 : it->second);
+      }
+      MinuteSplit split = SplitMinute(shares, w);
+      w = std::move(split.weights);
+      held = split.held;
+      if (held < 1) {  // the part of the GPU no HAMi slice holds
+        int64_t held_cost = std::llround(static_cast<double>(cost) * held);
+        ChargeLine& l = acc.At(kNoHolder, Category::kIdleUnallocated);
+        l.micro_usd += (cost - held_cost) * n;
+        l.gpu_hours += gpu_hours * (1 - held) * static_cast<double>(n);
+        cost = held_cost;
+      }
+    }
     double wsum = std::accumulate(w.begin(), w.end(), 0.0);
     double u = 1;
     if (policy.basis == Basis::kUsage && m.util_mean >= 0) u = m.util_mean;
@@ -318,7 +344,7 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
       ChargeLine& b = acc.At(m.holders[i].holder, Category::kBase);
       b.micro_usd += base_parts[i] * n;
       b.allocation_micro += alloc_parts[i] * n;
-      b.gpu_hours += gpu_hours * w[i] / wsum * static_cast<double>(n);
+      b.gpu_hours += gpu_hours * held * w[i] / wsum * static_cast<double>(n);
       if (idle_parts[i] != 0)
         acc.At(m.holders[i].holder, Category::kIdleAllocated).micro_usd += idle_parts[i] * n;
     }
@@ -361,12 +387,12 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
           int64_t loss = policy.contention == ContentionRule::kTransfer
                              ? std::llround(static_cast<double>(base_parts[vi]) * s)
                              : std::llround(kMicro * policy.surcharge_usd_per_10pct_gpu_hour *
-                                            (s / 0.10) * gpu_hours * w[vi] / wsum);
+                                            (s / 0.10) * gpu_hours * held * w[vi] / wsum);
           loss = std::clamp<int64_t>(loss, 0, std::max<int64_t>(0, base_parts[vi]));
           if (loss == 0) continue;
           ChargeLine& credit = acc.At(m.holders[vi].holder, Category::kContention);
           credit.micro_usd -= loss;
-          credit.lost_gpu_hours += gpu_hours * w[vi] / wsum * s;
+          credit.lost_gpu_hours += gpu_hours * held * w[vi] / wsum * s;
           if (neighbours.empty()) {
             acc.At(kUnattributed, Category::kContention).micro_usd += loss;
             continue;
@@ -383,6 +409,8 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
     }
   }));
   finalize(current);
+  L.network = ChargeNetwork(prices.transfers(), EgressTable::Default(), L.holders, from_s, to_s,
+                            L.warnings);
   return L;
 }
 

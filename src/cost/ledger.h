@@ -10,7 +10,8 @@
 //                                      memory-bandwidth utilization) / 2; a
 //                                      minute without a reading counts u = 1
 //   base is split among the minute's holders by their own utilization when
-//   every holder reports one (time-slicing, MPS), else equally; the rest of
+//   every holder reports one (time-slicing, MPS), else equally, or by HAMi
+//   slices (cost/shares.h: a 25% slice pays 25%); the rest of
 //   the cost is idle: allocated-but-idle (split the same way, on the
 //   holders' lines) or unallocated (no holder in the minute).
 //   contention: for each minute a contention incident covers the device,
@@ -30,7 +31,8 @@
 // node's owner team from the site file's [owners].
 //
 // Reconciliation (tested on random fleets): for every device, the sum of its
-// lines equals its cost, to the micro-dollar.
+// lines equals its cost, to the micro-dollar. Network charges (the site's
+// [[transfer]]s in the period, network.h) come on top, outside the lines.
 //
 // Partitions: MIG "Ng.*" profiles are N/7 of the GPU, AMD XCP modes SPX /
 // DPX / TPX / QPX / CPX 1, 1/2, 1/3, 1/4, 1/8; other partitions 1/k where k
@@ -45,6 +47,7 @@
 
 #include "core/status.h"
 #include "cost/meter.h"
+#include "cost/network.h"
 #include "cost/price_book.h"
 
 namespace gpufleet::cost {
@@ -108,6 +111,8 @@ struct Ledger {
   std::map<int64_t, MeteredDevice> devices;
   std::map<int64_t, DeviceCost> device_costs;
   std::map<int64_t, Holder> holders;  // incl. synthetic (unattributed, owners)
+  // Transfers charged on top of the devices' cost (network.h).
+  std::vector<NetworkCharge> network;
   std::vector<std::string> warnings;  // unpriced devices, unknown owners...
   bool partial() const { return !warnings.empty(); }
 };

@@ -123,6 +123,19 @@ const std::vector<Migration>& CostMigrations() {
        "CREATE TABLE cost_hours_epoch (id INTEGER PRIMARY KEY CHECK (id = 1), "
        "epoch INTEGER NOT NULL);"
        "INSERT INTO cost_hours_epoch (id, epoch) VALUES (1, 0);"},
+      // HAMi core / memory limits of a holder (cost/shares.h). Components of
+      // their own, so they number apart from the rollup's "cost" versions.
+      {"cost_hami", 1,
+       "ALTER TABLE cost_holders ADD COLUMN hami_gpucores TEXT NOT NULL DEFAULT '';"
+       "ALTER TABLE cost_holders ADD COLUMN hami_gpumem_percentage TEXT NOT NULL DEFAULT '';"},
+      // Units of work per workload and minute (cost/work_meter.h).
+      {"cost_work", 1,
+       "CREATE TABLE cost_work_minutes (series TEXT NOT NULL, minute INTEGER NOT NULL, "
+       "workload TEXT NOT NULL, team TEXT NOT NULL, steps INTEGER NOT NULL DEFAULT 0, "
+       "step_seconds REAL NOT NULL DEFAULT 0, tokens REAL NOT NULL DEFAULT 0, "
+       "last_ms INTEGER NOT NULL, last_value REAL NOT NULL, "
+       "PRIMARY KEY (series, minute)) WITHOUT ROWID;"
+       "CREATE INDEX cost_work_by_minute ON cost_work_minutes (minute);"},
   };
   return kMigrations;
 }
@@ -220,14 +233,15 @@ StatusOr<int64_t> Meter::DeviceId(const Labels& labels) {
 }
 
 StatusOr<int64_t> Meter::HolderId(const Labels& labels) {
-  return IdOf(holder_ids_, HolderKey(labels), 1,
-              "INSERT INTO cost_holders (key, namespace, pod, container, workload, team, "
-              "slurm_job, slurm_user, slurm_account) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
-              "RETURNING id",
-              labels,
-              {"workload_namespace", "workload_pod", "workload_container", "workload_name",
-               "workload_team", "workload_slurm_job", "workload_slurm_user",
-               "workload_slurm_account"});
+  return IdOf(
+      holder_ids_, HolderKey(labels), 1,
+      "INSERT INTO cost_holders (key, namespace, pod, container, workload, team, "
+      "slurm_job, slurm_user, slurm_account, hami_gpucores, hami_gpumem_percentage) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+      labels,
+      {"workload_namespace", "workload_pod", "workload_container", "workload_name", "workload_team",
+       "workload_slurm_job", "workload_slurm_user", "workload_slurm_account",
+       "workload_hami_gpucores", "workload_hami_gpumem_percentage"});
 }
 
 Status Meter::Record(const std::vector<RemoteWriteSeries>& series) {
@@ -459,8 +473,8 @@ StatusOr<std::vector<Holder>> Meter::Holders() {
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(Statement q,
                    db_->Prepare("SELECT id, key, namespace, pod, container, workload, team, "
-                                "slurm_job, slurm_user, slurm_account FROM cost_holders ORDER BY "
-                                "id"));
+                                "slurm_job, slurm_user, slurm_account, hami_gpucores, "
+                                "hami_gpumem_percentage FROM cost_holders ORDER BY id"));
   std::vector<Holder> out;
   while (true) {
     ASSIGN_OR_RETURN(bool row, q.Step());
@@ -476,6 +490,8 @@ StatusOr<std::vector<Holder>> Meter::Holders() {
     h.slurm_job = q.ColumnText(7);
     h.slurm_user = q.ColumnText(8);
     h.slurm_account = q.ColumnText(9);
+    h.hami_gpucores = q.ColumnText(10);
+    h.hami_gpumem_percentage = q.ColumnText(11);
     out.push_back(std::move(h));
   }
   return out;

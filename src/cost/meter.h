@@ -21,7 +21,8 @@
 //
 // Metered series: gpu_up (presence), gpu_utilization_ratio,
 // gpu_memory_bandwidth_utilization_ratio, gpu_energy_joules_total,
-// gpu_workload_info, gpu_process_utilization_ratio. Everything else is
+// gpu_workload_info (with HAMi's limits when labelled),
+// gpu_process_utilization_ratio. Everything else is
 // ignored. Devices are named by detect::DeviceKey (node/gpu[/pN]), as in
 // incidents.
 //
@@ -77,6 +78,10 @@ struct Holder {
   std::string key;  // namespace/pod/container or slurm:<job>
   std::string namespace_, pod, container, workload, team;
   std::string slurm_job, slurm_user, slurm_account;
+  // HAMi limits as labelled (workload_hami_gpucores: percent of the GPU's
+  // cores; workload_hami_gpumem_percentage: percent of its memory); "" when
+  // absent. cost/shares.h turns them into a share.
+  std::string hami_gpucores, hami_gpumem_percentage;
 };
 
 struct HolderMinute {

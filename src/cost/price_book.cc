@@ -30,7 +30,6 @@ StatusOr<Pricing> ParsePricing(const TomlReader& r) {
                       "must be on_demand, spot, committed, negotiated or onprem, got '" + s + "'");
 }
 
-
 }  // namespace
 
 std::string_view PricingName(Pricing p) {
@@ -62,7 +61,8 @@ StatusOr<PriceBook> PriceBook::Parse(std::string_view toml, std::string_view ori
   PriceBook book(catalog, hardware);
   ASSIGN_OR_RETURN(toml::table root, ParseToml(toml, origin));
   TomlReader r(root, origin);
-  RETURN_IF_ERROR(r.CheckKeys({"host_split", "node", "teams", "owners", "budget"}));
+  RETURN_IF_ERROR(r.CheckKeys({"host_split", "node", "teams", "owners", "budget", "transfer"}));
+  ASSIGN_OR_RETURN(book.transfers_, ParseTransfers(r));
   RETURN_IF_ERROR(r.ForEachTable("budget", [&](const TomlReader& b) -> Status {
     RETURN_IF_ERROR(b.CheckKeys({"team", "usd_per_month"}));
     Budget budget;
@@ -71,9 +71,9 @@ StatusOr<PriceBook> PriceBook::Parse(std::string_view toml, std::string_view ori
     RETURN_IF_ERROR(b.Require("usd_per_month", budget.usd_per_month, 0.01, 1e12));
     for (const Budget& other : book.budgets_) {
       if (other.team == budget.team) {
-        return b.FieldError(*b.Get("team"), "team",
-                            "a second budget for '" + budget.team + "' (first at " + other.where +
-                                ")");
+        return b.FieldError(
+            *b.Get("team"), "team",
+            "a second budget for '" + budget.team + "' (first at " + other.where + ")");
       }
     }
     book.budgets_.push_back(std::move(budget));

@@ -7,6 +7,7 @@
 //                  carry the whole instance price
 //   [teams]        namespace = "team"; [owners] "node-glob*" = "team"
 //   [[budget]]     team = "research", usd_per_month = 20000 (one per team)
+//   [[transfer]]   bytes a job moved across regions or clouds (network.h)
 //   [[node]]       match = "aws-h100-*" (glob on the node name; optional
 //                  cloud / region / gpu filters), pricing = on_demand | spot |
 //                  committed | negotiated | onprem, and then
@@ -33,6 +34,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "cost/network.h"
 #include "cost/price_catalog.h"
 #include "schema/hardware_catalog.h"
 
@@ -101,6 +103,7 @@ class PriceBook {
   const std::vector<std::pair<std::string, std::string>>& teams() const { return teams_; }
   const std::vector<std::pair<std::string, std::string>>& owners() const { return owners_; }
   const std::vector<Budget>& budgets() const { return budgets_; }
+  const std::vector<Transfer>& transfers() const { return transfers_; }
 
  private:
   StatusOr<DevicePrice> FromRule(const NodeRule& rule, const PricedDevice& device,
@@ -113,6 +116,7 @@ class PriceBook {
   std::vector<std::pair<std::string, std::string>> teams_;
   std::vector<std::pair<std::string, std::string>> owners_;
   std::vector<Budget> budgets_;
+  std::vector<Transfer> transfers_;
 };
 
 }  // namespace gpufleet::cost

@@ -54,6 +54,9 @@ CanaryVerdictEffect CanaryVerdictEffectOf(std::string_view verdict);
 // budget. Resolved on pass too: when the forecast is back under the budget,
 // or the month is over.
 inline constexpr std::string_view kBudgetIncidentKind = "budget_forecast_over";
+// A workload's cost per unit of work jumped (server/cost_jump_alerts.h);
+// resolved on pass, when a check finds it back under the threshold.
+inline constexpr std::string_view kCostJumpIncidentKind = "cost_per_unit_jump";
 
 enum class ResolvePolicy {
   kOnAbsence,  // resolves resolve_after_ns after its last observation
@@ -63,7 +66,8 @@ enum class ResolvePolicy {
 struct LifecyclePolicy {
   int64_t resolve_after_ns = kDefaultResolveAfterNs;  // clock time; >= 0
   std::vector<std::string> on_pass_kinds = {std::string(kCanaryIncidentKind),
-                                            std::string(kBudgetIncidentKind)};
+                                            std::string(kBudgetIncidentKind),
+                                            std::string(kCostJumpIncidentKind)};
 
   ResolvePolicy PolicyOf(std::string_view kind) const;
 };

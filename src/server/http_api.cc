@@ -136,14 +136,15 @@ void HttpApi::Routes() {
   });
   RegisterConsoleApi(s, backend_.console, *backend_.incidents, clock_, authorized);
 
-  for (const char* path : {"/api/v1/cost", "/api/v1/cost/budgets", "/allocation"}) {
+  for (const char* path :
+       {"/api/v1/cost", "/api/v1/cost/budgets", "/api/v1/cost/summary", "/allocation"}) {
     s.Get(path, [this, path](const HttpServerRequest& req, HttpServerResponse& res) {
       if (!backend_.cost) {
         return Error(res, 404, "the cost ledger is off ([cost] enabled = false)");
       }
       std::map<std::string, std::string> params;
       for (const char* k : {"from", "to", "by", "basis", "idle", "contention", "format", "window",
-                            "aggregate", "includeIdle", "shareIdle", "at"}) {
+                            "aggregate", "includeIdle", "shareIdle", "at", "team", "month"}) {
         if (req.has_param(k)) params[k] = req.param(k);
       }
       auto [status, type, body] = backend_.cost(path, params);

@@ -17,11 +17,12 @@ constexpr size_t kMaxInventoryKeys = 100'000;
 
 Ingester::Ingester(WindowStore& window, InventoryStore* inventory, RemoteWriteForwarder* forwarder,
                    const Clock& clock, RemoteWriteLimits limits, cost::Meter* meter,
-                   const cost::PriceBook* prices)
+                   const cost::PriceBook* prices, cost::WorkMeter* work_meter)
     : window_(window),
       inventory_(inventory),
       forwarder_(forwarder),
       meter_(meter),
+      work_meter_(work_meter),
       prices_(prices),
       clock_(clock),
       limits_(limits) {}
@@ -84,6 +85,7 @@ IngestResult Ingester::IngestSamples(const std::vector<Sample>& samples) {
 Status Ingester::MeterWrite(const std::vector<RemoteWriteSeries>& series) {
   if (meter_ == nullptr) return OkStatus();
   Status st = meter_->Record(series);
+  if (st.ok() && work_meter_ != nullptr) st = work_meter_->Record(series);
   if (st.ok()) return st;
   meter_errors_++;
   return UnavailableError("cost meter: " + st.message() + " (send the write again)");

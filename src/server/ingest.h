@@ -22,6 +22,7 @@
 #include "core/status.h"
 #include "cost/meter.h"
 #include "cost/price_book.h"
+#include "cost/work_meter.h"
 #include "expo/remote_write.h"
 #include "net/remote_write_forwarder.h"
 #include "place/inventory_store.h"
@@ -59,7 +60,7 @@ class Ingester {
   // long-term store.
   Ingester(WindowStore& window, InventoryStore* inventory, RemoteWriteForwarder* forwarder,
            const Clock& clock, RemoteWriteLimits limits = {}, cost::Meter* meter = nullptr,
-           const cost::PriceBook* prices = nullptr);
+           const cost::PriceBook* prices = nullptr, cost::WorkMeter* work_meter = nullptr);
 
   IngestResult IngestRemoteWrite(std::string_view body);
   // Samples with timestamp_ns 0 get the clock's time.
@@ -77,6 +78,7 @@ class Ingester {
   InventoryStore* const inventory_;
   RemoteWriteForwarder* const forwarder_;
   cost::Meter* const meter_;
+  cost::WorkMeter* const work_meter_;  // steps and tokens, metered with the write
   const cost::PriceBook* const prices_;
   std::mutex price_mu_;
   int64_t price_minute_ = -1;  // the last minute whose prices were forwarded; guarded by price_mu_

@@ -11,19 +11,22 @@
 #include "cost/cost_api.h"
 #include "cost/cost_metrics.h"
 #include "cost/cost_query.h"
+#include "cost/job_query.h"
 #include "cost/ledger.h"
 #include "detect/device_series.h"
-#include "server/budget_alerts.h"
 #include "net/url.h"
 #include "place/place_service.h"
 #include "server/place_prices.h"
 #include "plan/plan_service.h"
+#include "server/budget_alerts.h"
+#include "server/cost_jump_alerts.h"
 
 namespace gpufleet {
 namespace {
 
-// How often (clock time) the budgets are checked: each check charges the
-// month so far, so not at every detector run.
+// How often (clock time) costs are checked (budgets, cost-per-unit jumps,
+// job costs): each check charges the month so far, so not at every
+// detector run.
 constexpr int64_t kBudgetCheckNs = 15 * 60 * kNsPerSecond;
 
 void Metric(std::string& out, std::string_view name, std::string_view type, std::string_view help,
@@ -87,9 +90,8 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
   ASSIGN_OR_RETURN(s->canary_runs_db_, StateDb::Open(c.db_path, CanaryRunMigrations()));
   s->canary_runs_ = std::make_unique<CanaryRuns>(s->canary_runs_db_.get());
   if (!c.longterm_query_url.empty()) {
-    RETURN_IF_ERROR(ParseHttpUrl(c.longterm_query_url)
-                        .status()
-                        .WithContext("[longterm] query_url"));
+    RETURN_IF_ERROR(
+        ParseHttpUrl(c.longterm_query_url).status().WithContext("[longterm] query_url"));
     LongtermOptions lt;
     lt.query_url = c.longterm_query_url;
     lt.token = c.longterm_token;
@@ -139,32 +141,29 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
   if (c.cost_enabled) {
     ASSIGN_OR_RETURN(s->cost_db_, StateDb::Open(c.db_path, cost::CostMigrations()));
     s->meter_ = std::make_unique<cost::Meter>(s->cost_db_.get());
+    s->work_meter_ = std::make_unique<cost::WorkMeter>(s->cost_db_.get());
     ASSIGN_OR_RETURN(cost::PriceBook book, LoadPrices(c.cost_prices));
     prices = std::make_shared<const cost::PriceBook>(std::move(book));
     s->prices_ = prices;
   }
   s->ingester_ = std::make_unique<Ingester>(*s->window_, s->inventory_.get(), s->forwarder_.get(),
                                             s->clock_, RemoteWriteLimits(), s->meter_.get(),
-                                            s->prices_.get());
+                                            s->prices_.get(), s->work_meter_.get());
   DetectorLoopOptions d;
   d.period_real_ns = real(c.detect_interval_ns);
   d.resolve_after_ns = c.resolve_after_ns;
   d.external_url = c.external_url;
-  if (s->meter_ != nullptr && s->prices_ != nullptr && !s->prices_->budgets().empty()) {
-    // Budgets as incidents (server/budget_alerts.h), every kBudgetCheckNs of clock time.
+  if (s->meter_ != nullptr && s->prices_ != nullptr) {
+    // The periodic cost check, every kBudgetCheckNs of clock time: budgets
+    // (server/budget_alerts.h), cost-per-unit jumps (server/cost_jump_alerts.h)
+    // and the month's job costs for /metrics.
     Server* self = s.get();
     d.after_run = [self, last = std::make_shared<int64_t>(0)](int64_t now_ns) {
       if (*last != 0 && now_ns - *last < kBudgetCheckNs) return;
       *last = now_ns;
-      StatusOr<std::vector<cost::BudgetStatus>> statuses = cost::BudgetStatuses(
-          *self->meter_, *self->incidents_, *self->prices_, now_ns / kNsPerSecond);
-      Status st = statuses.status();
-      if (st.ok()) {
-        st = ApplyBudgetStatuses(*statuses, *self->incidents_, self->alerts_.get(),
-                                 self->options_.config.external_url, now_ns)
-                 .status();
-      }
-      if (!st.ok()) std::fprintf(stderr, "gpufleet server: budgets: %s\n", st.ToString().c_str());
+      Status st = self->CheckCosts(now_ns);
+      if (!st.ok())
+        std::fprintf(stderr, "gpufleet server: cost check: %s\n", st.ToString().c_str());
     };
   }
   s->detector_ = std::make_unique<DetectorLoop>(*s->engine_, *s->window_, *s->incidents_,
@@ -239,8 +238,10 @@ std::tuple<int, std::string, std::string> Server::CostReport(
     r = cost::AllocationQuery(params, *meter_, *incidents_, prices, now_s);
   } else if (path == "/api/v1/cost/budgets") {
     r = cost::BudgetQuery(params, *meter_, *incidents_, prices, now_s);
+  } else if (path == "/api/v1/cost/summary") {
+    r = cost::SummaryQuery(params, *meter_, *work_meter_, *incidents_, prices, now_s);
   } else {
-    r = cost::CostQuery(params, *meter_, *incidents_, prices, now_s);
+    r = cost::CostQuery(params, *meter_, *incidents_, prices, now_s, work_meter_.get());
   }
   return {r.status, std::move(r.content_type), std::move(r.body)};
 }
@@ -259,9 +260,8 @@ std::optional<double> Server::IncidentCostUsd(const detect::IncidentRecord& r) {
   cost::MinuteScan scan = [&](const std::function<void(const cost::DeviceMinute&)>& fn) {
     return meter_->Scan(from_s, to_s, fn);
   };
-  StatusOr<cost::Ledger> ledger = cost::ComputeLedger(*devices, *holders, scan, *prices_, w,
-                                                      prices_->owners(), cost::LedgerPolicy(),
-                                                      from_s, to_s);
+  StatusOr<cost::Ledger> ledger = cost::ComputeLedger(
+      *devices, *holders, scan, *prices_, w, prices_->owners(), cost::LedgerPolicy(), from_s, to_s);
   if (!ledger.ok()) return std::nullopt;
   int64_t micro = 0;
   for (const cost::ChargeLine& l : ledger->lines) {
@@ -293,6 +293,39 @@ void Server::Stop() {
 
 Status Server::RunDetectorsOnce() { return detector_->RunOnce(); }
 
+Status Server::CheckCosts(int64_t now_ns) {
+  const int64_t now_s = now_ns / kNsPerSecond;
+  Status first = OkStatus();
+  if (!prices_->budgets().empty()) {
+    StatusOr<std::vector<cost::BudgetStatus>> statuses =
+        cost::BudgetStatuses(*meter_, *incidents_, *prices_, now_s);
+    Status st = statuses.status();
+    if (st.ok()) {
+      st = ApplyBudgetStatuses(*statuses, *incidents_, alerts_.get(), options_.config.external_url,
+                               now_ns)
+               .status();
+    }
+    if (first.ok()) first = st;
+  }
+  StatusOr<std::vector<cost::UnitCostChange>> changes =
+      cost::UnitCostChangesAt(*meter_, *work_meter_, *incidents_, *prices_, now_s);
+  Status st = changes.status();
+  if (st.ok()) {
+    st = ApplyCostJumps(*changes, *incidents_, alerts_.get(), options_.config.external_url, now_ns)
+             .status();
+  }
+  if (first.ok()) first = st;
+  const int64_t month_start = cost::MonthOf(now_s).first;
+  StatusOr<std::vector<cost::JobCost>> jobs = cost::JobCostsFromStores(
+      *meter_, *work_meter_, *incidents_, *prices_, month_start, now_s / 60 * 60);
+  if (jobs.ok()) {
+    std::lock_guard<std::mutex> lock(job_metrics_mu_);
+    job_metrics_ = cost::RenderJobMetrics(*jobs, "month");
+  }
+  if (first.ok()) first = jobs.status();
+  return first;
+}
+
 std::string Server::RenderMetrics() {
   std::string out;
   IngestCounters in = ingester_->counters();
@@ -317,10 +350,13 @@ std::string Server::RenderMetrics() {
                      [&](const Labels& labels, std::span<const WindowPoint> points) {
                        double sum = 0;
                        for (const WindowPoint& p : points) sum += p.value;
-                       activity[detect::DeviceKey(labels)] = sum / static_cast<double>(points.size());
+                       activity[detect::DeviceKey(labels)] =
+                           sum / static_cast<double>(points.size());
                      });
     StatusOr<std::vector<cost::MeteredDevice>> devices = meter_->Devices();
     if (devices.ok()) out += cost::RenderCostMetrics(*devices, *prices_, activity);
+    std::lock_guard<std::mutex> lock(job_metrics_mu_);
+    out += job_metrics_;
   }
   if (meter_ != nullptr) {
     cost::MeterCounters m = meter_->counters();

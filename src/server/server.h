@@ -13,8 +13,9 @@
 #pragma once
 
 #include <atomic>
-#include <memory>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -23,6 +24,7 @@
 #include "core/status.h"
 #include "cost/meter.h"
 #include "cost/price_book.h"
+#include "cost/work_meter.h"
 #include "detect/baseline_store.h"
 #include "detect/detection_engine.h"
 #include "detect/incident_store.h"
@@ -73,6 +75,8 @@ class Server {
   Status RunDetectorsOnce();
   // Self-metrics in Prometheus text format.
   std::string RenderMetrics();
+  // Budgets, cost-per-unit jumps and the month's job costs (for /metrics).
+  Status CheckCosts(int64_t now_ns);
   // GET /api/v1/cost and /allocation (cost/cost_api.h): (HTTP status,
   // content type, body or error message).
   std::tuple<int, std::string, std::string> CostReport(
@@ -97,6 +101,9 @@ class Server {
   std::unique_ptr<CanaryRuns> canary_runs_;
   std::unique_ptr<LongtermReader> longterm_;
   std::unique_ptr<cost::Meter> meter_;
+  std::unique_ptr<cost::WorkMeter> work_meter_;
+  std::mutex job_metrics_mu_;
+  std::string job_metrics_;  // gpu_workload_cost_* text of the last cost check; guarded
   std::shared_ptr<const cost::PriceBook> prices_;
   std::unique_ptr<detect::IncidentStore> incidents_;
   std::unique_ptr<InventoryStore> inventory_;

@@ -79,7 +79,13 @@ const port = await freePort();
 const base = optArg('--base') ?? `http://127.0.0.1:${port}`;
 const inventory = join(sourceDir, 'data', 'place', 'inventory.toml');
 const config = join(tmp, 'server.toml');
-writeFileSync(config, `[place]\ninventory = "${inventory}"\npolicy = "gpufleet"\n`);
+// The demo fleet's site prices plus one declared cross-cloud transfer today:
+// 1000 GB out of aws/us-east-1 at AWS's internet egress price (data/prices/egress.toml).
+const prices = join(tmp, 'prices.toml');
+const today = new Date().toISOString().slice(0, 10);
+writeFileSync(prices, readFileSync(join(sourceDir, 'data', 'prices', 'demo.toml'), 'utf8') +
+  `\n[[transfer]]\nworkload = "llm-pretrain"\nteam = "research"\nfrom = "aws/us-east-1"\nto = "gcp/us-central1"\ngb = 1000\nat = "${today}"\n`);
+writeFileSync(config, `[place]\ninventory = "${inventory}"\npolicy = "gpufleet"\n[cost]\nprices = "${prices}"\n`);
 const logPath = join(tmp, 'server.log');
 const log = openSync(logPath, 'a');
 const server = optArg('--base') ? null : spawn(gpufleet, ['server', '--listen', `127.0.0.1:${port}`, '--db', join(tmp, 'state.db'),
@@ -228,7 +234,9 @@ try {
   await done(await visit('#/cost', 'cost'));
   const costRows = await page.$$eval('[data-table="cost"] tbody tr', (r) => r.length);
   check(costRows >= 2, `cost rows: ${costRows}`);
-  check((await page.textContent('[data-table="cost"]')).includes('not metered'), 'network shown as not metered');
+  // The network column is the ledger's: the declared transfer at $0.09/GB.
+  const networkTotal = await page.$eval('[data-table="cost"] tr[data-group="total"]', (r) => r.children[5].textContent);
+  check(networkTotal === '$90.00', `network total: ${networkTotal}`);
   check(await page.$('[data-table="budgets"]'), 'budgets table');
 
   // Placement: the TOML and the form give what `gpufleet place` gives.

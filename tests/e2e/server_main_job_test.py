@@ -180,6 +180,32 @@ def main():
                 focus = check_focus(srv.url + "/api/v1/cost?from=-1d&format=focus", total)
                 print("FOCUS export: %d rows" % focus)
 
+                # Per job: the simulated workloads report steps, so the JSON
+                # has $/step; the periodic cost check publishes them on
+                # /metrics; a team's month reads as sentences.
+                jobs = get_json(srv.url + "/api/v1/cost?by=workload&from=-1d")["jobs"]
+                stepping = [j for j in jobs if j["usd_per_step"] is not None]
+                assert stepping, jobs
+                for j in stepping:
+                    assert j["steps"] > 0 and j["cost_usd"] > 0, j
+                    assert abs(j["usd_per_step"] - j["cost_usd"] / j["steps"]) < 1e-9, j
+                    assert j["network_usd"] == 0, j  # the demo declares no transfers
+                print("jobs: " + "; ".join("%s $%.4f/step" % (j["workload"], j["usd_per_step"])
+                                           for j in stepping[:3]))
+
+                def job_metrics():
+                    with urllib.request.urlopen(srv.url + "/metrics", timeout=30) as r:
+                        text = r.read().decode()
+                    return text if "gpu_workload_cost_usd_per_step{" in text else None
+                wait_for("job costs on /metrics", job_metrics, 90)
+                summary = get_json(srv.url + "/api/v1/cost/summary?team=product")
+                assert summary["team"] == "product" and summary["sentences"], summary
+                assert summary["sentences"][0].startswith("product spent $"), summary
+                print("summary: " + " ".join(summary["sentences"]))
+                for bad in ("month=2026-13&team=product", "format=xml&team=product", "month=x"):
+                    code = http_status(srv.url + "/api/v1/cost/summary?" + bad)
+                    assert code == 400, (bad, code)
+
                 # Bad parameters get a 400 naming them, never a crash.
                 for bad in ("from=yesterday-ish", "to=-1d&from=now", "from=-500d",
                             "by=galaxy", "basis=vibes", "format=xml"):
@@ -205,6 +231,13 @@ def main():
                 assert cloud in out.stdout, out.stdout
             assert "PARTIAL" not in out.stdout, out.stdout
             print(out.stdout)
+            out = subprocess.run([args.gpufleet, "cost", "summary", "--db", db, "--team",
+                                  "product", "--month", summary["month"], "--at", "4102444800",
+                                  "--prices",
+                                  os.path.join(SOURCE_DIR, "data", "prices", "demo.toml")],
+                                 capture_output=True, text=True, timeout=30)
+            assert out.returncode == 0, out.stderr
+            assert out.stdout.startswith("product spent $"), out.stdout
         except Exception:
             dump_log(log)
             raise

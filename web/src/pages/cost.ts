@@ -1,12 +1,13 @@
-// Cost: the ledger per team / model / cloud split into base, idle and
-// contention (network is not metered yet), and each team budget's month so
+// Cost: the ledger per team / model / cloud split into base, idle,
+// contention and declared network transfers, and each team budget's month so
 // far with its forecast.
 import { api, errorText, isMissing } from '../api';
 import { h, note, notAvailable, num, usd } from '../dom';
 
 interface CostRow {
   group: Record<string, string>; gpu_hours: number; idle_gpu_hours: number; base_usd: number;
-  idle_usd: number; contention_usd: number; total_usd: number; lost_gpu_hours: number;
+  idle_usd: number; contention_usd: number; network_usd: number; network_gb: number; total_usd: number;
+  lost_gpu_hours: number;
 }
 interface CostReport { from: string; to: string; by: string[]; rows: CostRow[]; total: CostRow; partial: boolean; warnings: string[] }
 interface Budget { team: string; budget_usd: number; spent_usd: number; rate_usd_per_day: number; forecast_usd: number; state: string; summary: string }
@@ -31,7 +32,7 @@ export async function costPage(root: HTMLElement, params: URLSearchParams): Prom
   const row = (label: string, r: CostRow, cls = '') => h('tr', { class: cls, 'data-group': label },
     h('td', { text: label }), h('td', { class: 'n', text: num(r.gpu_hours, 2) }),
     h('td', { class: 'n', text: usd(r.base_usd) }), h('td', { class: 'n', text: usd(r.idle_usd) }),
-    h('td', { class: 'n', text: usd(r.contention_usd) }), h('td', { class: 'n muted', text: 'not metered' }),
+    h('td', { class: 'n', text: usd(r.contention_usd) }), h('td', { class: 'n', title: `${num(r.network_gb, 1)} GB declared`, text: usd(r.network_usd) }),
     h('td', { class: 'n', text: usd(r.total_usd) }), h('td', { class: 'n', text: num(r.lost_gpu_hours, 2) }),
     h('td', {}, cls ? '' : h('meter', { min: 0, max, value: r.total_usd })));
   const body = h('tbody');

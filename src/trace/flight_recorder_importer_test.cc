@@ -87,6 +87,21 @@ TEST(FlightRecorderImporterTest, Version22DumpWithoutPgStatus) {
   for (const Collective& c : t.collectives) EXPECT_EQ(c.bytes, 4096 * 2);
 }
 
+// Version 2.7 adds a top-level nccl_version to the 2.4 layout (derived sample:
+// the 2.4 dump with that key, see tests/data/trace/README.importers.md).
+TEST(FlightRecorderImporterTest, Version27NamesItsNcclVersion) {
+  std::string path = TestData("fr/v2.7/nccl_trace_rank_0.json");
+  ASSERT_TRUE(NewFlightRecorderImporter()->Sniff(path, ReadHead(path)));
+  Timeline t;
+  TimelineBuilder b(t);
+  ASSERT_TRUE(NewFlightRecorderImporter()->Import(path, b, nullptr).ok());
+  b.Finish();
+  EXPECT_EQ(t.files[0].format_version, "flight recorder dump version 2.7, nccl_version 2.21.5");
+  EXPECT_EQ(t.files[0].skipped, 0u);
+  EXPECT_EQ(t.processes[0].rank, 0);
+  EXPECT_EQ(t.collectives.size(), 5u);
+}
+
 // The JSON dump of version 2.10 (FlightRecorder::dump_json): pg_status values
 // are strings, pg_config is keyed by group name while entries carry pg_id,
 // undiscovered times are 0, comm_lib_version and thread_id/thread_name appear.

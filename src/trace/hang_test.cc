@@ -149,6 +149,20 @@ TEST(HangTest, FlightRecorderVersion22DerivesStateFromEntries) {
   EXPECT_EQ(r->chain[0].op, "nccl:all_reduce");
 }
 
+// 2.7 (2.4 layout plus nccl_version): both ranks completed seq 1-4; rank 0
+// started seq 5 all_reduce, rank 1 never enqueued it, so rank 1 holds the job.
+TEST(HangTest, FlightRecorderVersion27) {
+  auto r = AnalyzeHang(
+      {TestData("fr/v2.7/nccl_trace_rank_0.json"), TestData("fr/v2.7/nccl_trace_rank_1.json")});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->missing_ranks.empty());
+  EXPECT_EQ(r->root_ranks, std::vector<int>({1}));
+  EXPECT_EQ(Edges(*r), (std::vector<std::pair<int, int>>{{0, 1}}));
+  ASSERT_FALSE(r->chain.empty());
+  EXPECT_EQ(r->chain[0].seq, 5);
+  EXPECT_EQ(r->chain[0].op, "nccl:all_reduce");
+}
+
 // 2.10 JSON dumps: the default group is complete everywhere (seq 4); in
 // tp_group (pg_id 1, ranks 0 and 1) rank 0 started seq 7 and enqueued 8 while
 // rank 1 completed 6 and enqueued nothing more, so rank 1 holds the job at

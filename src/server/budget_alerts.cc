@@ -1,11 +1,8 @@
 #include "server/budget_alerts.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <ctime>
-
-#include "detect/incident_lifecycle.h"
-#include "server/alert_sender.h"
+#include <set>
 
 namespace gpufleet {
 namespace {
@@ -52,41 +49,23 @@ std::string BudgetIncidentKey(const std::string& team, int64_t month_start_s) {
 StatusOr<BudgetAlertResult> ApplyBudgetStatuses(const std::vector<cost::BudgetStatus>& statuses,
                                                 detect::IncidentBook& book, AlertSender* alerts,
                                                 const std::string& external_url, int64_t now_ns) {
-  detect::IncidentLifecycle lifecycle(book);
-  BudgetAlertResult out;
+  IncidentAlerts incidents(book, alerts, external_url, now_ns);
   const int64_t now_s = now_ns / 1'000'000'000;
   const std::string month = MonthName(now_s);
-  std::vector<std::string> current;
+  std::set<std::string> current;
   for (const cost::BudgetStatus& s : statuses) {
     const std::string key = BudgetIncidentKey(s.team, now_s);
-    current.push_back(key);
+    current.insert(key);
     if (s.state == "ok") {
-      ASSIGN_OR_RETURN(std::optional<detect::IncidentRecord> done,
-                       lifecycle.ResolvePassed(key, now_ns));
-      if (!done.has_value()) continue;
-      out.resolved.push_back(done->id);
-      if (alerts != nullptr) alerts->Resolve(key, AlertFromIncident(*done, external_url));
-      continue;
+      RETURN_IF_ERROR(incidents.Resolve(key).status());
+    } else {
+      RETURN_IF_ERROR(incidents.Observe(Observation(s, key, month)).status());
     }
-    ASSIGN_OR_RETURN(detect::UpsertResult up, lifecycle.Observe(Observation(s, key, month), now_ns));
-    (up.created ? out.opened : out.updated).push_back(up.id);
-    if (!up.created || alerts == nullptr) continue;
-    ASSIGN_OR_RETURN(std::optional<detect::IncidentRecord> rec, book.Get(up.id));
-    if (rec.has_value()) alerts->Fire(key, AlertFromIncident(*rec, external_url));
   }
   // Last month's incidents (and those of budgets no longer configured) end.
-  ASSIGN_OR_RETURN(std::vector<detect::IncidentRecord> open,
-                   book.List(detect::IncidentStatus::kOpen));
-  for (const detect::IncidentRecord& r : open) {
-    if (r.kind != detect::kBudgetIncidentKind) continue;
-    if (std::find(current.begin(), current.end(), r.dedup_key) != current.end()) continue;
-    ASSIGN_OR_RETURN(std::optional<detect::IncidentRecord> done,
-                     lifecycle.ResolvePassed(r.dedup_key, now_ns));
-    if (!done.has_value()) continue;
-    out.resolved.push_back(done->id);
-    if (alerts != nullptr) alerts->Resolve(r.dedup_key, AlertFromIncident(*done, external_url));
-  }
-  return out;
+  RETURN_IF_ERROR(incidents.ResolveOthers(
+      detect::kBudgetIncidentKind, [&](const std::string& k) { return current.count(k) > 0; }));
+  return incidents.changes();
 }
 
 }  // namespace gpufleet

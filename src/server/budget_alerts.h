@@ -21,16 +21,12 @@
 #include "core/status.h"
 #include "cost/budget.h"
 #include "detect/incident_book.h"
+#include "server/incident_alerts.h"
 
 namespace gpufleet {
 
-class AlertSender;
-
-struct BudgetAlertResult {
-  std::vector<int64_t> opened;    // incidents newly opened (alerts fired)
-  std::vector<int64_t> updated;   // open incidents observed again
-  std::vector<int64_t> resolved;  // back under budget, or their month ended
-};
+// opened: alert fired; resolved: ended by this check.
+using BudgetAlertResult = IncidentChanges;
 
 // "budget|research|2026-12" for the month holding month_start_s.
 std::string BudgetIncidentKey(const std::string& team, int64_t month_start_s);

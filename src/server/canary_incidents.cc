@@ -5,8 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "detect/incident_lifecycle.h"
-#include "server/alert_sender.h"
+#include "server/incident_alerts.h"
 
 namespace gpufleet {
 namespace {
@@ -110,26 +109,19 @@ StatusOr<CanaryIncidents> CanaryIncidentsFromJson(std::string_view body, int64_t
 StatusOr<CanaryApplyResult> ApplyCanaryVerdicts(const CanaryIncidents& in,
                                                 detect::IncidentBook& store, AlertSender* alerts,
                                                 const std::string& external_url, int64_t now_ns) {
-  detect::IncidentLifecycle lifecycle(store);
+  IncidentAlerts incidents(store, alerts, external_url, now_ns);
   CanaryApplyResult out;
   for (const detect::IncidentRecord& r : in.incidents) {
-    ASSIGN_OR_RETURN(detect::UpsertResult up, lifecycle.Observe(r, now_ns));
+    ASSIGN_OR_RETURN(detect::UpsertResult up, incidents.Observe(r));
     out.incidents.push_back(up.id);
-    if (!up.created) continue;  // still failing: the alert is already firing
-    ++out.created;
-    if (alerts == nullptr) continue;
-    ASSIGN_OR_RETURN(std::optional<detect::IncidentRecord> rec, store.Get(up.id));
-    if (rec.has_value()) alerts->Fire(rec->dedup_key, AlertFromIncident(*rec, external_url));
+    if (up.created) ++out.created;  // else still failing: the alert is already firing
   }
   size_t resolved_checks = 0;
   for (const std::string& key : in.passed_keys) {
-    ASSIGN_OR_RETURN(std::optional<detect::IncidentRecord> done,
-                     lifecycle.ResolvePassed(key, now_ns));
-    if (!done.has_value()) continue;
-    ++resolved_checks;
-    out.resolved.push_back(done->id);
-    if (alerts != nullptr) alerts->Resolve(done->dedup_key, AlertFromIncident(*done, external_url));
+    ASSIGN_OR_RETURN(bool resolved, incidents.Resolve(key));
+    if (resolved) ++resolved_checks;
   }
+  out.resolved = incidents.changes().resolved;
   out.ignored = in.ignored - resolved_checks;
   return out;
 }

@@ -3,8 +3,7 @@
 #include <cstdio>
 #include <set>
 
-#include "detect/incident_lifecycle.h"
-#include "server/alert_sender.h"
+#include "server/incident_alerts.h"
 
 namespace gpufleet {
 namespace {
@@ -45,30 +44,17 @@ std::string CostJumpIncidentKey(const std::string& workload) { return "cost_jump
 StatusOr<CostJumpResult> ApplyCostJumps(const std::vector<cost::UnitCostChange>& changes,
                                         detect::IncidentBook& book, AlertSender* alerts,
                                         const std::string& external_url, int64_t now_ns) {
-  detect::IncidentLifecycle lifecycle(book);
-  CostJumpResult out;
+  IncidentAlerts incidents(book, alerts, external_url, now_ns);
   std::set<std::string> jumped;
   for (const cost::UnitCostChange& c : changes) {
     if (!c.jumped) continue;
     const std::string key = CostJumpIncidentKey(c.workload);
     jumped.insert(key);
-    ASSIGN_OR_RETURN(detect::UpsertResult up, lifecycle.Observe(Observation(c, key), now_ns));
-    (up.created ? out.opened : out.updated).push_back(up.id);
-    if (!up.created || alerts == nullptr) continue;
-    ASSIGN_OR_RETURN(std::optional<detect::IncidentRecord> rec, book.Get(up.id));
-    if (rec.has_value()) alerts->Fire(key, AlertFromIncident(*rec, external_url));
+    RETURN_IF_ERROR(incidents.Observe(Observation(c, key)).status());
   }
-  ASSIGN_OR_RETURN(std::vector<detect::IncidentRecord> open,
-                   book.List(detect::IncidentStatus::kOpen));
-  for (const detect::IncidentRecord& r : open) {
-    if (r.kind != detect::kCostJumpIncidentKind || jumped.count(r.dedup_key) > 0) continue;
-    ASSIGN_OR_RETURN(std::optional<detect::IncidentRecord> done,
-                     lifecycle.ResolvePassed(r.dedup_key, now_ns));
-    if (!done.has_value()) continue;
-    out.resolved.push_back(done->id);
-    if (alerts != nullptr) alerts->Resolve(r.dedup_key, AlertFromIncident(*done, external_url));
-  }
-  return out;
+  RETURN_IF_ERROR(incidents.ResolveOthers(
+      detect::kCostJumpIncidentKind, [&](const std::string& k) { return jumped.count(k) > 0; }));
+  return incidents.changes();
 }
 
 }  // namespace gpufleet

@@ -21,14 +21,12 @@
 #include "core/status.h"
 #include "cost/unit_cost.h"
 #include "detect/incident_book.h"
+#include "server/incident_alerts.h"
 
 namespace gpufleet {
 
-class AlertSender;
-
-struct CostJumpResult {
-  std::vector<int64_t> opened, updated, resolved;
-};
+// opened: alert fired; resolved: ended by this check.
+using CostJumpResult = IncidentChanges;
 
 std::string CostJumpIncidentKey(const std::string& workload);
 

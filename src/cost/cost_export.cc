@@ -91,6 +91,19 @@ const std::vector<std::string>& FocusColumns() {
   return kColumns;
 }
 
+// The columns every row of ours fills alike: BilledCost, EffectiveCost,
+// ListCost, ContractedCost, the billing account, currency and periods.
+std::vector<std::string> FocusRowStart(const std::string& cost, const std::string& from,
+                                       const std::string& to) {
+  return {cost, cost, cost, cost, "gpufleet", "gpufleet cost ledger", "USD", from, to, from, to};
+}
+
+std::string CsvLine(const std::vector<std::string>& row) {
+  std::string line;
+  for (size_t i = 0; i < row.size(); ++i) line += (i ? "," : "") + Csv(row[i]);
+  return line + "\n";
+}
+
 // One Usage row per network charge: ServiceCategory Networking, priced per
 // GB (focus-columns.md: egress is Networking, PricingUnit "GB").
 std::string FocusNetworkRows(const Ledger& L,
@@ -107,50 +120,38 @@ std::string FocusNetworkRows(const Ledger& L,
     const std::string cost = Decimal(static_cast<double>(c.micro_usd) / 1e6);
     const std::string unit_price =
         c.gb > 0 ? Decimal(static_cast<double>(c.micro_usd) / 1e6 / c.gb) : "0";
-    std::vector<std::string> row = {
-        cost,
-        cost,
-        cost,
-        cost,
-        "gpufleet",
-        "gpufleet cost ledger",
-        "USD",
-        from,
-        to,
-        from,
-        to,
-        "Usage",
-        "",
-        c.kind + " transfer " + c.cloud + "/" + c.region + " -> " + c.to + " (" + c.where + ")",
-        "Usage-Based",
-        c.cloud,
-        Decimal(c.gb),
-        "GB",
-        c.cloud,
-        c.cloud,
-        "Networking",
-        "Data transfer (" + c.cloud + ")",
-        "transfer:" + c.where,
-        "data transfer",
-        "Network",
-        c.region,
-        c.region,
-        Decimal(c.gb),
-        "GB",
-        unit_price,
-        unit_price,
-        "Standard",
-        "egress:" + c.kind,
-        team,
-        team,
-        tags.dump(),
-        "network",
-        std::string(BasisName(L.policy.basis)),
-        cost,
-        "0"};
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) line += (i ? "," : "") + Csv(row[i]);
-    out += line + "\n";
+    std::vector<std::string> row = FocusRowStart(cost, from, to);
+    row.insert(row.end(), {"Usage",
+                           "",
+                           c.kind + " transfer " + c.cloud + "/" + c.region + " -> " + c.to + " (" +
+                               c.where + ")",
+                           "Usage-Based",
+                           c.cloud,
+                           Decimal(c.gb),
+                           "GB",
+                           c.cloud,
+                           c.cloud,
+                           "Networking",
+                           "Data transfer (" + c.cloud + ")",
+                           "transfer:" + c.where,
+                           "data transfer",
+                           "Network",
+                           c.region,
+                           c.region,
+                           Decimal(c.gb),
+                           "GB",
+                           unit_price,
+                           unit_price,
+                           "Standard",
+                           "egress:" + c.kind,
+                           team,
+                           team,
+                           tags.dump(),
+                           "network",
+                           std::string(BasisName(L.policy.basis)),
+                           cost,
+                           "0"});
+    out += CsvLine(row);
   }
   return out;
 }
@@ -214,49 +215,37 @@ std::string RenderFocusCsv(const Ledger& L,
     std::string sku = !dc.price.instance_type.empty()
                           ? dc.price.instance_type
                           : "gpu:" + (dc.price.gpu.empty() ? d.model : dc.price.gpu);
-    std::vector<std::string> row = {cost,
-                                    cost,
-                                    cost,
-                                    cost,
-                                    "gpufleet",
-                                    "gpufleet cost ledger",
-                                    "USD",
-                                    from,
-                                    to,
-                                    from,
-                                    to,
-                                    category,
-                                    "",
-                                    desc,
-                                    usage ? "Usage-Based" : "One-Time",
-                                    provider == "onprem" ? "on-premises" : provider,
-                                    usage ? Decimal(l.gpu_hours) : "",
-                                    usage ? "GPU-Hours" : "",
-                                    provider,
-                                    provider,
-                                    "Compute",
-                                    "GPU compute (" + provider + ")",
-                                    d.key,
-                                    d.model + " on " + d.node,
-                                    d.partition_kind.empty() ? "GPU" : "GPU partition",
-                                    d.region,
-                                    d.region,
-                                    usage ? Decimal(l.gpu_hours) : "",
-                                    usage ? "GPU-Hours" : "",
-                                    usage ? Decimal(unit_price) : "",
-                                    usage ? Decimal(unit_price) : "",
-                                    usage ? PricingCategory(dc.price.pricing) : "",
-                                    usage ? sku : "",
-                                    team,
-                                    team,
-                                    tags.dump(),
-                                    std::string(CategoryName(l.category)),
-                                    std::string(BasisName(L.policy.basis)),
-                                    Decimal(static_cast<double>(l.allocation_micro) / 1e6),
-                                    Decimal(l.lost_gpu_hours)};
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) line += (i ? "," : "") + Csv(row[i]);
-    out += line + "\n";
+    std::vector<std::string> row = FocusRowStart(cost, from, to);
+    row.insert(row.end(), {category,
+                           "",
+                           desc,
+                           usage ? "Usage-Based" : "One-Time",
+                           provider == "onprem" ? "on-premises" : provider,
+                           usage ? Decimal(l.gpu_hours) : "",
+                           usage ? "GPU-Hours" : "",
+                           provider,
+                           provider,
+                           "Compute",
+                           "GPU compute (" + provider + ")",
+                           d.key,
+                           d.model + " on " + d.node,
+                           d.partition_kind.empty() ? "GPU" : "GPU partition",
+                           d.region,
+                           d.region,
+                           usage ? Decimal(l.gpu_hours) : "",
+                           usage ? "GPU-Hours" : "",
+                           usage ? Decimal(unit_price) : "",
+                           usage ? Decimal(unit_price) : "",
+                           usage ? PricingCategory(dc.price.pricing) : "",
+                           usage ? sku : "",
+                           team,
+                           team,
+                           tags.dump(),
+                           std::string(CategoryName(l.category)),
+                           std::string(BasisName(L.policy.basis)),
+                           Decimal(static_cast<double>(l.allocation_micro) / 1e6),
+                           Decimal(l.lost_gpu_hours)});
+    out += CsvLine(row);
   }
   out += FocusNetworkRows(L, teams, from, to);
   return out;

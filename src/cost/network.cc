@@ -49,6 +49,12 @@ StatusOr<EgressTable> EgressTable::Parse(std::string_view toml, std::string_view
     RETURN_IF_ERROR(e.Require("per", per));
     RETURN_IF_ERROR(e.Require("source", p.source));
     RETURN_IF_ERROR(e.Require("date", p.date));
+    // Every price carries where it came from and when.
+    for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"cloud", &p.cloud},
+                                     {"source", &p.source},
+                                     {"date", &p.date}}) {
+      if (value->empty()) return e.FieldError(*e.Get(key), key, "must not be empty");
+    }
     if (p.kind != "inter_region" && p.kind != "internet") {
       return e.FieldError(*e.Get("kind"), "kind", "must be inter_region or internet");
     }

@@ -35,6 +35,14 @@ TEST(EgressTableTest, BadRowsNameFileLineAndField) {
       "egress.toml");
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().message().find("per"), std::string::npos);
+  // Found by cost_egress_fuzz: a price with an empty date was taken.
+  t = EgressTable::Parse(
+      "[[egress]]\ncloud = \"aws\"\nkind = \"internet\"\nusd_per_unit = 0.1\n"
+      "per = \"GB\"\nsource = \"x\"\ndate = \"\"\n",
+      "egress.toml");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("egress.toml:7"), std::string::npos) << t.status().message();
+  EXPECT_NE(t.status().message().find("date"), std::string::npos) << t.status().message();
 }
 
 TEST(TransferTest, BadDeclarationsNameFileLineAndField) {

@@ -19,7 +19,8 @@ using nlohmann::json;
 StatusOr<LatencyTable> Table(const std::string& shared_dir, const std::vector<GpuType>& types,
                              std::vector<std::string>* notes) {
   CalData data;
-  if (std::filesystem::exists(shared_dir + "/traces")) {
+  const bool found = std::filesystem::exists(shared_dir + "/traces");
+  if (found) {
     ASSIGN_OR_RETURN(data, LoadCalibrationData(shared_dir));
     for (const std::string& m : data.missing) notes->push_back("calibration file absent: " + m);
   } else {
@@ -27,7 +28,8 @@ StatusOr<LatencyTable> Table(const std::string& shared_dir, const std::vector<Gp
                      "/traces (pass --shared DIR): latency is an uncalibrated roofline estimate");
   }
   ASSIGN_OR_RETURN(LatencyTable t, BuildLatencyTable(data, types));
-  if (!t.note.empty()) notes->push_back(t.note);
+  // Without ../shared the table's own note says what the line above said.
+  if (!t.note.empty() && found) notes->push_back(t.note);
   return t;
 }
 
@@ -187,13 +189,15 @@ StatusOr<std::string> RunInferencePlan(const InferenceOptions& o, bool as_json) 
 
 StatusOr<std::string> RunTrainingPlan(std::string_view toml, std::string_view origin,
                                       const std::string& shared_dir, bool as_json) {
-  std::vector<std::string> notes;
-  ASSIGN_OR_RETURN(LatencyTable table, Table(shared_dir, DefaultGpuTypes(), &notes));
+  // The latency model's notes matter only for ranks it estimates.
+  std::vector<std::string> table_notes, notes;
+  ASSIGN_OR_RETURN(LatencyTable table, Table(shared_dir, DefaultGpuTypes(), &table_notes));
   ASSIGN_OR_RETURN(TrainingJob job, ParseTrainingJob(toml, origin, &table));
   ASSIGN_OR_RETURN(TrainingPlan plan, PlanTraining(job));
   int estimated = 0;
   for (const TrainRank& r : job.ranks) estimated += r.measured ? 0 : 1;
   if (estimated > 0) {
+    notes = table_notes;
     notes.push_back(std::to_string(estimated) +
                     " rank time(s) estimated from the calibrated latency model (3x the forward "
                     "pass); give measured times for better plans");
@@ -332,12 +336,18 @@ StatusOr<std::string> RunSplitwiseRepro(const std::string& trace_name,
   if (as_json) {
     json d = json::array();
     for (const DesignResult& x : r.designs) {
-      d.push_back({{"design", x.name}, {"prefill_machines", x.prefill_machines},
-                   {"decode_machines", x.decode_machines}, {"cost_dgx_a100", x.cost},
-                   {"rate_factor", x.rate_factor}, {"tokens_per_s", x.tokens_per_s}});
+      d.push_back({{"design", x.name},
+                   {"prefill_machines", x.prefill_machines},
+                   {"decode_machines", x.decode_machines},
+                   {"cost_dgx_a100", x.cost},
+                   {"rate_factor", x.rate_factor},
+                   {"tokens_per_s", x.tokens_per_s}});
     }
-    return json{{"designs", d}, {"throughput_ratio", r.throughput_ratio},
-                {"cost_ratio", r.cost_ratio}, {"summary", r.summary}, {"notes", notes}}
+    return json{{"designs", d},
+                {"throughput_ratio", r.throughput_ratio},
+                {"cost_ratio", r.cost_ratio},
+                {"summary", r.summary},
+                {"notes", notes}}
                .dump(2) +
            "\n";
   }

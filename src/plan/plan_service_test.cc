@@ -28,6 +28,18 @@ TEST(PlanServiceTest, RingAndTrainingExamplesAnswerWithJson) {
   EXPECT_GE(t["even_step_s"].get<double>() / t["step_s"].get<double>(), 1.3);
 }
 
+// Every rank measured: the latency model is not used, so its calibration
+// (absent here) is not mentioned.
+TEST(PlanServiceTest, MeasuredTrainingPlanHasNoCalibrationNotes) {
+  auto train = ReadFileToString(kRepo + "/data/plan/training-example.toml");
+  ASSERT_TRUE(train.ok());
+  auto [code, body] = HandlePlanRequest("training", *train, "/nonexistent");
+  ASSERT_EQ(code, 200) << body;
+  auto j = nlohmann::json::parse(body);
+  for (const auto& r : j["ranks"]) ASSERT_TRUE(r["measured"].get<bool>()) << body;
+  EXPECT_EQ(j["notes"].dump().find("calibrat"), std::string::npos) << body;
+}
+
 TEST(PlanServiceTest, BadInputIs400UnknownKindIs404) {
   auto [code, body] =
       HandlePlanRequest("training", "mode = \"data\"\nmicrobatches = \"x\"\n", "/nonexistent");

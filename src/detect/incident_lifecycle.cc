@@ -1,6 +1,7 @@
 #include "detect/incident_lifecycle.h"
 
 #include <algorithm>
+#include <ctime>
 #include <utility>
 
 namespace gpufleet::detect {
@@ -40,7 +41,14 @@ IncidentRecord IncidentFromFinding(const Finding& f) {
   for (const CauseShare& c : f.causes) r.causes.push_back({c.cause, c.share, c.explanation});
   for (const Evidence& e : f.evidence) {
     std::string detail;
-    if (e.since_ns != 0) detail = "since_ns=" + std::to_string(e.since_ns);
+    if (e.since_ns != 0) {  // "since 2026-12-05T04:56:44Z": when its run of points began
+      const std::time_t t = static_cast<std::time_t>(e.since_ns / 1'000'000'000);
+      std::tm tm{};
+      char buf[32];
+      gmtime_r(&t, &tm);
+      std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+      detail = std::string("since ") + buf;
+    }
     r.evidence.push_back({e.series, e.condition, e.threshold, e.observed, detail});
   }
   return r;

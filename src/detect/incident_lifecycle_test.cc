@@ -192,7 +192,7 @@ TEST(IncidentFromFindingTest, CarriesKeyWindowCausesAndEvidence) {
   f.window_start_ns = 5;
   f.window_end_ns = 9;
   f.causes = {{"memory_pressure", 0.7, "why"}};
-  f.evidence = {{"s", "> 0.85 for 2m", 0.85, 0.9, 42}};
+  f.evidence = {{"s", "> 0.85 for 2m", 0.85, 0.9, 1796446636230000000}};
   IncidentRecord r = IncidentFromFinding(f);
   EXPECT_EQ(r.dedup_key, f.key);
   EXPECT_EQ(r.kind, f.kind);
@@ -201,7 +201,7 @@ TEST(IncidentFromFindingTest, CarriesKeyWindowCausesAndEvidence) {
   ASSERT_EQ(r.causes.size(), 1u);
   EXPECT_EQ(r.causes[0].name, "memory_pressure");
   ASSERT_EQ(r.evidence.size(), 1u);
-  EXPECT_EQ(r.evidence[0].detail, "since_ns=42");
+  EXPECT_EQ(r.evidence[0].detail, "since 2026-12-05T04:57:16Z");
 }
 
 }  // namespace

@@ -74,6 +74,7 @@ json EvidenceSamples(const std::string& series, int64_t from_ns, int64_t to_ns,
   json out = {{"t", json::array()}, {"v", json::array()}, {"source", "none"}};
   StatusOr<std::pair<std::string, Labels>> sel = ParseSeriesSelector(series);
   if (!sel.ok() || MetricCatalog::Default().Find(sel->first) == nullptr) {
+    out["source"] = "not_a_series";  // e.g. contention_evidence: a finding's text, no series
     out["note"] = "not a canonical series: no samples";
     return out;
   }
@@ -318,21 +319,20 @@ void RegisterConsoleApi(HttpServer& s, const ConsoleApiBackend& backend,
                 Dump({{"status", "success"},
                       {"data", {{"capture_path", c->first}, {"files", std::move(files)}}}}));
         });
-  s.Get(R"(/api/v1/incidents/(\d+)/capture/([^/]+))",
-        [b, capture_of](const HttpServerRequest& req, HttpServerResponse& res) {
-          auto c = capture_of(req, res);
-          if (!c.has_value()) return;
-          const std::string name = req.match(2);
-          auto it = std::find_if(c->second.begin(), c->second.end(),
-                                 [&](const CaptureFile& f) { return f.name == name; });
-          if (it == c->second.end()) {
-            return Reply(res, 404, "name: the capture has no file '" + name + "' on this server");
-          }
-          res.set_header("Content-Disposition", "attachment; filename=\"" + it->name + "\"");
-          res.set_header("X-Content-Type-Options", "nosniff");
-          res.set_file(b->capture_output_dir + "/" + it->name, it->bytes,
-                       "application/octet-stream");
-        });
+  s.Get(R"(/api/v1/incidents/(\d+)/capture/([^/]+))", [b, capture_of](const HttpServerRequest& req,
+                                                                      HttpServerResponse& res) {
+    auto c = capture_of(req, res);
+    if (!c.has_value()) return;
+    const std::string name = req.match(2);
+    auto it = std::find_if(c->second.begin(), c->second.end(),
+                           [&](const CaptureFile& f) { return f.name == name; });
+    if (it == c->second.end()) {
+      return Reply(res, 404, "name: the capture has no file '" + name + "' on this server");
+    }
+    res.set_header("Content-Disposition", "attachment; filename=\"" + it->name + "\"");
+    res.set_header("X-Content-Type-Options", "nosniff");
+    res.set_file(b->capture_output_dir + "/" + it->name, it->bytes, "application/octet-stream");
+  });
 }
 
 }  // namespace gpufleet

@@ -59,6 +59,7 @@ class ConsoleApiTest : public ::testing::Test {
     r.window_end_ns = now - 5 * kNsPerSecond;
     r.evidence.push_back({R"(gpu_memory_bandwidth_utilization_ratio{gpu_uuid="GPU-1",node="n1"})",
                           "> 0.6 for 10s", 0.6, 0.78, ""});
+    r.evidence.push_back({"contention_evidence", "neighbour on the device: workloads w", 0, 0, ""});
     auto up = incidents_->Upsert(r, now);
     ASSERT_TRUE(up.ok());
     id_ = up->id;
@@ -176,6 +177,10 @@ TEST_F(ConsoleApiTest, IncidentFiltersDetailAndEvidenceSamples) {
   EXPECT_EQ(ev["samples"]["t"].size(), 30u);
   EXPECT_EQ(ev["samples"]["v"].size(), 30u);
   EXPECT_LT(ev["window"]["from"].get<double>(), ev["window"]["to"].get<double>());
+  // A finding's text, not a series: marked so the console shows it as text.
+  const json& text = inc["evidence"][1];
+  EXPECT_EQ(text["samples"]["source"], "not_a_series");
+  EXPECT_TRUE(text["samples"]["t"].empty());
 }
 
 TEST_F(ConsoleApiTest, AckAndResolveNeedTheAdminToken) {

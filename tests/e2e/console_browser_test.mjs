@@ -220,6 +220,8 @@ try {
     check(await inkedPixels('.evidence canvas') > 100, 'evidence chart drawn');
   }
   check(await page.$('.cause'), 'root-cause shares shown');
+  check(!(await page.$('[data-no-samples="contention_evidence"]')),
+    'contention evidence is shown as its text, not as a chart without samples');
   // A write without the token: refused.
   await page.click('#ack');
   await page.waitForFunction(() => document.querySelector('#action-result')?.dataset.status, null, { timeout: 10000 });

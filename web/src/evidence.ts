@@ -26,6 +26,12 @@ export function incidentSpan(inc: Incident): { from: number; to: number; label: 
 }
 
 export function evidenceView(inc: Incident, e: Evidence): HTMLElement {
+  // Evidence that is a finding's text, not a series (contention_evidence):
+  // no threshold, value or chart to show.
+  if (!Array.isArray(e.samples) && e.samples?.source === 'not_a_series') {
+    return h('div', { class: 'evidence', 'data-evidence': e.series, 'data-text-evidence': e.series },
+      h('p', {}, h('code', { text: e.series }), ` ${e.detail || e.condition}`));
+  }
   const box = h('div', { class: 'evidence', 'data-evidence': e.series },
     h('p', {}, h('code', { text: e.series }), ` ${e.condition} · threshold ${num(e.threshold, 3)} · ` +
       `value ${num(e.value, 3)}${e.detail ? ` · ${e.detail}` : ''}`));

@@ -5,6 +5,7 @@
 
 #include "cli/command.h"
 #include "core/clock.h"
+#include "core/duration.h"
 #include "core/file_util.h"
 #include "core/strings.h"
 #include "cost/cost_api.h"
@@ -258,7 +259,7 @@ class CostCommand : public Command {
     cost::WorkMeter work(db.get());
     detect::IncidentStore incidents(db.get());
     ASSIGN_OR_RETURN(int64_t now, cost::ParseTimeArg(at_, std::time(nullptr)));
-    std::string month = month_.empty() ? cost::IsoTime(now).substr(0, 7) : month_;
+    std::string month = month_.empty() ? IsoTime(now).substr(0, 7) : month_;
     ASSIGN_OR_RETURN(cost::TeamSummary s,
                      cost::TeamSummaryFromStores(meter, work, incidents, book, team_, month, now));
     std::string text =

@@ -20,6 +20,9 @@ std::string FormatDuration(int64_t ns);
 // "1h3m", "2d4h" (seconds only under an hour, minutes under a day); "850ms" under one second.
 std::string FormatDurationHuman(int64_t ns);
 
+// Unix seconds -> RFC 3339 UTC to the second: "2026-12-05T04:57:16Z".
+std::string IsoTime(int64_t unix_s);
+
 // Days since 1970-01-01 of a proleptic Gregorian date (y, month 1-12, day
 // 1-31), for parsers of calendar timestamps: 2026-12-04 -> 20791.
 int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d);

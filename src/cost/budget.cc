@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "core/duration.h"
+
 namespace gpufleet::cost {
 namespace {
 

@@ -5,6 +5,8 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "core/duration.h"
+
 namespace gpufleet::cost {
 namespace {
 

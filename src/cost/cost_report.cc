@@ -7,6 +7,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/duration.h"
+
 namespace gpufleet::cost {
 namespace {
 
@@ -87,15 +89,6 @@ void Add(CostRow& row, const ChargeLine& l) {
 }
 
 }  // namespace
-
-std::string IsoTime(int64_t s) {
-  time_t t = static_cast<time_t>(s);
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string WorkloadOf(const Holder& h) {
   if (!h.workload.empty()) return h.workload;

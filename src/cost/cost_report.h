@@ -47,8 +47,6 @@ struct CostReport {
   std::vector<std::string> warnings;  // non-empty = partial
 };
 
-// "2026-12-01T08:00:00Z" (UTC) of unix seconds.
-std::string IsoTime(int64_t s);
 // A holder's team: its workload_team label, else the site's namespace ->
 // team map, else its namespace, else its Slurm account.
 std::string TeamOf(const Holder& h, const std::vector<std::pair<std::string, std::string>>& teams);

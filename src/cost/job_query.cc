@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/duration.h"
 #include "cost/budget.h"
 #include "cost/cost_query.h"
 #include "cost/cost_report.h"

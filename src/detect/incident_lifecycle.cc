@@ -1,8 +1,9 @@
 #include "detect/incident_lifecycle.h"
 
 #include <algorithm>
-#include <ctime>
 #include <utility>
+
+#include "core/duration.h"
 
 namespace gpufleet::detect {
 
@@ -41,14 +42,8 @@ IncidentRecord IncidentFromFinding(const Finding& f) {
   for (const CauseShare& c : f.causes) r.causes.push_back({c.cause, c.share, c.explanation});
   for (const Evidence& e : f.evidence) {
     std::string detail;
-    if (e.since_ns != 0) {  // "since 2026-12-05T04:56:44Z": when its run of points began
-      const std::time_t t = static_cast<std::time_t>(e.since_ns / 1'000'000'000);
-      std::tm tm{};
-      char buf[32];
-      gmtime_r(&t, &tm);
-      std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-      detail = std::string("since ") + buf;
-    }
+    // "since 2026-12-05T04:56:44Z": when its run of points began.
+    if (e.since_ns != 0) detail = "since " + IsoTime(e.since_ns / 1'000'000'000);
     r.evidence.push_back({e.series, e.condition, e.threshold, e.observed, detail});
   }
   return r;

@@ -1,20 +1,13 @@
 #include "server/budget_alerts.h"
 
-#include <cstdio>
-#include <ctime>
 #include <set>
+
+#include "core/duration.h"
 
 namespace gpufleet {
 namespace {
 
-std::string MonthName(int64_t t_s) {
-  std::time_t t = static_cast<std::time_t>(t_s);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%04d-%02d", tm.tm_year + 1900, tm.tm_mon + 1);
-  return buf;
-}
+std::string MonthName(int64_t t_s) { return IsoTime(t_s).substr(0, 7); }
 
 detect::IncidentRecord Observation(const cost::BudgetStatus& s, const std::string& key,
                                    const std::string& month) {

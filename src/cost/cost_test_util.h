@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
+#include <utility>
 
+#include "cost/meter.h"
 #include "cost/price_book.h"
 
 namespace gpufleet::cost {
@@ -20,6 +23,18 @@ inline PriceBook NegotiatedBook(const std::string& match, double usd_per_gpu_hou
                                               "site.toml");
   EXPECT_TRUE(book.ok()) << book.status().ToString();
   return book.ok() ? *book : PriceBook();
+}
+
+// Pod <workload>-0 in namespace ns (container c) of `workload` and `team`.
+inline Holder Pod(int64_t id, std::string workload, std::string team) {
+  Holder h;
+  h.id = id;
+  h.pod = workload + "-0";
+  h.namespace_ = "ns";
+  h.key = "ns/" + h.pod + "/c";
+  h.workload = std::move(workload);
+  h.team = std::move(team);
+  return h;
 }
 
 }  // namespace gpufleet::cost

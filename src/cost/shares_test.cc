@@ -22,7 +22,7 @@ MeteredDevice Gpu(int64_t id) {
   return d;
 }
 
-Holder Pod(int64_t id, std::string pod, std::string cores, std::string mem = "") {
+Holder HamiPod(int64_t id, std::string pod, std::string cores, std::string mem = "") {
   Holder h;
   h.id = id;
   h.pod = std::move(pod);
@@ -47,13 +47,13 @@ std::map<std::pair<int64_t, Category>, int64_t> Sums(const Ledger& l) {
 }
 
 TEST(HamiShareTest, LargerOfCoresAndMemory) {
-  EXPECT_DOUBLE_EQ(*HamiShare(Pod(1, "a", "25")), 0.25);
-  EXPECT_DOUBLE_EQ(*HamiShare(Pod(1, "a", "25", "60")), 0.60);
-  EXPECT_DOUBLE_EQ(*HamiShare(Pod(1, "a", "", "30")), 0.30);
-  EXPECT_DOUBLE_EQ(*HamiShare(Pod(1, "a", "0")), -1);  // 0 = no core limit
-  EXPECT_DOUBLE_EQ(*HamiShare(Pod(1, "a", "")), -1);
+  EXPECT_DOUBLE_EQ(*HamiShare(HamiPod(1, "a", "25")), 0.25);
+  EXPECT_DOUBLE_EQ(*HamiShare(HamiPod(1, "a", "25", "60")), 0.60);
+  EXPECT_DOUBLE_EQ(*HamiShare(HamiPod(1, "a", "", "30")), 0.30);
+  EXPECT_DOUBLE_EQ(*HamiShare(HamiPod(1, "a", "0")), -1);  // 0 = no core limit
+  EXPECT_DOUBLE_EQ(*HamiShare(HamiPod(1, "a", "")), -1);
   for (const char* bad : {"101", "-5", "25%", "2.5", " 25"}) {
-    StatusOr<double> s = HamiShare(Pod(1, "a", bad));
+    StatusOr<double> s = HamiShare(HamiPod(1, "a", bad));
     ASSERT_FALSE(s.ok()) << bad;
     EXPECT_NE(s.status().message().find("workload_hami_gpucores"), std::string::npos);
     EXPECT_NE(s.status().message().find("ns/a/c"), std::string::npos);
@@ -72,8 +72,8 @@ TEST(HamiShareTest, LargerOfCoresAndMemory) {
 // Without HAMi (the labels absent), a and b would pay $0.50 each.
 TEST(HamiShareTest, WorkedFleetChargesTheSlice) {
   std::vector<MeteredDevice> devices = {Gpu(1), Gpu(2), Gpu(3)};
-  std::vector<Holder> holders = {Pod(1, "a", "25"), Pod(2, "b", "50", "60"), Pod(3, "c", "25"),
-                                 Pod(4, "d", ""), Pod(5, "e", "25")};
+  std::vector<Holder> holders = {HamiPod(1, "a", "25"), HamiPod(2, "b", "50", "60"),
+                                 HamiPod(3, "c", "25"), HamiPod(4, "d", ""), HamiPod(5, "e", "25")};
   std::vector<DeviceMinute> minutes;
   for (int64_t dev = 1; dev <= 3; ++dev) {
     for (int i = 0; i < 10; ++i) {
@@ -115,7 +115,7 @@ TEST(HamiShareTest, WorkedFleetChargesTheSlice) {
 
 TEST(HamiShareTest, BadLabelIsAWarningNotASilentShare) {
   std::vector<MeteredDevice> devices = {Gpu(1)};
-  std::vector<Holder> holders = {Pod(1, "a", "250")};
+  std::vector<Holder> holders = {HamiPod(1, "a", "250")};
   DeviceMinute m;
   m.device = 1;
   m.minute_s = 1'800'000'000;
@@ -145,7 +145,7 @@ TEST(HamiShareTest, ReconcilesAndBoundsSlicesOnRandomFleets) {
     for (int h = 1; h <= nh; ++h) {
       std::string cores = rng() % 4 == 0 ? "" : std::to_string(rng() % 101);
       std::string mem = rng() % 2 == 0 ? "" : std::to_string(rng() % 101);
-      holders.push_back(Pod(h, "p" + std::to_string(h), cores, mem));
+      holders.push_back(HamiPod(h, "p" + std::to_string(h), cores, mem));
     }
     std::vector<DeviceMinute> minutes;
     std::map<int64_t, int> held_minutes;

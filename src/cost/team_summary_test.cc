@@ -10,17 +10,6 @@ namespace {
 constexpr int64_t kNov1 = 1'793'491'200;  // 2026-11-01T00:00:00Z
 constexpr int64_t kDec1 = 1'796'083'200;  // 2026-12-01T00:00:00Z
 
-Holder Pod(int64_t id, std::string workload, std::string team) {
-  Holder h;
-  h.id = id;
-  h.pod = workload + "-0";
-  h.namespace_ = "ns";
-  h.key = "ns/" + h.pod + "/c";
-  h.workload = std::move(workload);
-  h.team = std::move(team);
-  return h;
-}
-
 // Worked by hand. One aws H100 at $12/GPU-h ($0.20 a minute), shared
 // equally by two holders for 100 minutes in each month, so each holder's
 // basis charge is $0.10 a minute, $10.00 a month.

@@ -7,17 +7,6 @@
 namespace gpufleet::cost {
 namespace {
 
-Holder Pod(int64_t id, std::string workload, std::string team) {
-  Holder h;
-  h.id = id;
-  h.pod = workload + "-0";
-  h.namespace_ = "ns";
-  h.key = "ns/" + h.pod + "/c";
-  h.workload = std::move(workload);
-  h.team = std::move(team);
-  return h;
-}
-
 // Worked by hand: one GPU at $6/GPU-h ($0.10 a minute), 60 minutes.
 //   train holds it alone for 40 minutes: $4.00, 200 steps -> $0.02/step;
 //   serve holds it for the other 20: $2.00, 4 M tokens -> $0.50/Mtoken;

@@ -33,8 +33,10 @@ std::optional<int64_t> ParseTimestamp(std::string_view s) {
   }
   auto y = Num(s.substr(0, 4)), mo = Num(s.substr(5, 2)), d = Num(s.substr(8, 2));
   auto h = Num(s.substr(11, 2)), mi = Num(s.substr(14, 2)), se = Num(s.substr(17, 2));
-  if (!y || !mo || !d || !h || !mi || !se || *mo < 1 || *mo > 12 || *d < 1 || *d > 31 || *h > 23 ||
-      *mi > 59 || *se > 60) {
+  // A year before the epoch (or "-999", which reads as a number) is no log
+  // timestamp and would overflow the ns arithmetic below.
+  if (!y || !mo || !d || !h || !mi || !se || *y < 1970 || *mo < 1 || *mo > 12 || *d < 1 ||
+      *d > 31 || *h < 0 || *h > 23 || *mi < 0 || *mi > 59 || *se < 0 || *se > 60) {
     return std::nullopt;
   }
   int64_t ns = ((DaysFromCivil(*y, *mo, *d) * 24 + *h) * 60 + *mi) * 60 + *se;
@@ -120,8 +122,8 @@ bool ParsePrefix(std::string_view line, LinePrefix& out, bool& readable) {
     if (!ParseId(toks[i], out)) continue;
     if (i + 1 < toks.size() && toks[i + 1].size() > 2 && toks[i + 1].front() == '[' &&
         toks[i + 1].back() == ']') {
-      if (auto dev = Num(toks[i + 1].substr(1, toks[i + 1].size() - 2)); dev && *dev >= 0 &&
-                                                                          *dev < 4096) {
+      if (auto dev = Num(toks[i + 1].substr(1, toks[i + 1].size() - 2));
+          dev && *dev >= 0 && *dev < 4096) {
         out.device = static_cast<int>(*dev);
       }
     }
@@ -153,11 +155,24 @@ std::map<std::string_view, std::string_view> KeyValues(std::string_view msg) {
 
 int DatatypeBytes(int64_t dt) {
   switch (dt) {  // ncclDataType_t
-    case 0: case 1: case 10: case 11: return 1;  // int8, uint8, fp8 e4m3 / e5m2
-    case 6: case 9: return 2;                    // float16, bfloat16
-    case 2: case 3: case 7: return 4;            // int32, uint32, float32
-    case 4: case 5: case 8: return 8;            // int64, uint64, float64
-    default: return -1;
+    case 0:
+    case 1:
+    case 10:
+    case 11:
+      return 1;  // int8, uint8, fp8 e4m3 / e5m2
+    case 6:
+    case 9:
+      return 2;  // float16, bfloat16
+    case 2:
+    case 3:
+    case 7:
+      return 4;  // int32, uint32, float32
+    case 4:
+    case 5:
+    case 8:
+      return 8;  // int64, uint64, float64
+    default:
+      return -1;
   }
 }
 
@@ -218,8 +233,7 @@ bool IsInitLike(std::string_view msg) {
   return msg.find("- Init COMPLETE") != std::string_view::npos ||
          msg.find("- Init START") != std::string_view::npos ||
          msg.find("- Abort COMPLETE") != std::string_view::npos ||
-         msg.find("- Destroy COMPLETE") != std::string_view::npos ||
-         StartsWith(msg, "ncclComm");
+         msg.find("- Destroy COMPLETE") != std::string_view::npos || StartsWith(msg, "ncclComm");
 }
 
 class Parser {
@@ -304,8 +318,7 @@ class Parser {
     std::string_view first = msg.substr(0, msg.find(' '));
     info.form = std::string(first);
     if (first == "comm") {
-      info.form = kv.count("commId") ? (kv.count("nvmlDev") ? "comm+nvmlDev+commId"
-                                                             : "comm+commId")
+      info.form = kv.count("commId") ? (kv.count("nvmlDev") ? "comm+nvmlDev+commId" : "comm+commId")
                                      : "comm";
       if (kv.count("localSize")) info.form += "+localSize";
     }

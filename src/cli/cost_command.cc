@@ -65,10 +65,12 @@ class CostCommand : public Command {
     report_->add_option("--prices", prices_, "Site prices file (TOML; docs/cost.md)");
     report_
         ->add_option("--format", format_,
-                     "text, csv, json (with --db: and \"jobs\", $/job, $/step, $/Mtoken), or "
-                     "focus (FinOps FOCUS 1.2 rows; docs/cost.md)")
+                     "text, csv, json, or focus (FinOps FOCUS 1.2 rows; docs/cost.md)")
         ->check(CLI::IsMember({"text", "csv", "json", "focus"}))
         ->capture_default_str();
+    report_->add_flag("--jobs", jobs_,
+                      "JSON: add \"jobs\" ($/job, $/step, $/Mtoken per workload; with --db or "
+                      "--server), as a report grouped by workload does");
     report_->add_option("-o,--output", output_, "Write here instead of stdout");
 
     budgets_ = app.add_subcommand("budgets", "Each [[budget]]'s month so far and its forecast");
@@ -155,7 +157,8 @@ class CostCommand : public Command {
       }
     }
     if (format_ == "csv") return cost::RenderCsv(report);
-    if (format_ == "json" && !db_.empty() && store_.empty()) {
+    if (format_ == "json" && !db_.empty() && store_.empty() &&
+        cost::JobsWanted(SplitList(by_), jobs_)) {
       ASSIGN_OR_RETURN(std::vector<cost::JobCost> jobs, Jobs(ledger, book, from, to));
       return cost::WithJobs(cost::RenderJson(report), jobs);
     }
@@ -216,7 +219,7 @@ class CostCommand : public Command {
   StatusOr<std::string> FromServer() {
     std::string url = server_ + "/api/v1/cost?from=" + from_ + "&to=" + to_ + "&by=" + by_ +
                       "&basis=" + basis_ + "&idle=" + idle_ + "&contention=" + contention_ +
-                      "&format=" + format_;
+                      "&format=" + format_ + (jobs_ ? "&jobs=true" : "");
     return HttpGet(*NewHttpClient({.ca_file = cacert_}), url, 30 * kNsPerSecond,
                    BearerHeader(token_));
   }
@@ -312,6 +315,7 @@ class CostCommand : public Command {
   double surcharge_ = 0.20;
   std::string cloud_, region_, gpu_;
   bool spot_ = false;
+  bool jobs_ = false;
   bool host_split_ = false;
 };
 

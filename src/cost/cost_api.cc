@@ -90,7 +90,13 @@ ApiReply CostQuery(const ApiParams& params, Meter& meter, detect::IncidentBook& 
   if (!report.ok()) return Fail(report.status());
   if (format == "csv") return {200, "text/csv", RenderCsv(*report)};
   if (format == "text") return {200, "text/plain", RenderText(*report)};
-  if (work == nullptr) return {200, "application/json", RenderJson(*report)};
+  const std::string jobs_arg = Get(params, "jobs", "auto");
+  if (jobs_arg != "auto" && jobs_arg != "true" && jobs_arg != "false") {
+    return Fail(InvalidArgumentError("jobs must be auto, true or false"));
+  }
+  if (work == nullptr || jobs_arg == "false" || !JobsWanted(by, jobs_arg == "true")) {
+    return {200, "application/json", RenderJson(*report)};
+  }
   StatusOr<std::map<std::string, WorkTotals>> totals = work->Totals(*from, *to);
   if (!totals.ok()) return Fail(totals.status());
   StatusOr<std::vector<JobCost>> jobs = JobCosts(*ledger, *totals, prices.teams());

@@ -40,11 +40,11 @@ StatusOr<Ledger> LedgerFromMeter(Meter& meter, const std::vector<ContentionWindo
                                  int64_t from_s, int64_t to_s, Rollup rollup,
                                  int64_t cache_before_s) {
   ASSIGN_OR_RETURN(std::vector<MeteredDevice> devices, meter.Devices());
-  ASSIGN_OR_RETURN(std::vector<Holder> holders, meter.Holders());
+  ASSIGN_OR_RETURN(std::shared_ptr<const std::vector<Holder>> holders, meter.Holders());
   MinuteScan scan = [&](const std::function<void(const DeviceMinute&)>& fn) {
     return meter.Scan(from_s, to_s, fn);
   };
-  // An hour is one block only where every minute of it is charged alike:
+  // A span is one block only where every minute of it is charged alike:
   // the allocation basis (usage bases weigh each minute's reading), no
   // energy price times measured energy, no contention window on the device.
   std::unordered_map<int64_t, std::pair<const MeteredDevice*, double>> info;
@@ -56,7 +56,7 @@ StatusOr<Ledger> LedgerFromMeter(Meter& meter, const std::vector<ContentionWindo
   for (const ContentionWindow& w : contention) {
     for (const std::string& dev : w.devices) windows[dev].push_back(&w);
   }
-  BlockOk block_ok = [&](int64_t device, int64_t hour_s, double energy_pos_j) {
+  BlockOk block_ok = [&](int64_t device, int64_t start_s, int64_t span_s, double energy_pos_j) {
     if (policy.basis != Basis::kAllocation) return false;
     auto it = info.find(device);
     if (it == info.end()) return false;
@@ -66,7 +66,7 @@ StatusOr<Ledger> LedgerFromMeter(Meter& meter, const std::vector<ContentionWindo
       auto w = windows.find(*key);
       if (w == windows.end()) continue;
       for (const ContentionWindow* cw : w->second) {
-        if (cw->start_s < hour_s + 3600 && cw->end_s > hour_s) return false;
+        if (cw->start_s < start_s + span_s && cw->end_s > start_s) return false;
       }
     }
     return true;
@@ -77,7 +77,7 @@ StatusOr<Ledger> LedgerFromMeter(Meter& meter, const std::vector<ContentionWindo
       return meter.ScanHours(from_s, to_s, cache_before_s, block_ok, fn);
     };
   }
-  return ComputeLedger(devices, holders, scan, prices, contention, prices.owners(), policy, from_s,
+  return ComputeLedger(devices, *holders, scan, prices, contention, prices.owners(), policy, from_s,
                        to_s);
 }
 

@@ -159,13 +159,28 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
     L.devices[d.id] = d;
     if (!d.partition_kind.empty()) siblings[d.gpu_uuid]++;
   }
-  std::unordered_map<int64_t, double> hami;  // holder -> HAMi share (shares.h)
-  for (const Holder& h : holders) {
-    L.holders[h.id] = h;
-    StatusOr<double> share = HamiShare(h);
-    if (!share.ok()) L.warnings.push_back(share.status().message() + " (charged without a share)");
-    if (share.ok() && *share > 0) hami[h.id] = *share;
-  }
+  // The holders by id; L.holders gets those the period charges (a fleet's
+  // history may hold far more holders than one period sees).
+  std::unordered_map<int64_t, const Holder*> by_id;
+  by_id.reserve(holders.size());
+  for (const Holder& h : holders) by_id.emplace(h.id, &h);
+  // Holder -> HAMi share (shares.h; <= 0: none), for the holders seen so far.
+  std::unordered_map<int64_t, double> hami;
+  auto hami_share = [&](int64_t id) {
+    auto [it, inserted] = hami.try_emplace(id, 0.0);
+    if (inserted) {
+      auto h = by_id.find(id);
+      if (h != by_id.end()) {
+        StatusOr<double> share = HamiShare(*h->second);
+        if (!share.ok()) {
+          L.warnings.push_back(share.status().message() + " (charged without a share)");
+        } else {
+          it->second = *share;
+        }
+      }
+    }
+    return it->second;
+  };
   Holder unattributed;
   unattributed.id = kUnattributed;
   unattributed.key = unattributed.team = unattributed.workload = "(unattributed contention)";
@@ -257,6 +272,10 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
     for (auto& [k, line] : acc.lines()) {
       line.device = device;
       L.lines.push_back(line);
+      if (line.holder > 0 && L.holders.count(line.holder) == 0) {
+        auto h = by_id.find(line.holder);
+        if (h != by_id.end()) L.holders.emplace(line.holder, *h->second);
+      }
     }
     acc.Clear();
   };
@@ -305,11 +324,13 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
       for (size_t i = 0; i < w.size(); ++i) w[i] = std::max(0.0, m.holders[i].util_mean);
     }
     double held = 1;
-    if (!hami.empty()) {
+    bool sliced = false;
+    for (const HolderMinute& h : m.holders) sliced = hami_share(h.holder) > 0 || sliced;
+    if (sliced) {
       std::vector<double> shares;
       for (const HolderMinute& h : m.holders) {
-        auto it = hami.find(h.holder);
-        shares.push_back(it == hami.end() ? -1 : it->second);
+        const double s = hami_share(h.holder);
+        shares.push_back(s > 0 ? s : -1);
       }
       MinuteSplit split = SplitMinute(shares, w);
       w = std::move(split.weights);
@@ -360,8 +381,8 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
         }
         std::vector<size_t> victims, neighbours;
         for (size_t i = 0; i < m.holders.size(); ++i) {
-          auto h = L.holders.find(m.holders[i].holder);
-          bool v = h != L.holders.end() && IsVictim(h->second, cw->workloads);
+          auto h = by_id.find(m.holders[i].holder);
+          bool v = h != by_id.end() && IsVictim(*h->second, cw->workloads);
           (v ? victims : neighbours).push_back(i);
         }
         if (victims.empty() || neighbours.empty()) {
@@ -409,7 +430,8 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
     }
   }));
   finalize(current);
-  L.network = ChargeNetwork(prices.transfers(), EgressTable::Default(), L.holders, from_s, to_s,
+  L.network = ChargeNetwork(prices.transfers(), EgressTable::Default(), holders, L.holders, from_s,
+                            to_s,
                             L.warnings);
   return L;
 }

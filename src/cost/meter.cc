@@ -123,6 +123,13 @@ const std::vector<Migration>& CostMigrations() {
        "CREATE TABLE cost_hours_epoch (id INTEGER PRIMARY KEY CHECK (id = 1), "
        "epoch INTEGER NOT NULL);"
        "INSERT INTO cost_hours_epoch (id, epoch) VALUES (1, 0);"},
+      // The daily rollup (meter_hours.cc), a cache of cost_hours.
+      {"cost", 3,
+       "CREATE TABLE cost_days (device INTEGER NOT NULL, day INTEGER NOT NULL, "
+       "minutes INTEGER NOT NULL, first_minute INTEGER NOT NULL, blocks INTEGER NOT NULL, "
+       "groups TEXT NOT NULL, energy_pos_j REAL NOT NULL, "
+       "PRIMARY KEY (device, day)) WITHOUT ROWID;"
+       "CREATE TABLE cost_days_done (day INTEGER PRIMARY KEY);"},
       // HAMi core / memory limits of a holder (cost/shares.h). Components of
       // their own, so they number apart from the rollup's "cost" versions.
       {"cost_hami", 1,
@@ -257,8 +264,7 @@ Status Meter::Record(const std::vector<RemoteWriteSeries>& series) {
     holder_ids_.clear();
     cursors_.clear();
     floors_.clear();
-    hours_absent_.clear();  // the rolled-back deletes of hourly rows
-    hours_done_absent_.clear();
+    ForgetAbsentRows();  // the rolled-back deletes of rollup rows
     loaded_ = false;
     return st;
   }
@@ -366,7 +372,7 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
   touched.reserve(minutes.size() + holder_minutes.size());
   for (const auto& [k, m] : minutes) touched.push_back(k);
   for (const auto& [k, h] : holder_minutes) touched.push_back({std::get<0>(k), std::get<1>(k)});
-  RETURN_IF_ERROR(InvalidateHoursLocked(touched));
+  RETURN_IF_ERROR(InvalidateRollupLocked(touched));
   ASSIGN_OR_RETURN(Statement * up_minute_ptr,
                    Cached(2,
                           "INSERT INTO cost_minutes (device, minute, present, util_sum, "
@@ -469,13 +475,16 @@ StatusOr<std::vector<MeteredDevice>> Meter::Devices() {
   return out;
 }
 
-StatusOr<std::vector<Holder>> Meter::Holders() {
+StatusOr<std::shared_ptr<const std::vector<Holder>>> Meter::Holders() {
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(Statement q,
                    db_->Prepare("SELECT id, key, namespace, pod, container, workload, team, "
                                 "slurm_job, slurm_user, slurm_account, hami_gpucores, "
-                                "hami_gpumem_percentage FROM cost_holders ORDER BY id"));
-  std::vector<Holder> out;
+                                "hami_gpumem_percentage FROM cost_holders WHERE id > ? "
+                                "ORDER BY id"));
+  const int64_t last = holders_ && !holders_->empty() ? holders_->back().id : 0;
+  q.Bind(1, last);
+  std::vector<Holder> added;
   while (true) {
     ASSIGN_OR_RETURN(bool row, q.Step());
     if (!row) break;
@@ -492,9 +501,17 @@ StatusOr<std::vector<Holder>> Meter::Holders() {
     h.slurm_account = q.ColumnText(9);
     h.hami_gpucores = q.ColumnText(10);
     h.hami_gpumem_percentage = q.ColumnText(11);
-    out.push_back(std::move(h));
+    added.push_back(std::move(h));
   }
-  return out;
+  if (added.empty() && holders_) return holders_;
+  // Copy on write: reports still reading the previous vector keep it.
+  auto next = std::make_shared<std::vector<Holder>>();
+  next->reserve((holders_ ? holders_->size() : 0) + added.size());
+  if (holders_) next->insert(next->end(), holders_->begin(), holders_->end());
+  next->insert(next->end(), std::make_move_iterator(added.begin()),
+               std::make_move_iterator(added.end()));
+  holders_ = std::move(next);
+  return holders_;
 }
 
 Status Meter::Scan(int64_t from_s, int64_t to_s,

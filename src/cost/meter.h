@@ -26,19 +26,22 @@
 // ignored. Devices are named by detect::DeviceKey (node/gpu[/pN]), as in
 // incidents.
 //
-// Hourly rollup (cost_hours, beside the per-minute truth): per device and
-// hour, the number of metered minutes, the first of them, the energy, and
-// the minutes grouped by their holders ("count@first_minute:id,id;..." in
-// order of first minute) unless some minute splits among several holders by
-// their own utilization (then the hour is read minute by minute). It is a
-// cache derived from the minutes:
-// ScanHours builds the rows of closed hours it lacks (one transaction), and
-// a Record that writes into an hour deletes that hour's rows in the same
-// transaction as the minutes, so after a restart or kill -9 the hourly rows
-// never disagree with the minutes (an hour is rebuilt, never counted twice).
+// Rollup (cost_hours and cost_days, beside the per-minute truth): per
+// device and hour, the number of metered minutes, the first of them, the
+// energy, and the minutes grouped by their holders ("count@first_minute:
+// id,id;..." in order of first minute) unless some minute splits among
+// several holders by their own utilization (then the hour is read minute by
+// minute); per device and UTC day the same, summed from the day's hours. It
+// is a cache derived from the minutes:
+// ScanHours builds the rows of closed hours, then of closed days, it lacks
+// (one transaction each; a day only when every hour of it has rows), and a
+// Record that writes into a span deletes that span's rows in the same
+// transaction as the minutes, so after a restart or kill -9 the rollup never
+// disagrees with the minutes (a span is rebuilt, never counted twice).
 // Another process (gpufleet cost report --db) may build rows too: each build
 // bumps an epoch that a write reads in its transaction, so a writer never
-// trusts what it knew about rows built elsewhere.
+// trusts what it knew about rows built elsewhere; a scan reads in one
+// snapshot and takes a span whose rows are missing from the level below.
 //
 // Thread safety: Record, Scan and ScanHours are serialized by an internal mutex; the
 // StateDb must not be used by anything else concurrently.
@@ -48,6 +51,7 @@
 #include <functional>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -62,6 +66,9 @@
 namespace gpufleet::cost {
 
 const std::vector<Migration>& CostMigrations();
+
+// Levels of the rollup: hours and days.
+inline constexpr int kRollupLevels = 2;
 
 // The names of the metered series (above), in a fixed order.
 std::vector<std::string_view> MeteredMetricNames();
@@ -96,18 +103,19 @@ struct DeviceMinute {
   double bw_mean = -1;
   double energy_j = 0;
   std::vector<HolderMinute> holders;
-  // A block from the hourly rollup when > 1 or from ScanHours' blocks:
-  // `repeat` metered minutes of one hour, minute_s the first, all with these
+  // A block from the rollup when > 1 or from ScanHours' blocks: `repeat`
+  // metered minutes of one hour or day, minute_s the first, all with these
   // holders (equal weights) and no readings; ComputeLedger charges it as
   // `repeat` such minutes.
   int64_t repeat = 1;
 };
 
-// Whether ScanHours may hand over an hour of `device` as blocks (one per
-// group of minutes with the same holders):
-// (device id, hour start, energy in the hour in joules, counting only
-// positive minutes).
-using BlockOk = std::function<bool(int64_t device, int64_t hour_s, double energy_pos_j)>;
+// Whether ScanHours may hand over a span of `device` as blocks (one per
+// group of minutes with the same holders): (device id, span start, span
+// length in seconds (3600 or 86400), energy in the span in joules, counting
+// only positive minutes).
+using BlockOk =
+    std::function<bool(int64_t device, int64_t start_s, int64_t span_s, double energy_pos_j)>;
 
 struct MeterCounters {
   uint64_t samples_metered = 0;
@@ -124,18 +132,21 @@ class Meter {
   // Meters the metered series of one write (see above); one transaction.
   Status Record(const std::vector<RemoteWriteSeries>& series);
 
-  // Devices and holders known to the ledger.
+  // Devices and holders known to the ledger. Holders are ordered by id and
+  // never change once written, so the meter keeps them between calls and
+  // reads only the rows added since (a fleet's history holds many).
   StatusOr<std::vector<MeteredDevice>> Devices();
-  StatusOr<std::vector<Holder>> Holders();
+  StatusOr<std::shared_ptr<const std::vector<Holder>>> Holders();
   // Calls fn for every metered device-minute in [from_s, to_s), ordered by
   // device then minute, holders attached. Memory: one minute at a time.
   Status Scan(int64_t from_s, int64_t to_s, const std::function<void(const DeviceMinute&)>& fn);
 
-  // Like Scan, but whole hours in [from_s, to_s) that end at or before
-  // `cache_before_s` come from the hourly rollup (built first where
-  // missing): an hour that `block_ok` accepts is one block per holder group
-  // (DeviceMinute::repeat), any other hour and the ragged edges are read
-  // minute by minute. Ordered by device, then time.
+  // Like Scan, but whole days and hours in [from_s, to_s) that end at or
+  // before `cache_before_s` come from the rollup (built first where
+  // missing): a day or hour that `block_ok` accepts is one block per holder
+  // group (DeviceMinute::repeat), a day it refuses is read hour by hour, an
+  // hour it refuses and the ragged edges minute by minute. Ordered by
+  // device, then time.
   Status ScanHours(int64_t from_s, int64_t to_s, int64_t cache_before_s, const BlockOk& block_ok,
                    const std::function<void(const DeviceMinute&)>& fn);
 
@@ -152,10 +163,24 @@ class Meter {
   // Minutes of one device in [from_s, to_s), as Scan hands them over.
   Status DeviceMinutesLocked(int64_t device, int64_t from_s, int64_t to_s,
                              const std::function<void(const DeviceMinute&)>& fn);
-  // Builds the missing hourly rows of hours [h0_s, h1_s) (one transaction).
+  // Builds the missing rows of hours [h0_s, h1_s) from the minutes, and of
+  // days [d0_s, d1_s) from the hours (one transaction each).
   Status BuildHoursLocked(int64_t h0_s, int64_t h1_s);
-  // Deletes the hourly rows of hours a write touches (inside its transaction).
-  Status InvalidateHoursLocked(const std::vector<std::pair<int64_t, int64_t>>& device_minutes);
+  Status BuildDaysLocked(int64_t d0_s, int64_t d1_s);
+  // The first and last metered minute of any of `devices` (first > last: none).
+  StatusOr<std::pair<int64_t, int64_t>> MinuteRangeLocked(const std::vector<int64_t>& devices);
+  // Spans of rollup `level` in [a_s, b_s) whose rows are built.
+  StatusOr<std::unordered_set<int64_t>> DoneLocked(int level, int64_t a_s, int64_t b_s);
+  // Marks spans of `level` built and bumps the epoch (inside a build).
+  Status MarkBuiltLocked(int level, const std::vector<std::pair<int64_t, int64_t>>& runs);
+  // Hands over [a_s, b_s) of `device` from rollup `level` (-1: minutes).
+  struct ScanState;
+  Status ScanLevelLocked(int level, int64_t device, int64_t a_s, int64_t b_s, const ScanState& st,
+                         const std::function<void(const DeviceMinute&)>& fn);
+  // Deletes the rollup rows of the spans a write touches (inside its
+  // transaction).
+  Status InvalidateRollupLocked(const std::vector<std::pair<int64_t, int64_t>>& device_minutes);
+  void ForgetAbsentRows();
   // The hot statements, prepared once per slot.
   StatusOr<Statement*> Cached(int slot, const char* sql);
   // The id of the device / holder a series names, a new row when unknown.
@@ -172,13 +197,15 @@ class Meter {
   std::unordered_map<uint64_t, int64_t> floors_;         // guarded by mu_
   std::unordered_map<std::string, int64_t> device_ids_;  // guarded by mu_
   std::unordered_map<std::string, int64_t> holder_ids_;  // guarded by mu_
+  std::shared_ptr<const std::vector<Holder>> holders_;   // guarded by mu_; Holders()
   MeterCounters counters_;                               // guarded by mu_
   std::map<int, Statement> statements_;                  // guarded by mu_
-  // (device, hour) and hours whose hourly rows are known absent (deleted in
-  // a committed write, or never built since); cleared by a build.
-  std::unordered_set<uint64_t> hours_absent_;      // guarded by mu_
-  std::unordered_set<int64_t> hours_done_absent_;  // guarded by mu_
-  int64_t hours_epoch_ = -1;                        // guarded by mu_; of the sets above
+  // Per rollup level (hours, days): (device, span) and spans whose rows are
+  // known absent (deleted in a committed write, or never built since);
+  // cleared by a build.
+  std::unordered_set<uint64_t> absent_[kRollupLevels];      // guarded by mu_
+  std::unordered_set<int64_t> done_absent_[kRollupLevels];  // guarded by mu_
+  int64_t rollup_epoch_ = -1;                                // guarded by mu_; of the sets above
 };
 
 }  // namespace gpufleet::cost

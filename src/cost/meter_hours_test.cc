@@ -1,8 +1,8 @@
-// The hourly rollup against the per-minute truth: random fleets metered
-// through Meter::Record, random periods and policies; the ledger read from
-// whole hours (plus minutes at the edges) must equal the ledger read minute
-// by minute, to the micro-dollar, also after late writes into hours already
-// rolled up and after a restart.
+// The rollup against the per-minute truth: random fleets metered through
+// Meter::Record, random periods and policies; the ledger read from whole
+// days and hours (plus minutes at the edges) must equal the ledger read
+// minute by minute, to the micro-dollar, also after late writes into spans
+// already rolled up and after a restart, with and without HAMi slices.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -65,13 +65,17 @@ RemoteWriteSeries Sample(Labels labels, int64_t ts_ms, double v) {
   return s;
 }
 
+// `hami`: pods 1, 4, 7... hold a HAMi core slice, pods 2, 5, 8... a memory
+// slice (cost/shares.h), the rest none.
 RemoteWriteSeries HolderSample(const std::string& metric, const std::string& node, int gpu, int pod,
-                               int64_t ts_ms, double v) {
+                               int64_t ts_ms, double v, bool hami = false) {
   Labels l = DeviceLabels(metric, node, gpu);
   l.Set("workload_pod", "p" + std::to_string(pod));
   l.Set("workload_namespace", "ns");
   l.Set("workload_container", "c");
   l.Set("workload_team", pod % 2 ? "red" : "blue");
+  if (hami && pod % 3 == 1) l.Set("workload_hami_gpucores", std::to_string(15 + 10 * pod));
+  if (hami && pod % 3 == 2) l.Set("workload_hami_gpumem_percentage", "35");
   return Sample(std::move(l), ts_ms, v);
 }
 
@@ -100,14 +104,27 @@ void ExpectSameLedger(const Ledger& minutes, const Ledger& hours, const std::str
   EXPECT_EQ(minutes.first_minute_s, hours.first_minute_s) << where;
 }
 
-TEST(MeterHoursTest, HoursEqualMinutesOnRandomFleetsAndPeriods) {
+// Random fleets metered minute by minute through Record (see the file's
+// comment); `hours` long each, starting `start_offset_s` after an hour or day
+// boundary, pods changing with probability `change` a minute. Counts the
+// held blocks of more than one hour / one day the rollup served.
+struct RandomFleets {
+  int fleets = 10;
+  int min_hours = 3, max_hours = 6;
+  int64_t t0_base_s = 1'796'000'400;
+  double change = 0.01;
+  bool hami = false;
+  uint64_t seed = 20261205;
+};
+
+void CheckRandomFleets(const RandomFleets& cfg, int64_t& blocks_seen, int64_t& day_blocks_seen) {
   StatusOr<PriceBook> book = PriceBook::Parse(kSite, "site.toml");
   ASSERT_TRUE(book.ok()) << book.status().ToString();
-  std::mt19937_64 rng(20261205);
+  std::mt19937_64 rng(cfg.seed);
   std::uniform_real_distribution<double> unit(0, 1);
-  int64_t blocks_seen = 0;
-  for (int fleet = 0; fleet < 10; ++fleet) {
-    const std::string path = TempDb("meter_hours_" + std::to_string(fleet) + ".db");
+  for (int fleet = 0; fleet < cfg.fleets; ++fleet) {
+    const std::string path =
+        TempDb("meter_hours_" + std::to_string(cfg.seed) + "_" + std::to_string(fleet) + ".db");
     auto opened = StateDb::Open(path, CostMigrations());
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
     std::unique_ptr<StateDb> db = std::move(*opened);
@@ -117,8 +134,9 @@ TEST(MeterHoursTest, HoursEqualMinutesOnRandomFleetsAndPeriods) {
     const int n_dev = 1 + static_cast<int>(rng() % 4);
     const int n_pods = 1 + static_cast<int>(rng() % 4);
     const bool weighted = rng() % 3 == 0;  // holders report their own utilization
-    const int hours = 3 + static_cast<int>(rng() % 4);
-    const int64_t t0_s = 1'796'000'400 + 60 * static_cast<int64_t>(rng() % 90);
+    const int hours =
+        cfg.min_hours + static_cast<int>(rng() % (cfg.max_hours - cfg.min_hours + 1));
+    const int64_t t0_s = cfg.t0_base_s + 60 * static_cast<int64_t>(rng() % 90);
     std::vector<std::vector<int>> held(n_dev);
     std::vector<double> energy(n_dev, 0);
     auto write_minute = [&](int k) {
@@ -126,7 +144,7 @@ TEST(MeterHoursTest, HoursEqualMinutesOnRandomFleetsAndPeriods) {
       const int64_t ts = (t0_s + 60LL * k) * 1000 + 7000;
       for (int d = 0; d < n_dev; ++d) {
         const std::string node = nodes[d % 3] + std::string(d >= 3 ? "x" : "");
-        if (k == 0 || unit(rng) < 0.01) {
+        if (k == 0 || unit(rng) < cfg.change) {
           held[d].clear();
           for (int p = 0; p < n_pods; ++p) {
             if (unit(rng) < 0.5) held[d].push_back(p);
@@ -143,9 +161,10 @@ TEST(MeterHoursTest, HoursEqualMinutesOnRandomFleetsAndPeriods) {
         energy[d] += unit(rng) < 0.3 ? 0 : unit(rng) * 40000;
         w.push_back(Sample(DeviceLabels("gpu_energy_joules_total", node, d), ts, energy[d]));
         for (int p : held[d]) {
-          w.push_back(HolderSample("gpu_workload_info", node, d, p, ts, 1));
+          w.push_back(HolderSample("gpu_workload_info", node, d, p, ts, 1, cfg.hami));
           if (weighted) {
-            w.push_back(HolderSample("gpu_process_utilization_ratio", node, d, p, ts, unit(rng)));
+            w.push_back(HolderSample("gpu_process_utilization_ratio", node, d, p, ts, unit(rng),
+                                     cfg.hami));
           }
         }
       }
@@ -162,6 +181,7 @@ TEST(MeterHoursTest, HoursEqualMinutesOnRandomFleetsAndPeriods) {
       cw.slowdown = 0.3;
       windows.push_back(cw);
     }
+    const int64_t closed_before = t0_s + 3600 * (hours + 24);
     auto compare = [&](const std::string& stage) {
       for (int period = 0; period < 6; ++period) {
         int64_t from = t0_s + 60 * (static_cast<int64_t>(rng() % (60 * hours + 60)) - 30);
@@ -177,7 +197,7 @@ TEST(MeterHoursTest, HoursEqualMinutesOnRandomFleetsAndPeriods) {
               StatusOr<Ledger> a =
                   LedgerFromMeter(*meter, windows, *book, policy, from, to, Rollup::kMinutes, 0);
               StatusOr<Ledger> b = LedgerFromMeter(*meter, windows, *book, policy, from, to,
-                                                   Rollup::kHours, t0_s + 3600 * 24);
+                                                   Rollup::kHours, closed_before);
               ASSERT_TRUE(a.ok()) << a.status().ToString();
               ASSERT_TRUE(b.ok()) << b.status().ToString();
               ExpectSameLedger(*a, *b,
@@ -194,12 +214,12 @@ TEST(MeterHoursTest, HoursEqualMinutesOnRandomFleetsAndPeriods) {
     for (int k = 0; k < total / 2; ++k) write_minute(k);
     compare("first half");
     for (int k = total / 2; k < total; ++k) write_minute(k);
-    // A late write into hours already rolled up: a pod first reported now
-    // for minutes of the first hour.
+    // A late write into hours (and days) already rolled up: a pod first
+    // reported now for minutes of the first hour.
     std::vector<RemoteWriteSeries> late;
     for (int k = 5; k < 40; ++k) {
-      late.push_back(
-          HolderSample("gpu_workload_info", nodes[0], 0, 9, (t0_s + 60LL * k) * 1000, 1));
+      late.push_back(HolderSample("gpu_workload_info", nodes[0], 0, 9, (t0_s + 60LL * k) * 1000, 1,
+                                  cfg.hami));
     }
     for (RemoteWriteSeries& s : late) ASSERT_TRUE(meter->Record({s}).ok());
     compare("late write");
@@ -214,15 +234,39 @@ TEST(MeterHoursTest, HoursEqualMinutesOnRandomFleetsAndPeriods) {
     compare("restart");
 
     // The rollup did serve held blocks (the comparison is not minutes vs minutes).
-    ASSERT_TRUE(
-        meter
-            ->ScanHours(
-                t0_s - 3600, t0_s + 3600 * 24, t0_s + 3600 * 24,
-                [](int64_t, int64_t, double) { return true; },
-                [&](const DeviceMinute& m) { blocks_seen += m.repeat > 1 && !m.holders.empty(); })
-            .ok());
+    ASSERT_TRUE(meter
+                    ->ScanHours(t0_s - 3600, closed_before, closed_before,
+                                [](int64_t, int64_t, int64_t, double) { return true; },
+                                [&](const DeviceMinute& m) {
+                                  if (m.holders.empty()) return;
+                                  blocks_seen += m.repeat > 1;
+                                  day_blocks_seen += m.repeat > 60;
+                                })
+                    .ok());
   }
-  EXPECT_GT(blocks_seen, 0);
+}
+
+TEST(MeterHoursTest, HoursEqualMinutesOnRandomFleetsAndPeriods) {
+  int64_t blocks = 0, day_blocks = 0;
+  CheckRandomFleets(RandomFleets(), blocks, day_blocks);
+  EXPECT_GT(blocks, 0);
+}
+
+// Fleets of one to three days, so that whole UTC days come from the daily
+// rollup, with HAMi slices (shares charged per block): the same equality.
+TEST(MeterHoursTest, DaysAndHamiSlicesEqualMinutes) {
+  RandomFleets cfg;
+  cfg.fleets = 3;
+  cfg.min_hours = 26;
+  cfg.max_hours = 60;
+  cfg.t0_base_s = 1'796'083'200 - 5 * 3600;  // 2026-11-30T19:00Z: a day starts 5 h in
+  cfg.change = 0.002;
+  cfg.hami = true;
+  cfg.seed = 20261206;
+  int64_t blocks = 0, day_blocks = 0;
+  CheckRandomFleets(cfg, blocks, day_blocks);
+  EXPECT_GT(blocks, 0);
+  EXPECT_GT(day_blocks, 0);
 }
 
 // kill -9 while metering and rolling up: a child meters minute after minute
@@ -247,7 +291,8 @@ TEST(MeterHoursTest, KillNineDuringRollupLosesAndDoublesNothing) {
     EXPECT_TRUE(db.ok());
     return std::move(*db);
   };
-  const BlockOk all = [](int64_t, int64_t, double) { return true; };
+  const BlockOk all = [](int64_t, int64_t, int64_t, double) { return true; };
+  const int64_t kDay0 = kT0 / 86400 * 86400;
   const std::string killed = TempDb("meter_hours_kill.db");
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
@@ -259,8 +304,11 @@ TEST(MeterHoursTest, KillNineDuringRollupLosesAndDoublesNothing) {
     Meter meter(db.get());
     for (int k = 0; k < kWrites; ++k) {
       if (!meter.Record(write_k(k)).ok()) _exit(2);
-      if (k % 37 == 0 &&
-          !meter.ScanHours(kT0, kT0 + 86400, kT0 + 86400, all, [](const DeviceMinute&) {}).ok()) {
+      // Over the whole UTC days around the writes: days are rolled up too.
+      if (k % 37 == 0 && !meter
+                              .ScanHours(kDay0, kDay0 + 2 * 86400, kDay0 + 2 * 86400, all,
+                                         [](const DeviceMinute&) {})
+                              .ok()) {
         _exit(4);
       }
       if (write(fds[1], &k, sizeof k) != sizeof k) _exit(3);
@@ -285,10 +333,11 @@ TEST(MeterHoursTest, KillNineDuringRollupLosesAndDoublesNothing) {
   Meter clean(clean_db.get());
   for (int i = 0; i < kWrites; ++i) ASSERT_TRUE(clean.Record(write_k(i)).ok());
   LedgerPolicy policy;
-  for (int64_t from : {kT0, kT0 + 1800}) {
-    const int64_t to = kT0 + 60LL * kWrites + 60;
+  for (auto [from, to] : {std::pair<int64_t, int64_t>{kT0, kT0 + 60LL * kWrites + 60},
+                          {kT0 + 1800, kT0 + 60LL * kWrites + 60},
+                          {kDay0, kDay0 + 2 * 86400}}) {
     StatusOr<Ledger> hours =
-        LedgerFromMeter(after, {}, *book, policy, from, to, Rollup::kHours, kT0 + 86400);
+        LedgerFromMeter(after, {}, *book, policy, from, to, Rollup::kHours, kDay0 + 2 * 86400);
     StatusOr<Ledger> minutes =
         LedgerFromMeter(after, {}, *book, policy, from, to, Rollup::kMinutes, 0);
     StatusOr<Ledger> clean_minutes =

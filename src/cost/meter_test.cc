@@ -72,8 +72,33 @@ TEST(MeterTest, RollsUpOneMinute) {
   ASSERT_EQ(m[0].holders.size(), 1u);
   auto holders = db.meter->Holders();
   ASSERT_TRUE(holders.ok());
-  EXPECT_EQ((*holders)[0].pod, "train-0");
-  EXPECT_EQ((*holders)[0].namespace_, "research");
+  ASSERT_EQ((*holders)->size(), 1u);
+  EXPECT_EQ((**holders)[0].pod, "train-0");
+  EXPECT_EQ((**holders)[0].namespace_, "research");
+}
+
+// Holders() keeps what it read and adds the holders written since; a vector
+// handed out earlier does not change under its reader.
+TEST(MeterTest, HoldersListGrowsWithNewHolders) {
+  Db db(TempDb("meter_holders.db"));
+  ASSERT_TRUE(db.meter->Record(Write(60'000, 1000, 1900)).ok());
+  auto first = db.meter->Holders();
+  ASSERT_TRUE(first.ok());
+  ASSERT_EQ((*first)->size(), 1u);
+  ASSERT_TRUE(db.meter
+                  ->Record({Series("gpu_workload_info", {{120'000, 1}},
+                                   {{"workload_pod", "eval-1"},
+                                    {"workload_namespace", "research"},
+                                    {"workload_container", "c"}})})
+                  .ok());
+  auto second = db.meter->Holders();
+  ASSERT_TRUE(second.ok());
+  ASSERT_EQ((*second)->size(), 2u);
+  EXPECT_EQ((**second)[1].pod, "eval-1");
+  EXPECT_EQ((*first)->size(), 1u);
+  auto third = db.meter->Holders();  // nothing new: the same list
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ(third->get(), second->get());
 }
 
 // A retried write (the response was lost) and a replay after a restart

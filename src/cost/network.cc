@@ -119,6 +119,7 @@ StatusOr<std::vector<Transfer>> ParseTransfers(const TomlReader& root) {
 
 std::vector<NetworkCharge> ChargeNetwork(const std::vector<Transfer>& transfers,
                                          const EgressTable& egress,
+                                         const std::vector<Holder>& known,
                                          std::map<int64_t, Holder>& holders, int64_t from_s,
                                          int64_t to_s, std::vector<std::string>& warnings) {
   std::vector<NetworkCharge> out;
@@ -133,12 +134,16 @@ std::vector<NetworkCharge> ChargeNetwork(const std::vector<Transfer>& transfers,
     c.gb = x.gb;
     c.at_s = x.at_s;
     c.where = x.where;
-    for (const auto& [id, h] : holders) {
-      if (id <= 0) continue;
+    for (const Holder& h : known) {
+      if (h.id <= 0) continue;
       if ((!x.workload.empty() && x.workload == h.workload) || (!x.pod.empty() && x.pod == h.pod) ||
           (!x.slurm_job.empty() && x.slurm_job == h.slurm_job)) {
-        c.holder = id;
-        break;
+        if (c.holder == 0 || h.id < c.holder) c.holder = h.id;
+      }
+    }
+    if (c.holder != 0 && holders.count(c.holder) == 0) {
+      for (const Holder& h : known) {
+        if (h.id == c.holder) holders[h.id] = h;
       }
     }
     if (c.holder == 0) {

@@ -83,11 +83,13 @@ struct NetworkCharge {
 };
 
 // Charges the transfers whose `at` is in [from_s, to_s). A transfer's holder
-// is the first of `holders` whose workload, pod or Slurm job it names; else
-// a synthetic holder (ids from kNetworkHolderBase down) added to `holders`.
+// is the lowest id of `known` whose workload, pod or Slurm job it names
+// (copied into `holders`); else a synthetic holder (ids from
+// kNetworkHolderBase down) added to `holders`.
 // Unpriced clouds add to `warnings`.
 std::vector<NetworkCharge> ChargeNetwork(const std::vector<Transfer>& transfers,
                                          const EgressTable& egress,
+                                         const std::vector<Holder>& known,
                                          std::map<int64_t, Holder>& holders, int64_t from_s,
                                          int64_t to_s, std::vector<std::string>& warnings);
 

@@ -101,6 +101,10 @@ std::vector<UnitCostChange> UnitCostChanges(const std::vector<JobCost>& baseline
   return out;
 }
 
+bool JobsWanted(const std::vector<std::string>& by, bool asked) {
+  return asked || std::find(by.begin(), by.end(), "workload") != by.end();
+}
+
 std::string WithJobs(const std::string& report_json, const std::vector<JobCost>& jobs) {
   using nlohmann::json;
   json out = json::parse(report_json, nullptr, /*allow_exceptions=*/false);

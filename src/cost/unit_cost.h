@@ -69,6 +69,10 @@ struct UnitCostChange {
 std::vector<UnitCostChange> UnitCostChanges(const std::vector<JobCost>& baseline,
                                             const std::vector<JobCost>& recent);
 
+// Whether a JSON report carries "jobs": asked for, or grouped by workload
+// (a report by team does not list every job of the period unasked).
+bool JobsWanted(const std::vector<std::string>& by, bool asked);
+
 // `report_json` (RenderJson) with "jobs": one object per job (workload,
 // team, cost_usd, contention_usd, network_usd, gpu_hours, steps, tokens,
 // usd_per_step, usd_per_million_tokens; null when not known).

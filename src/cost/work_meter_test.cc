@@ -84,9 +84,9 @@ TEST(WorkMeterTest, MeterKeepsHamiLimitsOfAHolder) {
   ASSERT_TRUE(m.Record({Series("gpu_workload_info", {{60'000, 1}}, labels)}).ok());
   auto holders = m.Holders();
   ASSERT_TRUE(holders.ok());
-  ASSERT_EQ(holders->size(), 1u);
-  EXPECT_EQ((*holders)[0].hami_gpucores, "25");
-  EXPECT_EQ((*holders)[0].hami_gpumem_percentage, "30");
+  ASSERT_EQ((*holders)->size(), 1u);
+  EXPECT_EQ((**holders)[0].hami_gpucores, "25");
+  EXPECT_EQ((**holders)[0].hami_gpumem_percentage, "30");
 }
 
 }  // namespace

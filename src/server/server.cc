@@ -255,13 +255,13 @@ std::optional<double> Server::IncidentCostUsd(const detect::IncidentRecord& r) {
   const int64_t from_s = w.front().start_s / 60 * 60;
   const int64_t to_s = (w.front().end_s / 60 + 1) * 60;
   StatusOr<std::vector<cost::MeteredDevice>> devices = meter_->Devices();
-  StatusOr<std::vector<cost::Holder>> holders = meter_->Holders();
+  StatusOr<std::shared_ptr<const std::vector<cost::Holder>>> holders = meter_->Holders();
   if (!devices.ok() || !holders.ok()) return std::nullopt;
   cost::MinuteScan scan = [&](const std::function<void(const cost::DeviceMinute&)>& fn) {
     return meter_->Scan(from_s, to_s, fn);
   };
   StatusOr<cost::Ledger> ledger = cost::ComputeLedger(
-      *devices, *holders, scan, *prices_, w, prices_->owners(), cost::LedgerPolicy(), from_s, to_s);
+      *devices, **holders, scan, *prices_, w, prices_->owners(), cost::LedgerPolicy(), from_s, to_s);
   if (!ledger.ok()) return std::nullopt;
   int64_t micro = 0;
   for (const cost::ChargeLine& l : ledger->lines) {

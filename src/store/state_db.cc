@@ -224,6 +224,12 @@ Status Transaction::Begin() {
   return OkStatus();
 }
 
+Status Transaction::BeginRead() {
+  RETURN_IF_ERROR(db_->Exec("BEGIN"));
+  begun_ = true;
+  return OkStatus();
+}
+
 Status Transaction::Commit() {
   RETURN_IF_ERROR(db_->Exec("COMMIT"));
   done_ = true;

@@ -113,7 +113,8 @@ class Transaction {
   ~Transaction();
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
-  Status Begin();
+  Status Begin();      // BEGIN IMMEDIATE: the write lock at once
+  Status BeginRead();  // BEGIN (deferred): a read snapshot from the first read
   Status Commit();
 
  private:

@@ -114,7 +114,7 @@ std::string FocusNetworkRows(const Ledger& L,
   std::string out;
   for (const NetworkCharge& c : L.network) {
     const Holder* h = nullptr;
-    if (auto it = L.holders.find(c.holder); it != L.holders.end()) h = &it->second;
+    if (auto it = L.holders.find(c.holder); it != L.holders.end()) h = it->second.get();
     std::string team = h != nullptr ? TeamOf(*h, teams) : "";
     json tags = json::object();
     if (h != nullptr && !h->workload.empty()) tags["gpufleet/workload"] = h->workload;
@@ -168,7 +168,7 @@ std::string RenderFocusCsv(const Ledger& L,
     const MeteredDevice& d = L.devices.at(l.device);
     const DeviceCost& dc = L.device_costs.at(l.device);
     const Holder* h = nullptr;
-    if (auto it = L.holders.find(l.holder); it != L.holders.end()) h = &it->second;
+    if (auto it = L.holders.find(l.holder); it != L.holders.end()) h = it->second.get();
     const bool usage = l.category != Category::kContention;
     const std::string category = usage ? "Usage" : l.micro_usd < 0 ? "Credit" : "Adjustment";
     const std::string cost = Decimal(static_cast<double>(l.micro_usd) / 1e6);

@@ -30,6 +30,7 @@ std::vector<ContentionWindow> ContentionWindows(const std::vector<detect::Incide
     if (w.end_s <= from_s || w.start_s >= to_s) continue;
     w.slowdown = r.estimated_slowdown;
     if (!r.causes.empty()) w.cause = r.causes.front().name;
+    w.kind = r.kind;
     out.push_back(std::move(w));
   }
   return out;
@@ -77,7 +78,7 @@ StatusOr<Ledger> LedgerFromMeter(Meter& meter, const std::vector<ContentionWindo
       return meter.ScanHours(from_s, to_s, cache_before_s, block_ok, fn);
     };
   }
-  return ComputeLedger(devices, *holders, scan, prices, contention, prices.owners(), policy, from_s,
+  return ComputeLedger(devices, holders, scan, prices, contention, prices.owners(), policy, from_s,
                        to_s);
 }
 

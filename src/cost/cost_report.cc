@@ -55,7 +55,7 @@ std::string HolderValue(std::string_view dim, int64_t holder, const Ledger& L,
   if (holder == kNoHolder) return "(unallocated)";
   auto it = L.holders.find(holder);
   if (it == L.holders.end()) return "(unknown holder)";
-  const Holder& h = it->second;
+  const Holder& h = *it->second;
   if (dim == "team") return TeamOf(h, teams);
   auto or_dash = [](const std::string& s) { return s.empty() ? std::string("-") : s; };
   if (dim == "namespace") return or_dash(h.namespace_);

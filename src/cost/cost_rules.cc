@@ -25,6 +25,12 @@ std::vector<Rule> Rules() {
                                   ") (avg_over_time(gpu_process_utilization_ratio{"
                                   "workload_pod!=\"\"}[1m]) or avg_over_time("
                                   "gpu_process_utilization_ratio{workload_slurm_job!=\"\"}[1m]))";
+  // The device's mean readings of the minute, clamped to [0, 1].
+  auto mean = [&](const char* metric) {
+    return "clamp(max by (" + dev + ") (avg_over_time(" + metric + "[1m])), 0, 1)";
+  };
+  const std::string util = mean("gpu_utilization_ratio");
+  const std::string bw = mean("gpu_memory_bandwidth_utilization_ratio");
   return {
       {"gpufleet:device_metered:bool",
        "max by (" + dev + ") (count_over_time(gpu_up[1m]) > bool 0)"},
@@ -47,10 +53,31 @@ std::vector<Rule> Rules() {
            ") group_left() gpufleet:device_cost_usd_per_hour"},
       {"gpufleet:device_idle_cost_usd_per_hour",
        "gpufleet:device_cost_usd_per_hour unless on (" + dev + ") gpufleet:holder_present:bool"},
+      // Usage bases (docs/cost.md): the share of the cost a minute's readings
+      // charge; a minute without a reading counts as fully used.
+      {"gpufleet:device_usage:ratio",
+       util + " or on (" + dev + ") gpufleet:device_metered:bool"},
+      {"gpufleet:device_usage_mean:ratio",
+       "clamp((" + util + " + on (" + dev + ") " + bw + ") / 2, 0, 1) or " + util + " or on (" +
+           dev + ") gpufleet:device_metered:bool"},
+      {"gpufleet:holder_usage_cost_usd_per_hour",
+       "gpufleet:holder_cost_usd_per_hour * on (" + dev +
+           ") group_left() gpufleet:device_usage:ratio"},
+      {"gpufleet:holder_usage_mean_cost_usd_per_hour",
+       "gpufleet:holder_cost_usd_per_hour * on (" + dev +
+           ") group_left() gpufleet:device_usage_mean:ratio"},
       {"namespace:gpufleet_cost_usd_per_hour:sum",
        "sum by (workload_namespace) (gpufleet:holder_cost_usd_per_hour)"},
       {"team:gpufleet_cost_usd_per_hour:sum",
        "sum by (workload_team) (gpufleet:holder_cost_usd_per_hour)"},
+      {"namespace:gpufleet_usage_cost_usd_per_hour:sum",
+       "sum by (workload_namespace) (gpufleet:holder_usage_cost_usd_per_hour)"},
+      {"team:gpufleet_usage_cost_usd_per_hour:sum",
+       "sum by (workload_team) (gpufleet:holder_usage_cost_usd_per_hour)"},
+      {"namespace:gpufleet_usage_mean_cost_usd_per_hour:sum",
+       "sum by (workload_namespace) (gpufleet:holder_usage_mean_cost_usd_per_hour)"},
+      {"team:gpufleet_usage_mean_cost_usd_per_hour:sum",
+       "sum by (workload_team) (gpufleet:holder_usage_mean_cost_usd_per_hour)"},
       {"slurm_account:gpufleet_cost_usd_per_hour:sum",
        "sum by (workload_slurm_account) (gpufleet:holder_cost_usd_per_hour{"
        "workload_slurm_job!=\"\"})"},

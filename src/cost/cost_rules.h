@@ -18,6 +18,19 @@
 //   gpufleet:device_idle_cost_usd_per_hour  devices no one holds
 //   namespace:gpufleet_cost_usd_per_hour:sum, team:..., slurm_account:...
 //
+// and the usage bases' charges (the ledger's `--basis usage` / `usage-mean`
+// base lines; the rest of the holder's cost is its allocated idle):
+//
+//   gpufleet:device_usage:ratio        the minute's mean utilization, 1 without a reading
+//   gpufleet:device_usage_mean:ratio   (utilization + bandwidth utilization) / 2, else as above
+//   gpufleet:holder_usage_cost_usd_per_hour, gpufleet:holder_usage_mean_cost_usd_per_hour
+//   namespace: / team:gpufleet_usage_cost_usd_per_hour:sum, ..._usage_mean_...
+//
+// Not in the rules: HAMi slices (a share is a label, which PromQL cannot turn
+// into a value), contention transfers (incidents are not series) and
+// network charges (declared transfers): the built-in ledger and
+// `cost report --from-store` charge those.
+//
 // Dollars of a period: sum_over_time(rule[period]) / 60 (one sample a
 // minute). Differences from the built-in ledger, by construction: a device
 // where only some holders report utilization splits unevenly here (the

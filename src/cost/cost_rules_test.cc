@@ -40,7 +40,7 @@ TEST(CostRulesTest, RulesReadOnlyKnownSeriesInOrder) {
                                    "gpufleet_cost_device_usd_per_kwh"};
   const std::regex name(R"(([a-z_:][a-z0-9_:]*)\s*(\{|\[|\)|$| [*/+]| or| unless| >))");
   const std::set<std::string> words = {"by", "on", "or", "unless", "bool", "group_left",
-                                       "max", "sum", "count", "rate", "avg_over_time",
+                                       "max", "sum", "count", "rate", "avg_over_time", "clamp",
                                        "max_over_time", "count_over_time"};
   for (const Parsed& r : rules) {
     SCOPED_TRACE(r.record);
@@ -65,6 +65,8 @@ TEST(CostRulesTest, RulesReadOnlyKnownSeriesInOrder) {
   }
   EXPECT_TRUE(defined.count("gpufleet:holder_cost_usd_per_hour"));
   EXPECT_TRUE(defined.count("gpufleet:device_idle_cost_usd_per_hour"));
+  EXPECT_TRUE(defined.count("gpufleet:holder_usage_cost_usd_per_hour"));
+  EXPECT_TRUE(defined.count("gpufleet:holder_usage_mean_cost_usd_per_hour"));
 }
 
 }  // namespace

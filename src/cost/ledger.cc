@@ -150,6 +150,17 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
                                const std::vector<ContentionWindow>& contention,
                                const std::vector<std::pair<std::string, std::string>>& owners,
                                const LedgerPolicy& policy, int64_t from_s, int64_t to_s) {
+  return ComputeLedger(devices, std::make_shared<const std::vector<Holder>>(holders), scan, prices,
+                       contention, owners, policy, from_s, to_s);
+}
+
+StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
+                               std::shared_ptr<const std::vector<Holder>> holders_ptr,
+                               const MinuteScan& scan, const PriceBook& prices,
+                               const std::vector<ContentionWindow>& contention,
+                               const std::vector<std::pair<std::string, std::string>>& owners,
+                               const LedgerPolicy& policy, int64_t from_s, int64_t to_s) {
+  const std::vector<Holder>& holders = *holders_ptr;
   Ledger L;
   L.from_s = from_s;
   L.to_s = to_s;
@@ -184,7 +195,7 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
   Holder unattributed;
   unattributed.id = kUnattributed;
   unattributed.key = unattributed.team = unattributed.workload = "(unattributed contention)";
-  L.holders[kUnattributed] = unattributed;
+  L.holders[kUnattributed] = std::make_shared<const Holder>(std::move(unattributed));
 
   for (const MeteredDevice& d : devices) {
     DeviceCost& dc = L.device_costs[d.id];
@@ -224,7 +235,7 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
           h.key = "owner:" + team;
           h.team = team;
           h.workload = "(idle, owner " + team + ")";
-          L.holders[h.id] = h;
+          L.holders[h.id] = std::make_shared<const Holder>(std::move(h));
         }
         owner = it->second;
         break;
@@ -274,12 +285,16 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
       L.lines.push_back(line);
       if (line.holder > 0 && L.holders.count(line.holder) == 0) {
         auto h = by_id.find(line.holder);
-        if (h != by_id.end()) L.holders.emplace(line.holder, *h->second);
+        // Shares ownership of the whole list, points at this holder.
+        if (h != by_id.end()) L.holders.emplace(line.holder, std::shared_ptr<const Holder>(holders_ptr, h->second));
       }
     }
     acc.Clear();
   };
 
+  // Scratch of the minute below, kept between calls (a month is many blocks).
+  std::vector<double> w;
+  std::vector<int64_t> base_parts, idle_parts, alloc_parts;
   RETURN_IF_ERROR(scan([&](const DeviceMinute& m) {
     if (m.device != current) {
       finalize(current);
@@ -313,7 +328,7 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
       l.gpu_hours += gpu_hours * static_cast<double>(n);
       return;
     }
-    std::vector<double> w(m.holders.size(), 1.0);
+    w.assign(m.holders.size(), 1.0);
     bool all_util = true;
     double util_total = 0;
     for (const HolderMinute& h : m.holders) {
@@ -351,11 +366,10 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
     }
     u = std::clamp(u, 0.0, 1.0);
     int64_t base = policy.basis == Basis::kAllocation ? cost : std::llround(cost * u);
-    std::vector<int64_t> base_parts, idle_parts, alloc_parts;
     if (w.size() == 1) {  // what SplitExact gives one part, without its work
-      base_parts = {base};
-      idle_parts = {cost - base};
-      alloc_parts = {cost};
+      base_parts.assign(1, base);
+      idle_parts.assign(1, cost - base);
+      alloc_parts.assign(1, cost);
     } else {
       base_parts = SplitExact(base, w);
       idle_parts = SplitExact(cost - base, w);
@@ -413,6 +427,7 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
           if (loss == 0) continue;
           ChargeLine& credit = acc.At(m.holders[vi].holder, Category::kContention);
           credit.micro_usd -= loss;
+          L.credits_by_kind[{m.device, m.holders[vi].holder, cw->kind}] += loss;
           credit.lost_gpu_hours += gpu_hours * held * w[vi] / wsum * s;
           if (neighbours.empty()) {
             acc.At(kUnattributed, Category::kContention).micro_usd += loss;
@@ -430,9 +445,8 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
     }
   }));
   finalize(current);
-  L.network = ChargeNetwork(prices.transfers(), EgressTable::Default(), holders, L.holders, from_s,
-                            to_s,
-                            L.warnings);
+  L.network = ChargeNetwork(prices.transfers(), EgressTable::Default(), holders_ptr, L.holders,
+                            from_s, to_s, L.warnings);
   return L;
 }
 

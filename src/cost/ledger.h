@@ -42,7 +42,9 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/status.h"
@@ -101,6 +103,7 @@ struct ContentionWindow {
   int64_t start_s = 0, end_s = 0;
   double slowdown = 0;  // 0-1
   std::string cause;
+  std::string kind;  // the incident's kind (memory_contention, ...); "" when not known
 };
 
 struct Ledger {
@@ -110,7 +113,13 @@ struct Ledger {
   std::vector<ChargeLine> lines;
   std::map<int64_t, MeteredDevice> devices;
   std::map<int64_t, DeviceCost> device_costs;
-  std::map<int64_t, Holder> holders;  // incl. synthetic (unattributed, owners)
+  // The holders the lines name, incl. synthetic ones (unattributed, owners,
+  // network). Each pointer owns what it points to (a meter holder shares the
+  // meter's list: a period of a long history copies none of it).
+  std::map<int64_t, std::shared_ptr<const Holder>> holders;
+  // The contention credits of each victim line by the kind of incident that
+  // caused them: (device, holder, kind) -> micro-USD credited (positive).
+  std::map<std::tuple<int64_t, int64_t, std::string>, int64_t> credits_by_kind;
   // Transfers charged on top of the devices' cost (network.h).
   std::vector<NetworkCharge> network;
   std::vector<std::string> warnings;  // unpriced devices, unknown owners...
@@ -120,6 +129,13 @@ struct Ledger {
 using MinuteScan = std::function<Status(const std::function<void(const DeviceMinute&)>&)>;
 
 // `owners`: node glob -> team for IdleRule::kOwner (first match wins).
+StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
+                               std::shared_ptr<const std::vector<Holder>> holders,
+                               const MinuteScan& scan, const PriceBook& prices,
+                               const std::vector<ContentionWindow>& contention,
+                               const std::vector<std::pair<std::string, std::string>>& owners,
+                               const LedgerPolicy& policy, int64_t from_s, int64_t to_s);
+// The same over a copy of `holders` (small fleets, tests).
 StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
                                const std::vector<Holder>& holders, const MinuteScan& scan,
                                const PriceBook& prices,

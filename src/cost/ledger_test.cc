@@ -203,7 +203,7 @@ TEST(LedgerTest, OnPremEnergyIsPartOfTheCost) {
   m.device = 1;
   m.minute_s = 60;
   m.energy_j = 100'000;
-  StatusOr<Ledger> l = ComputeLedger({Device(1, "onprem-0")}, {}, ScanOf({m}), Book(), {}, {},
+  StatusOr<Ledger> l = ComputeLedger({Device(1, "onprem-0")}, std::vector<Holder>{}, ScanOf({m}), Book(), {}, {},
                                      LedgerPolicy(), 0, 1000);
   ASSERT_TRUE(l.ok());
   EXPECT_EQ(l->device_costs[1].cost_micro, 60'000);
@@ -229,7 +229,8 @@ TEST(LedgerTest, UnpricedDeviceMakesThePartialFlag) {
   MeteredDevice d = Device(1, "mystery-0", "gpu-from-the-future");
   d.cloud = "aws";
   d.region = "us-east-1";
-  StatusOr<Ledger> l = ComputeLedger({d}, {}, ScanOf({m}), Book(), {}, {}, LedgerPolicy(), 0, 1000);
+  StatusOr<Ledger> l = ComputeLedger({d}, std::vector<Holder>{}, ScanOf({m}), Book(), {}, {},
+                                       LedgerPolicy(), 0, 1000);
   ASSERT_TRUE(l.ok());
   ASSERT_TRUE(l->partial());
   EXPECT_NE(l->warnings[0].find("mystery-0"), std::string::npos) << l->warnings[0];

@@ -119,8 +119,9 @@ StatusOr<std::vector<Transfer>> ParseTransfers(const TomlReader& root) {
 
 std::vector<NetworkCharge> ChargeNetwork(const std::vector<Transfer>& transfers,
                                          const EgressTable& egress,
-                                         const std::vector<Holder>& known,
-                                         std::map<int64_t, Holder>& holders, int64_t from_s,
+                                         const std::shared_ptr<const std::vector<Holder>>& known,
+                                         std::map<int64_t, std::shared_ptr<const Holder>>& holders,
+                                         int64_t from_s,
                                          int64_t to_s, std::vector<std::string>& warnings) {
   std::vector<NetworkCharge> out;
   int64_t next_synthetic = kNetworkHolderBase;
@@ -134,17 +135,17 @@ std::vector<NetworkCharge> ChargeNetwork(const std::vector<Transfer>& transfers,
     c.gb = x.gb;
     c.at_s = x.at_s;
     c.where = x.where;
-    for (const Holder& h : known) {
+    const Holder* match = nullptr;
+    for (const Holder& h : *known) {
       if (h.id <= 0) continue;
       if ((!x.workload.empty() && x.workload == h.workload) || (!x.pod.empty() && x.pod == h.pod) ||
           (!x.slurm_job.empty() && x.slurm_job == h.slurm_job)) {
-        if (c.holder == 0 || h.id < c.holder) c.holder = h.id;
+        if (match == nullptr || h.id < match->id) match = &h;
       }
     }
-    if (c.holder != 0 && holders.count(c.holder) == 0) {
-      for (const Holder& h : known) {
-        if (h.id == c.holder) holders[h.id] = h;
-      }
+    if (match != nullptr) {
+      c.holder = match->id;
+      holders.try_emplace(match->id, std::shared_ptr<const Holder>(known, match));
     }
     if (c.holder == 0) {
       Holder h;
@@ -154,7 +155,7 @@ std::vector<NetworkCharge> ChargeNetwork(const std::vector<Transfer>& transfers,
       h.slurm_job = x.slurm_job;
       h.team = x.team;
       h.key = "transfer:" + h.workload;
-      holders[h.id] = h;
+      holders[h.id] = std::make_shared<const Holder>(std::move(h));
       c.holder = h.id;
     }
     if (x.to_cloud == x.from_cloud && x.to_region == x.from_region) {

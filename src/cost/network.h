@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,8 +90,9 @@ struct NetworkCharge {
 // Unpriced clouds add to `warnings`.
 std::vector<NetworkCharge> ChargeNetwork(const std::vector<Transfer>& transfers,
                                          const EgressTable& egress,
-                                         const std::vector<Holder>& known,
-                                         std::map<int64_t, Holder>& holders, int64_t from_s,
+                                         const std::shared_ptr<const std::vector<Holder>>& known,
+                                         std::map<int64_t, std::shared_ptr<const Holder>>& holders,
+                                         int64_t from_s,
                                          int64_t to_s, std::vector<std::string>& warnings);
 
 inline constexpr int64_t kNetworkHolderBase = -1'000'000;

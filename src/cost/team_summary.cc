@@ -7,6 +7,7 @@
 #include <set>
 
 #include "cost/cost_report.h"
+#include "detect/finding.h"
 
 namespace gpufleet::cost {
 namespace {
@@ -34,7 +35,16 @@ struct Figures {
   std::map<std::string, std::set<std::string>> pods;                // per workload
   std::map<std::pair<std::string, std::string>, int64_t> culprits;  // (workload, team) -> charged
   std::map<std::string, int64_t> where;                             // "cloud model" -> credited
+  std::map<std::string, int64_t> kinds;  // incident kind -> credited to the team
 };
+
+// "memory contention" for memory_contention; "contention" for an unknown kind.
+std::string KindWords(const std::string& kind) {
+  if (kind == detect::kKindMemoryContention) return "memory contention";
+  if (kind == detect::kKindLatencyBound) return "latency-bound contention";
+  if (kind == detect::kKindSustained) return "sustained contention";
+  return "contention";
+}
 
 Figures Gather(const std::string& team, const Ledger& L,
                const std::map<std::string, WorkTotals>& work,
@@ -43,28 +53,33 @@ Figures Gather(const std::string& team, const Ledger& L,
   std::map<int64_t, int64_t> credited;  // device -> credits to the team (positive)
   for (const ChargeLine& l : L.lines) {
     auto h = L.holders.find(l.holder);
-    if (l.holder == kNoHolder || h == L.holders.end() || TeamOf(h->second, teams) != team) continue;
+    if (l.holder == kNoHolder || h == L.holders.end() || TeamOf(*h->second, teams) != team) continue;
     f.month.cost_micro += l.micro_usd;
-    f.workloads[WorkloadOf(h->second)] += l.micro_usd;
-    if (!h->second.pod.empty()) f.pods[WorkloadOf(h->second)].insert(h->second.pod);
+    f.workloads[WorkloadOf(*h->second)] += l.micro_usd;
+    if (!h->second->pod.empty()) f.pods[WorkloadOf(*h->second)].insert(h->second->pod);
     if (l.category != Category::kContention) {
       f.month.gross_micro += l.micro_usd;
-      f.gross[WorkloadOf(h->second)] += l.micro_usd;
+      f.gross[WorkloadOf(*h->second)] += l.micro_usd;
     } else if (l.micro_usd < 0) {
       f.month.lost_micro -= l.micro_usd;
-      f.lost[WorkloadOf(h->second)] -= l.micro_usd;
+      f.lost[WorkloadOf(*h->second)] -= l.micro_usd;
       credited[l.device] -= l.micro_usd;
     } else {
       f.month.caused_micro += l.micro_usd;
     }
   }
+  for (const auto& [key, micro] : L.credits_by_kind) {
+    auto h = L.holders.find(std::get<1>(key));
+    if (h == L.holders.end() || TeamOf(*h->second, teams) != team) continue;
+    f.kinds[std::get<2>(key)] += micro;
+  }
   for (const NetworkCharge& c : L.network) {
     auto h = L.holders.find(c.holder);
-    if (h == L.holders.end() || TeamOf(h->second, teams) != team) continue;
+    if (h == L.holders.end() || TeamOf(*h->second, teams) != team) continue;
     f.month.cost_micro += c.micro_usd;
     f.month.gross_micro += c.micro_usd;
-    f.gross[WorkloadOf(h->second)] += c.micro_usd;
-    f.workloads[WorkloadOf(h->second)] += c.micro_usd;
+    f.gross[WorkloadOf(*h->second)] += c.micro_usd;
+    f.workloads[WorkloadOf(*h->second)] += c.micro_usd;
   }
   // Culprits: positive contention lines of other teams' holders on the
   // devices where this team was credited.
@@ -74,9 +89,9 @@ Figures Gather(const std::string& team, const Ledger& L,
     }
     auto h = L.holders.find(l.holder);
     if (h == L.holders.end()) continue;
-    std::string t = l.holder > 0 ? TeamOf(h->second, teams) : h->second.team;
+    std::string t = l.holder > 0 ? TeamOf(*h->second, teams) : h->second->team;
     if (t == team && l.holder > 0) continue;
-    f.culprits[{WorkloadOf(h->second), t}] += l.micro_usd;
+    f.culprits[{WorkloadOf(*h->second), t}] += l.micro_usd;
   }
   for (const auto& [dev, micro] : credited) {
     auto d = L.devices.find(dev);
@@ -180,6 +195,17 @@ StatusOr<TeamSummary> SummarizeTeam(const std::string& team, const Ledger& now,
   }
 
   if (s.now.lost_micro > 0) {
+    for (const auto& [kind, micro] : a.kinds) s.lost_by_kind.push_back({kind, micro});
+    std::stable_sort(s.lost_by_kind.begin(), s.lost_by_kind.end(),
+                     [](const auto& x, const auto& y) { return x.second > y.second; });
+    // One kind: "memory contention"; several: "contention" and the split
+    // "memory contention $1.50, latency-bound contention $0.50".
+    std::string kind = "contention", split;
+    if (s.lost_by_kind.size() == 1) kind = KindWords(s.lost_by_kind[0].first);
+    for (size_t i = 0; s.lost_by_kind.size() > 1 && i < s.lost_by_kind.size(); ++i) {
+      split += std::string(i ? ", " : "") + KindWords(s.lost_by_kind[i].first) + " " +
+               Usd(s.lost_by_kind[i].second);
+    }
     auto [culprit, charged] = Largest(a.culprits);
     auto [where, credited] = Largest(a.where);
     s.culprit = culprit.first;
@@ -194,10 +220,12 @@ StatusOr<TeamSummary> SummarizeTeam(const std::string& team, const Ledger& now,
     if (s.step_cost_change_pct != 0 && s.now.usd_per_step > 0 && s.before.usd_per_step > 0) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.0f points of the change", s.contention_points);
-      s.sentences.push_back(std::string(buf) + " came from GPU time lost to contention (" +
-                            Usd(s.now.lost_micro) + ")" + place);
+      s.sentences.push_back(std::string(buf) + " came from GPU time lost to " + kind + " (" +
+                            Usd(s.now.lost_micro) + (split.empty() ? "" : ": " + split) + ")" +
+                            place);
     } else {
-      s.sentences.push_back(Usd(s.now.lost_micro) + " of GPU time was lost to contention" + place);
+      s.sentences.push_back(Usd(s.now.lost_micro) + " of GPU time was lost to " + kind +
+                            (split.empty() ? "" : " (" + split + ")") + place);
     }
   } else {
     s.sentences.push_back("No GPU time was lost to contention this month.");
@@ -235,6 +263,10 @@ std::string RenderSummaryJson(const TeamSummary& s) {
                 {"tokens", m.tokens},
                 {"usd_per_step", m.usd_per_step < 0 ? json(nullptr) : json(m.usd_per_step)}};
   };
+  json lost_by_kind = json::object();
+  for (const auto& [kind, micro] : s.lost_by_kind) {
+    lost_by_kind[kind.empty() ? "unknown" : kind] = static_cast<double>(micro) / 1e6;
+  }
   json top = json::array();
   for (const auto& [w, micro] : s.top_workloads) {
     top.push_back({{"workload", w}, {"cost_usd", static_cast<double>(micro) / 1e6}});
@@ -250,6 +282,7 @@ std::string RenderSummaryJson(const TeamSummary& s) {
               {"culprit", s.culprit},
               {"culprit_team", s.culprit_team},
               {"where", s.where},
+              {"lost_to_contention_by_kind", lost_by_kind},
               {"top_workloads", top},
               {"sentences", s.sentences}};
   return out.dump(2) + "\n";

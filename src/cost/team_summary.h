@@ -3,8 +3,8 @@
 //
 //   "research spent $1,234.56 in 2026-12, 12% more than in 2026-11 ($1,102.00)."
 //   "Cost per step rose 35% ($0.100 -> $0.135 over 12,000 steps)."
-//   "18 points of it came from GPU time lost to contention on aws h100-sxm
-//    nodes, caused by workload noisy-etl (team data)."
+//   "18 points of the change came from GPU time lost to memory contention
+//    ($412.00) on aws h100-sxm nodes, caused by workload noisy-etl (team data)."
 //   "Largest workloads: train ($900.00), eval ($300.00)."
 //
 // Rules (each figure is the ledger's, under the policy the caller chose):
@@ -17,6 +17,9 @@
 //                      of GPU time lost, by the ledger's contention rule);
 //   points from contention = (those workloads' losses / steps this month -
 //                      the same last month) / cost per step last month x 100;
+//   kind             = the kinds of the incidents behind the credits (memory,
+//                      latency-bound, sustained contention), split by amount
+//                      when there are several;
 //   culprit          = on the devices where the team's workloads were
 //                      credited, the other holders charged for the contention
 //                      (the ledger charges the neighbour that caused it), the
@@ -55,6 +58,9 @@ struct TeamSummary {
   double step_cost_change_pct = 0;  // when both months have steps
   double contention_points = 0;
   std::string culprit, culprit_team, where;
+  // This month's contention credits by incident kind (memory_contention...;
+  // "" when the ledger was not told), largest first.
+  std::vector<std::pair<std::string, int64_t>> lost_by_kind;
   std::vector<std::pair<std::string, int64_t>> top_workloads;  // micro-USD
   std::vector<std::string> sentences;
 };

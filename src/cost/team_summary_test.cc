@@ -55,6 +55,7 @@ TEST(TeamSummaryTest, WorkedMonthNamesTheContentionAndItsCulprit) {
   w.start_s = kDec1;
   w.end_s = kDec1 + 6000;
   w.slowdown = 0.2;
+  w.kind = "memory_contention";
   StatusOr<Ledger> nov =
       ComputeLedger({d}, holders, month(kNov1, 2), book, {}, {}, {}, kNov1, kDec1);
   StatusOr<Ledger> dec =
@@ -78,10 +79,34 @@ TEST(TeamSummaryTest, WorkedMonthNamesTheContentionAndItsCulprit) {
   EXPECT_EQ(text,
             "research spent $8.00 in 2026-12, 60% less than in 2026-11 ($20.00).\n"
             "Cost per step rose 25% ($0.1 -> $0.125, 80 steps this month).\n"
-            "25 points of the change came from GPU time lost to contention ($2.00) on aws "
-            "h100-sxm nodes, caused by workload noisy (team data).\n"
+            "25 points of the change came from GPU time lost to memory contention ($2.00) on "
+            "aws h100-sxm nodes, caused by workload noisy (team data).\n"
             "Largest workloads: train ($8.00).\n");
   EXPECT_NE(RenderSummaryJson(*s).find("\"contention_points\": 25"), std::string::npos);
+  EXPECT_NE(RenderSummaryJson(*s).find("\"memory_contention\": 2.0"), std::string::npos);
+
+  // Two kinds in December: memory contention (slowdown 0.2) for the first 50
+  // minutes, $0.10 x 0.2 x 50 = $1.00; latency-bound (0.1) for the last 50,
+  // $0.10 x 0.1 x 50 = $0.50. Lost per step 1.50 / 80 = $0.01875, 18.75
+  // points of November's $0.10.
+  ContentionWindow mem = w, lat = w;
+  mem.end_s = kDec1 + 3000;
+  lat.start_s = kDec1 + 3000;
+  lat.slowdown = 0.1;
+  lat.kind = "latency_bound_contention";
+  StatusOr<Ledger> dec2 = ComputeLedger({d}, holders, month(kDec1, 3), book, {mem, lat}, {}, {},
+                                        kDec1, kDec1 + 31 * 86400);
+  ASSERT_TRUE(dec2.ok());
+  StatusOr<TeamSummary> two =
+      SummarizeTeam("research", *dec2, work_dec, *nov, work_nov, {}, "2026-12", "2026-11");
+  ASSERT_TRUE(two.ok());
+  EXPECT_NEAR(two->contention_points, 18.75, 1e-9);
+  EXPECT_NE(RenderSummaryText(*two).find(
+                "19 points of the change came from GPU time lost to contention ($1.50: memory "
+                "contention $1.00, latency-bound contention $0.50) on aws h100-sxm nodes, caused "
+                "by workload noisy (team data)."),
+            std::string::npos)
+      << RenderSummaryText(*two);
 
   // The culprit's team: charged for what it caused, no contention of its own.
   StatusOr<TeamSummary> data =

@@ -31,7 +31,7 @@ StatusOr<std::vector<JobCost>> JobCosts(
   ASSIGN_OR_RETURN(CostReport r, BuildReport(ledger, {"workload", "team"}, teams));
   std::map<std::string, std::set<std::string>> pods;  // job -> its pods
   for (const auto& [id, h] : ledger.holders) {
-    if (id > 0 && !h.pod.empty()) pods[WorkloadOf(h)].insert(h.pod);
+    if (id > 0 && !h->pod.empty()) pods[WorkloadOf(*h)].insert(h->pod);
   }
   std::map<std::string, JobCost> jobs;
   for (const CostRow& row : r.rows) {

@@ -261,7 +261,7 @@ std::optional<double> Server::IncidentCostUsd(const detect::IncidentRecord& r) {
     return meter_->Scan(from_s, to_s, fn);
   };
   StatusOr<cost::Ledger> ledger = cost::ComputeLedger(
-      *devices, **holders, scan, *prices_, w, prices_->owners(), cost::LedgerPolicy(), from_s, to_s);
+      *devices, *holders, scan, *prices_, w, prices_->owners(), cost::LedgerPolicy(), from_s, to_s);
   if (!ledger.ok()) return std::nullopt;
   int64_t micro = 0;
   for (const cost::ChargeLine& l : ledger->lines) {

@@ -14,7 +14,8 @@ Then the recording rules of `gpufleet rules export --cost` (checked by promtool)
 evaluates them over the same minutes, as one subquery per rule with the rules they read
 inlined (sum_over_time((expr)[period:1m]) / 60; recorded series would only exist from the
 moment a ruler loaded them), and each namespace's charge and the unallocated idle must agree
-with the built-in ledger's allocation basis (idle none, contention off) within 1%. Every
+with the built-in ledger's allocation basis (idle none, contention off) within 1%, and each
+namespace's usage and usage-mean charges with the ledger's base lines under those bases. Every
 process is always stopped."""
 import argparse
 import json
@@ -114,16 +115,16 @@ def engine_sum(base, expr, by, period):
             for r in doc["data"]["result"]}
 
 
-def check_rules(gpufleet, kind, base, db, rules, period):
+def check_rules(gpufleet, kind, base_url, db, rules, period):
     own = report(gpufleet, ["--db", db, "--basis", "allocation", "--idle", "none",
                             "--contention", "off"], period, by="namespace")
     ledger = {}
     for r in own["rows"]:
         ns = r["group"]["namespace"]
         ledger[ns] = ledger.get(ns, 0) + r["total_usd"]
-    held = engine_sum(base, rules["gpufleet:holder_cost_usd_per_hour"], "workload_namespace",
+    held = engine_sum(base_url, rules["gpufleet:holder_cost_usd_per_hour"], "workload_namespace",
                       period)
-    idle = engine_sum(base, rules["gpufleet:device_idle_cost_usd_per_hour"], None, period)
+    idle = engine_sum(base_url, rules["gpufleet:device_idle_cost_usd_per_hour"], None, period)
     print(f"{kind} rules: {sorted(held.items())}, unallocated {idle}; ledger {sorted(ledger.items())}")
     for ns, usd in ledger.items():
         got = idle.get("", 0) if ns == "(unallocated)" else held.get(
@@ -133,6 +134,22 @@ def check_rules(gpufleet, kind, base, db, rules, period):
     total = sum(ledger.values())
     print(f"{kind}: recording rules ${total_rules:.4f} vs ledger ${total:.4f} "
           f"(ratio {total_rules / total:.5f}) over {(period[1] - period[0]) // 60} minutes")
+    # The usage bases: each namespace's base charge (the rest is its idle).
+    for basis, rule in (("usage", "gpufleet:holder_usage_cost_usd_per_hour"),
+                        ("usage-mean", "gpufleet:holder_usage_mean_cost_usd_per_hour")):
+        rows = report(gpufleet, ["--db", db, "--basis", basis, "--idle", "none",
+                                 "--contention", "off"], period, by="namespace")["rows"]
+        base = {}
+        for r in rows:
+            if r["group"]["namespace"] != "(unallocated)":
+                ns = r["group"]["namespace"]
+                base[ns] = base.get(ns, 0) + r["base_usd"]
+        got = engine_sum(base_url, rules[rule], "workload_namespace", period)
+        print(f"{kind} {basis}: rules {sorted(got.items())}; ledger {sorted(base.items())}")
+        assert sum(base.values()) < 0.95 * total, ("the usage basis charged everything", basis)
+        for ns, usd in base.items():
+            g = got.get("" if ns == "(none)" else ns, 0)
+            assert abs(g - usd) <= max(0.01 * abs(usd), 1e-3), (kind, basis, ns, usd, g)
 
 
 def check(gpufleet, kind, tmp, rules):

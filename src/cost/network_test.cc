@@ -15,10 +15,17 @@ TEST(EgressTableTest, EveryEmbeddedPriceHasASourceAndDate) {
   for (const EgressPrice& p : t.rows()) {
     EXPECT_FALSE(p.source.empty()) << p.where;
     EXPECT_FALSE(p.date.empty()) << p.where;
-    EXPECT_GT(p.usd_per_unit, 0) << p.where;
+    // Only a cloud whose own pages say it does not charge transfer is free.
+    if (p.cloud != "lambda") {
+      EXPECT_GT(p.usd_per_unit, 0) << p.where;
+    }
   }
   EXPECT_NE(t.Find("aws", "inter_region"), nullptr);
+  ASSERT_NE(t.Find("azure", "inter_region"), nullptr);
+  EXPECT_DOUBLE_EQ(t.Find("azure", "inter_region")->usd_per_unit, 0.02);
   EXPECT_EQ(t.Find("azure", "internet"), nullptr);  // not known (see egress.toml)
+  ASSERT_NE(t.Find("lambda", "internet"), nullptr);
+  EXPECT_EQ(t.Find("lambda", "internet")->usd_per_unit, 0);
 }
 
 TEST(EgressTableTest, BadRowsNameFileLineAndField) {

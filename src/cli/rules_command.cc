@@ -31,6 +31,12 @@ class RulesCommand : public Command {
     exp->add_flag("--cost", cost_,
                   "Write the cost ledger's recording rules instead (docs/cost.md; they need the "
                   "price series gpufleet server forwards)");
+    exp->add_flag("--serving", serving_,
+                  "Write recording rules that make gpu_workload_tokens_total per pod from vLLM "
+                  "and SGLang token counters instead (docs/cost.md: $/Mtoken)");
+    exp->add_option("--pod-label", pod_label_,
+                    "With --serving: the target label holding the serving pod's name")
+        ->capture_default_str();
   }
 
   Status Run() override {
@@ -41,8 +47,13 @@ class RulesCommand : public Command {
       ASSIGN_OR_RETURN(config, detect::ParseDetectConfig(text, config_));
       origin = config_;
     }
-    const std::string yaml =
-        cost_ ? cost::ExportCostRules() : detect::ExportPrometheusRules(config, origin);
+    if (cost_ && serving_) return InvalidArgumentError("--cost and --serving: choose one");
+    std::string yaml;
+    if (serving_) {
+      ASSIGN_OR_RETURN(yaml, cost::ExportServingTokenRules(pod_label_));
+    } else {
+      yaml = cost_ ? cost::ExportCostRules() : detect::ExportPrometheusRules(config, origin);
+    }
     if (output_.empty()) {
       if (std::fwrite(yaml.data(), 1, yaml.size(), stdout) != yaml.size() ||
           std::fflush(stdout) != 0) {
@@ -57,6 +68,8 @@ class RulesCommand : public Command {
   std::string config_;
   std::string output_;
   bool cost_ = false;
+  bool serving_ = false;
+  std::string pod_label_ = "pod";
 };
 
 }  // namespace

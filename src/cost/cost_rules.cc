@@ -84,7 +84,50 @@ std::vector<Rule> Rules() {
   };
 }
 
+// A label name as Prometheus accepts it.
+bool IsLabelName(const std::string& s) {
+  if (s.empty() || s.rfind("__", 0) == 0) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+                    (i > 0 && c >= '0' && c <= '9');
+    if (!ok) return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+StatusOr<std::string> ExportServingTokenRules(const std::string& pod_label) {
+  if (!IsLabelName(pod_label)) {
+    return InvalidArgumentError("--pod-label '" + pod_label +
+                                "' is not a label name ([a-zA-Z_][a-zA-Z0-9_]*, not __*)");
+  }
+  const std::string& pod = pod_label;
+  // Each counter: one value per engine (ranks of one engine see the same
+  // tokens), marked with its name so that `or` keeps prompt and generation
+  // apart, on series that name their pod.
+  std::string terms;
+  for (const char* engine : {"vllm", "sglang"}) {
+    for (const char* kind : {"prompt", "generation"}) {
+      const std::string metric = std::string(engine) + ":" + kind + "_tokens_total";
+      if (!terms.empty()) terms += " or ";
+      terms += "label_replace(max without (tp_rank, pp_rank) (" + metric + "{" + pod +
+               "!=\"\"}), \"token_counter\", \"" + metric + "\", \"\", \"\")";
+    }
+  }
+  return "# gpufleet serving token rules (gpufleet rules export --serving; "
+         "src/cost/cost_rules.h).\n"
+         "# gpu_workload_tokens_total per serving pod from vLLM / SGLang token counters;\n"
+         "# remote-write it to gpufleet server for $/Mtoken (docs/cost.md).\n"
+         "groups:\n"
+         "  - name: gpufleet-serving-tokens\n"
+         "    interval: 1m\n"
+         "    rules:\n"
+         "      - record: gpu_workload_tokens_total\n"
+         "        expr: 'sum by (workload_pod) (label_replace(" +
+         terms + ", \"workload_pod\", \"$1\", \"" + pod + "\", \"(.+)\"))'\n";
+}
 
 std::string ExportCostRules() {
   std::string out =

@@ -43,8 +43,30 @@
 
 #include <string>
 
+#include "core/status.h"
+
 namespace gpufleet::cost {
 
 std::string ExportCostRules();
+
+// Recording rules that make gpu_workload_tokens_total, per serving pod, from
+// the token counters serving engines publish on their own /metrics:
+//
+//   vLLM   vllm:prompt_tokens_total, vllm:generation_tokens_total
+//   SGLang sglang:prompt_tokens_total, sglang:generation_tokens_total
+//
+// (label model_name; docs.vllm.ai "Production Metrics", docs.sglang.io
+// "Production Metrics"). Per engine and pod: the largest counter among the
+// tensor- and pipeline-parallel ranks of one engine (they see the same
+// tokens), prompt + generation, summed over the pod's other series (data-
+// parallel engines serve different requests). `pod_label` names the target
+// label that carries the serving pod's name (Kubernetes service discovery
+// usually relabels __meta_kubernetes_pod_name to `pod`); it becomes
+// workload_pod, the label the cost ledger meets a job's pods by. A Prometheus
+// that scrapes the engines evaluates the rules and remote-writes
+// gpu_workload_tokens_total to gpufleet server, whose work meter turns it
+// into $/Mtoken (docs/cost.md).
+// InvalidArgument when `pod_label` is not a Prometheus label name.
+StatusOr<std::string> ExportServingTokenRules(const std::string& pod_label);
 
 }  // namespace gpufleet::cost

@@ -69,5 +69,23 @@ TEST(CostRulesTest, RulesReadOnlyKnownSeriesInOrder) {
   EXPECT_TRUE(defined.count("gpufleet:holder_usage_mean_cost_usd_per_hour"));
 }
 
+// The serving rule reads the named pod label and refuses a name Prometheus
+// would not take. (Its PromQL runs in a real Prometheus in
+// tests/integration/serving_tokens_test.py.)
+TEST(CostRulesTest, ServingRuleUsesThePodLabel) {
+  StatusOr<std::string> yaml = ExportServingTokenRules("kubernetes_pod_name");
+  ASSERT_TRUE(yaml.ok()) << yaml.status().ToString();
+  std::vector<Parsed> rules = ParseRules(*yaml);
+  ASSERT_EQ(rules.size(), 1u);
+  EXPECT_EQ(rules[0].record, "gpu_workload_tokens_total");
+  EXPECT_NE(rules[0].expr.find("vllm:prompt_tokens_total{kubernetes_pod_name!=\"\"}"),
+            std::string::npos);
+  EXPECT_NE(rules[0].expr.find("\"workload_pod\", \"$1\", \"kubernetes_pod_name\""),
+            std::string::npos);
+  EXPECT_FALSE(ExportServingTokenRules("pod-name").ok());
+  EXPECT_FALSE(ExportServingTokenRules("__name__").ok());
+  EXPECT_FALSE(ExportServingTokenRules("").ok());
+}
+
 }  // namespace
 }  // namespace gpufleet::cost

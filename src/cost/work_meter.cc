@@ -1,6 +1,7 @@
 #include "cost/work_meter.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace gpufleet::cost {
 namespace {
@@ -75,6 +76,13 @@ Status WorkMeter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
     for (const RemoteWriteSample& x : samples) {
       if (x.timestamp_ms <= c.last_ms) {
         delta.samples_duplicate++;
+        continue;
+      }
+      if (!std::isfinite(x.value)) {
+        // A staleness marker (Prometheus writes one when a recorded series
+        // disappears) or a broken point: no work, and the cursor keeps the
+        // last real value so the next point is not taken for a reset.
+        delta.samples_skipped++;
         continue;
       }
       int64_t minute = x.timestamp_ms / 60000 * 60;

@@ -46,7 +46,7 @@ inline constexpr char kPodKeyPrefix[] = "pod:";
 struct WorkCounters {
   uint64_t samples_metered = 0;
   uint64_t samples_duplicate = 0;
-  uint64_t samples_skipped = 0;  // no workload_name / workload_pod label
+  uint64_t samples_skipped = 0;  // no workload_name / workload_pod label, or not finite
 };
 
 class WorkMeter {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "cost/meter.h"
@@ -66,6 +67,27 @@ TEST(WorkMeterTest, CountsStepsAndTokenIncreasesOnceAcrossRestarts) {
   ASSERT_TRUE(first_minute.ok());
   EXPECT_EQ(first_minute->at("train").steps, 2);
   EXPECT_DOUBLE_EQ(first_minute->at("train").tokens, 500);
+}
+
+// Prometheus remote-writes a staleness marker (a NaN) when a recorded
+// series disappears, e.g. a serving pod's token rule between restarts: it is
+// no work, and the next real point continues from the last real value
+// instead of counting the whole counter as a reset.
+TEST(WorkMeterTest, StalenessMarkersAreNotWork) {
+  auto db = StateDb::Open(TempDb("work_meter_nan.db"), CostMigrations());
+  ASSERT_TRUE(db.ok());
+  WorkMeter w(db->get());
+  const double stale = std::nan("");
+  ASSERT_TRUE(w.Record({Series("gpu_workload_tokens_total",
+                               {{60'000, 1000}, {70'000, 1100}, {80'000, stale}, {90'000, 1250}},
+                               {{"workload_pod", "chat-0"}}),
+                        Series("gpu_workload_step_duration_seconds", {{60'000, stale}}, kTrain)})
+                  .ok());
+  EXPECT_EQ(w.counters().samples_skipped, 2u);
+  auto t = w.Totals(0, 1'000'000);
+  ASSERT_TRUE(t.ok());
+  EXPECT_DOUBLE_EQ(t->at("chat-0").tokens, 250);
+  EXPECT_EQ(t->count("train"), 0u);
 }
 
 TEST(WorkMeterTest, MeterKeepsHamiLimitsOfAHolder) {

@@ -15,19 +15,16 @@ struct NodeSpec {
   const char* name;
   const char* cloud;
   const char* region;
+  // The model's achievable share of its peak bandwidth (A) is the catalog's
+  // stream_bandwidth_ratio: the middle of the measured anchors in
+  // ../shared/reference/ecosystem.md (data/hardware.toml names them).
   const char* model;
-  // Achievable share of the catalog's peak bandwidth (A), the middle of the
-  // measured anchors in ../shared/reference/ecosystem.md: H100 SXM
-  // dcgmproftester 2.54 of 3.35 TB/s (0.76), H100 NVL BabelStream Triad 3.30
-  // of 3.9 TB/s (0.85); MI300X BabelStream Triad 3.95 and Copy 4.26 of 5.3
-  // TB/s (0.745, 0.80).
-  double achievable_bw;
 };
 constexpr NodeSpec kNodes[] = {
-    {"aws-h100-0", "aws", "us-east-1", "h100-sxm", 0.805},
-    {"gcp-h100-0", "gcp", "us-central1", "h100-sxm", 0.805},
-    {"azure-mi300x-0", "azure", "eastus", "mi300x", 0.775},
-    {"aws-mi300x-0", "aws", "us-east-2", "mi300x", 0.775},
+    {"aws-h100-0", "aws", "us-east-1", "h100-sxm"},
+    {"gcp-h100-0", "gcp", "us-central1", "h100-sxm"},
+    {"azure-mi300x-0", "azure", "eastus", "mi300x"},
+    {"aws-mi300x-0", "aws", "us-east-2", "mi300x"},
 };
 constexpr int kGpusPerNode = 4;
 
@@ -116,7 +113,8 @@ FleetSim::FleetSim(const FleetSimOptions& options) : options_(options), rng_(opt
       Gpu g;
       g.spec = spec;
       g.node = ni;
-      g.achievable_bw = n.achievable_bw;
+      GPUFLEET_CHECK(spec->stream_bandwidth_ratio > 0);
+      g.achievable_bw = spec->stream_bandwidth_ratio;
       Labels base{
           {"node", n.name},      {"gpu", std::to_string(i)},
           {"model", spec->name}, {"cloud", n.cloud},
@@ -142,7 +140,7 @@ FleetSim::FleetSim(const FleetSimOptions& options) : options_(options), rng_(opt
                     : (i == 2 ? WorkloadClass::kInference : WorkloadClass::kMemoryBound);
       // Same workload, same profile on both clouds: a per-workload stream.
       std::mt19937_64 w(std::hash<std::string>{}(workload) ^ options.seed);
-      g.profile = DrawProfile(g.cls, n.achievable_bw, w);
+      g.profile = DrawProfile(g.cls, g.achievable_bw, w);
       g.next_step_end_ns =
           options.start_ns + static_cast<int64_t>(Uniform(rng_, 0, g.profile.step_s) * 1e9);
       gpus_.push_back(std::move(g));

@@ -48,7 +48,10 @@ double EstimateSlowdown(const CauseSignals& s) {
 
 std::vector<CauseShare> ClassifyCauses(const RootCauseConfig& c, const CauseSignals& s,
                                        double slowdown) {
-  const bool saturated = s.bandwidth > c.bandwidth_saturated;
+  // Bandwidth as a share of what the device reaches, not of its data sheet.
+  const double reach = s.achievable > 0 && s.achievable <= 1 ? s.achievable : 1;
+  const double bw = s.bandwidth / reach, bw_ref = s.bandwidth_ref / reach;
+  const bool saturated = bw > c.bandwidth_saturated;
   // Each score: how far past its threshold plus how much it rose, so a signal
   // that is high but was always high counts less than one that jumped.
   double pressure = 0, saturation = 0, coherency = 0;
@@ -57,7 +60,7 @@ std::vector<CauseShare> ClassifyCauses(const RootCauseConfig& c, const CauseSign
     if (saturated) pressure *= 0.5;  // misses are expected when DRAM is the bottleneck
   }
   if (saturated) {
-    saturation = (s.bandwidth - c.bandwidth_saturated) * 4 + Pos(s.bandwidth - s.bandwidth_ref);
+    saturation = (bw - c.bandwidth_saturated) * 4 + Pos(bw - bw_ref);
   }
   if (s.link > c.interconnect_busy) {
     coherency = (s.link - c.interconnect_busy) + Pos(s.link - s.link_ref);
@@ -124,6 +127,7 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
     s.step_ref_s = st.ref;
     const GpuModelSpec* spec = HardwareCatalog::Default().Find(f.subject.Get("model"));
     s.link = s.link_ref = 0;
+    if (spec != nullptr && spec->stream_bandwidth_ratio > 0) s.achievable = spec->stream_bandwidth_ratio;
     if (spec != nullptr) {
       if (spec->interconnect_bytes_per_s > 0) {
         Means l = means(link);

@@ -28,7 +28,12 @@ inline constexpr char kCauseCoherency[] = "coherency";
 
 // The signals of one device, as window means (NaN = not reported).
 struct CauseSignals {
-  double bandwidth = 0, bandwidth_ref = 0;
+  double bandwidth = 0, bandwidth_ref = 0;  // of the catalog's peak
+  // The share of the peak the device's model measurably reaches
+  // (GpuModelSpec::stream_bandwidth_ratio; 1 when the catalog has none).
+  // Saturation is judged against it: a counter that a streaming kernel drives
+  // to ~0.8 of the data-sheet peak never passes 0.9 of the data sheet.
+  double achievable = 1;
   double miss = 0, miss_ref = 0;
   double link = 0,
          link_ref = 0;  // max of interconnect and PCIe utilization, 0-1

@@ -58,7 +58,15 @@ StatusOr<GpuModelSpec> ParseModel(const toml::table& t, std::string_view origin)
   m.interconnect_bytes_per_s = ic * kGB;
   ASSIGN_OR_RETURN(double pcie, OptionalNumber(t, "pcie_gb_s", 0, origin));
   m.pcie_bytes_per_s = pcie * kGB;
+  ASSIGN_OR_RETURN(m.stream_bandwidth_ratio, OptionalNumber(t, "stream_bandwidth_ratio", 0, origin));
+  ASSIGN_OR_RETURN(m.stream_source, OptionalString(t, "stream_source", origin));
   ASSIGN_OR_RETURN(m.source, OptionalString(t, "source", origin));
+  if (m.stream_bandwidth_ratio < 0 || m.stream_bandwidth_ratio > 1 ||
+      (m.stream_bandwidth_ratio > 0 && m.stream_source.empty())) {
+    return InvalidArgumentError(where + "'" + m.key +
+                                "': stream_bandwidth_ratio must be in (0, 1] with a "
+                                "stream_source naming the measurement");
+  }
 
   if (m.memory_bytes == 0 || m.memory_bandwidth_bytes_per_s <= 0 || m.tdp_watts <= 0) {
     return InvalidArgumentError(where + "'" + m.key +

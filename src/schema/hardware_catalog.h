@@ -37,6 +37,11 @@ struct GpuModelSpec {
   int interconnect_links = 0;
   double interconnect_bytes_per_s = 0;  // per direction, all links
   double pcie_bytes_per_s = 0;          // per direction
+  // The share of memory_bandwidth_bytes_per_s a streaming kernel measurably
+  // reaches (BabelStream-like; 0 = no measurement in the catalog), and where
+  // that measurement comes from.
+  double stream_bandwidth_ratio = 0;
+  std::string stream_source;
   std::string source;         // where the figures come from
 };
 

@@ -90,9 +90,9 @@ class SimGavelCommand : public Command {
       }
     }
     if (!choose_.empty()) return Choose(table);
-    place::GavelNotebookJct expected;
+    place::GavelNotebookJct expected, expected_ftf;
     if (!compare_.empty()) {
-      ASSIGN_OR_RETURN(expected, place::LoadGavelNotebookCsv(compare_));
+      ASSIGN_OR_RETURN(expected, place::LoadGavelNotebookCsv(compare_, &expected_ftf));
     }
     if (policies_.empty()) policies_ = {"max_min_fairness_perf"};
     std::vector<place::GavelCurvePoint> all;
@@ -116,13 +116,16 @@ class SimGavelCommand : public Command {
         return InvalidArgumentError("no rates for policy " + policy + ": give --rates (or --compare with its rows)");
       }
       ASSIGN_OR_RETURN(std::vector<place::GavelCurvePoint> points,
-                       place::RunGavelCurve(table, o, compare_.empty() ? nullptr : &expected));
+                       place::RunGavelCurve(table, o, compare_.empty() ? nullptr : &expected,
+                                            compare_.empty() ? nullptr : &expected_ftf));
       for (const place::GavelCurvePoint& p : points) {
-        std::fprintf(stderr, "%s %.2f %s: %s %.2f h%s, $%.2f/job%s\n", policy.c_str(),
+        std::fprintf(stderr, "%s %.2f %s: %s %.2f h%s, $%.2f/job, FTF rho %.3f%s%s\n", policy.c_str(),
                      p.result.jobs_per_hour, p.makespan ? "jobs" : "jobs/h",
                      p.makespan ? "makespan" : "avg JCT", p.Ours(),
                      p.has_gavel ? (" (Gavel " + std::to_string(p.gavel_jct_hours).substr(0, 6) + " h)").c_str() : "",
-                     p.result.avg_cost_usd, p.result.saturated ? " [saturated]" : "");
+                     p.result.avg_cost_usd, p.result.avg_ftf_rho,
+                     p.has_gavel_ftf ? (" (Gavel " + std::to_string(p.gavel_ftf_rho).substr(0, 4) + ")").c_str() : "",
+                     p.result.saturated ? " [saturated]" : "");
       }
       all.insert(all.end(), points.begin(), points.end());
     }

@@ -44,7 +44,8 @@ std::vector<GavelPairCoeff> PackablePairs(const GavelAllocationInput& in, const 
 // Each job gets its class's share, each job pair its class pair's. Falls
 // back to one class per job when the job types are unknown or the pairs of
 // two classes are not all given.
-StatusOr<GavelAllocation> SolvePackedByClass(const GavelAllocationInput& in, const std::vector<double>& scale) {
+StatusOr<GavelAllocation> SolvePackedByClass(const GavelAllocationInput& in, const std::vector<double>& scale,
+                                             bool by_class) {
   const size_t m = in.jobs.size();
   std::vector<GavelPairCoeff> pairs = PackablePairs(in, scale);
   std::map<std::tuple<int, int, double>, size_t> class_index;
@@ -99,7 +100,7 @@ StatusOr<GavelAllocation> SolvePackedByClass(const GavelAllocationInput& in, con
   }
   std::vector<int> sf(m);
   for (size_t i = 0; i < m; ++i) sf[i] = in.jobs[i].scale_factor;
-  if (!complete) {
+  if (!complete || !by_class) {
     std::vector<std::vector<double>> coeff(m);
     for (size_t i = 0; i < m; ++i) {
       for (double v : in.jobs[i].steps_per_s) coeff[i].push_back(v * scale[i]);
@@ -205,9 +206,11 @@ std::string FormName(const std::string& base, Form form) {
 // LP, with the same normalization.
 class MaxMinFairnessPolicy : public GavelPolicy {
  public:
-  explicit MaxMinFairnessPolicy(Form form)
-      : perf_(form != Form::kAgnostic), packed_(form == Form::kPacked),
-        name_(FormName("max_min_fairness", form)) {}
+  // by_class = false: the packed LP with one row per job (seconds per solve
+  // at 100 jobs; for checking what the class LP's centre changes).
+  explicit MaxMinFairnessPolicy(Form form, bool by_class = true)
+      : perf_(form != Form::kAgnostic), packed_(form == Form::kPacked), by_class_(by_class),
+        name_(FormName("max_min_fairness", form) + (by_class ? "" : ":per_job")) {}
   const std::string& name() const override { return name_; }
   bool heterogeneity_aware() const override { return perf_; }
   bool packed() const override { return packed_; }
@@ -235,11 +238,11 @@ class MaxMinFairnessPolicy : public GavelPolicy {
       for (size_t t = 0; t < nt; ++t) coeff[i][t] = in.jobs[i].steps_per_s[t] * scale[i];
     }
     if (!packed_) return SolveMaxMinLp(coeff, sf, in.workers);
-    return SolvePackedByClass(in, scale);
+    return SolvePackedByClass(in, scale, by_class_);
   }
 
  private:
-  bool perf_, packed_;
+  bool perf_, packed_, by_class_;
   std::string name_;
 };
 
@@ -251,8 +254,7 @@ class MaxMinFairnessPolicy : public GavelPolicy {
 // Bisection on rho between a lower bound (each job alone on its fastest
 // type) and the rho of the isolated allocation (feasible by construction),
 // to 0.1%, with simplex LPs; then the interior-point solution at the upper
-// end, as Gavel's convex solver lands inside the optimal face. The agnostic
-// form believes every type runs a job at its mean throughput over the types.
+// end, as Gavel's convex solver lands inside the optimal face.
 class FinishTimeFairnessPolicy : public GavelPolicy {
  public:
   explicit FinishTimeFairnessPolicy(Form form)
@@ -321,7 +323,11 @@ class FinishTimeFairnessPolicy : public GavelPolicy {
       double sum = 0;
       int n = 0;
       for (double v : j.steps_per_s) sum += v, n += v > 0;
-      for (double& v : j.steps_per_s) v = v > 0 ? sum / n : 0.0;
+      const size_t ref = static_cast<size_t>(in.reference_type);
+      const double belief = in.reference_type >= 0 && ref < j.steps_per_s.size() && j.steps_per_s[ref] > 0
+                                ? j.steps_per_s[ref]
+                                : (n > 0 ? sum / n : 0.0);
+      for (double& v : j.steps_per_s) v = v > 0 ? belief : 0.0;
     }
     in.pairs.clear();
     return in;
@@ -431,6 +437,9 @@ StatusOr<std::unique_ptr<GavelPolicy>> MakeGavelPolicy(const std::string& name, 
   if (name == "min_total_duration") return std::unique_ptr<GavelPolicy>(new MinTotalDurationPolicy(false));
   if (name == "min_total_duration_perf") {
     return std::unique_ptr<GavelPolicy>(new MinTotalDurationPolicy(true));
+  }
+  if (name == "max_min_fairness_packed:per_job") {
+    return std::unique_ptr<GavelPolicy>(new MaxMinFairnessPolicy(Form::kPacked, /*by_class=*/false));
   }
   if (name == "gpufleet_cost") return std::unique_ptr<GavelPolicy>(new CostAwarePolicy(1.0));
   // "gpufleet_cost:0.8": keep at least 80% of each job's fair throughput.

@@ -23,6 +23,8 @@
 // time, spread over GPU types in proportion to their counts). Gavel solves
 // this convex program directly; here it is a bisection on rho, each step a
 // max-min LP of tput_m(X) / tput_m needed to finish by rho (see the .cc).
+// Its agnostic form believes every type runs a job as fast as the
+// reference type (Gavel: the V100) does.
 // Also: FIFO (`fifo`, `fifo_perf`), makespan minimisation
 // (`min_total_duration[_perf]`, the same LP on T_mj / steps_remaining_m) and
 // gpufleet's `gpufleet_cost` (the fair allocation, then the cheapest one that
@@ -68,6 +70,9 @@ struct GavelAllocationInput {
   std::vector<GavelActiveJob> jobs;
   std::vector<int> workers;              // GPUs per type
   std::vector<double> price_usd_per_hour;  // per GPU type; used by cost-aware policies
+  // The GPU type agnostic finish-time fairness believes every type runs as
+  // fast as (Gavel: V100); -1: the mean over the types a job can run on.
+  int reference_type = -1;
   // Filled for packed policies only: the pairs of jobs (same scale factor)
   // whose co-located throughputs are known on some type.
   std::vector<GavelPairThroughput> pairs;

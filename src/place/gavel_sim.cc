@@ -190,6 +190,7 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
       GavelAllocationInput in;
       in.workers = options.workers;
       in.price_usd_per_hour = price;
+      in.reference_type = table.FindWorker("v100");
       for (size_t i = 0; i < active.size(); ++i) {
         const GavelSimJob& j = *active[i].job;
         GavelActiveJob a;

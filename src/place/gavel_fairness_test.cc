@@ -81,19 +81,22 @@ TEST(GavelPackedTest, PacksTwoJobsWhosePairBeatsTimeSlicing) {
 }
 
 TEST(GavelPackedTest, NeverPacksAPairWorseThanTimeSlicing) {
-  // Together they keep 40% and 50% (0.9 < 1): time-slicing is better.
+  // Together they keep 40% and 50% (0.9 < 1): time-slicing is better, and
+  // the optimum is unique (any share of the pair lowers the minimum), so
+  // both the LP with every pair and the pruned one leave it at 0.
   GavelAllocationInput in;
   in.workers = {1};
   in.jobs = {Job(0, {1.0}), Job(1, {2.0})};
   in.pairs = {Pair(0, 1, {0.4}, {1.0})};
-  auto x = AllocateWith("max_min_fairness_packed", in);
-  ASSERT_TRUE(x.ok()) << x.status().ToString();
-  ExpectFeasible(in, *x, true);
-  EXPECT_NEAR((*x)[2][0], 0.0, 1e-6);
-  EXPECT_NEAR((*x)[0][0], 0.5, 1e-3);
-  EXPECT_NEAR((*x)[1][0], 0.5, 1e-3);
-  // The LP itself, given the pair as a variable, leaves it at 0 as well
-  // (any share of it lowers the minimum), so the pruning changes nothing.
+  for (const std::string policy : {"max_min_fairness_packed", "max_min_fairness_packed:pruned"}) {
+    auto x = AllocateWith(policy, in);
+    ASSERT_TRUE(x.ok()) << x.status().ToString();
+    ExpectFeasible(in, *x, true);
+    EXPECT_NEAR((*x)[2][0], 0.0, 1e-5) << policy;
+    EXPECT_NEAR((*x)[0][0], 0.5, 1e-3) << policy;
+    EXPECT_NEAR((*x)[1][0], 0.5, 1e-3) << policy;
+  }
+  // The LP on its own, simplex vertex.
   GavelPairCoeff c;
   c.a = 0, c.b = 1, c.a_coeff = {0.4}, c.b_coeff = {0.5};
   double value = 0;
@@ -101,6 +104,33 @@ TEST(GavelPackedTest, NeverPacksAPairWorseThanTimeSlicing) {
   ASSERT_TRUE(lp.ok()) << lp.status().ToString();
   EXPECT_NEAR((*lp)[2][0], 0.0, 1e-6);
   EXPECT_NEAR(value, 0.5, 1e-6);
+}
+
+TEST(GavelPackedTest, DominatedPairsGetTimeOnlyInsideADegenerateOptimumAndNotWhenPruned) {
+  // B and C run at 1 step/s anywhere and pin the minimum at their isolated
+  // share; A and D are 10x faster on type 0 and have slack. Their pair keeps
+  // 45% each (0.9 < 1, dominated by time-slicing) but still leaves them above
+  // the minimum when mixed with time alone, so the optimal face contains it:
+  // Gavel's LP (every pair kept, interior point) gives it some time, the
+  // pruned form none, at the same optimum.
+  GavelAllocationInput in;
+  in.workers = {2, 2};
+  in.jobs = {Job(0, {10.0, 1.0}), Job(1, {1.0, 1.0}), Job(2, {1.0, 1.0}), Job(3, {10.0, 1.0})};
+  in.pairs = {Pair(0, 3, {4.5, 0.45}, {4.5, 0.45})};
+  auto x = AllocateWith("max_min_fairness_packed", in);
+  ASSERT_TRUE(x.ok()) << x.status().ToString();
+  ExpectFeasible(in, *x, true);
+  EXPECT_GT((*x)[4][0], 1e-3);
+  auto pruned = AllocateWith("max_min_fairness_packed:pruned", in);
+  ASSERT_TRUE(pruned.ok()) << pruned.status().ToString();
+  ExpectFeasible(in, *pruned, true);
+  EXPECT_EQ((*pruned)[4][0], 0.0);
+  EXPECT_EQ((*pruned)[4][1], 0.0);
+  // B and C keep all their time either way.
+  for (const GavelAllocation* a : {&*x, &*pruned}) {
+    EXPECT_NEAR((*a)[1][0] + (*a)[1][1], 1.0, 1e-3);
+    EXPECT_NEAR((*a)[2][0] + (*a)[2][1], 1.0, 1e-3);
+  }
 }
 
 TEST(GavelPackedTest, PacksAnUnevenPairOnlyPartly) {

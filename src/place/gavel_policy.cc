@@ -10,14 +10,17 @@
 namespace gpufleet::place {
 namespace {
 
-// Gavel's space-sharing variables, kept only where packing can pay: a pair
-// on type j that gives its jobs normalized throughputs n_a + n_b <= 1 is
-// weakly dominated by time-slicing the two alone on the same type for
-// n_a and n_b of the time (same throughputs, no more GPU time, no more of
-// either job's time), so dropping it leaves every optimum of a policy that
-// values only the jobs' throughputs unchanged and shrinks the LP several-fold.
-// `scale[m]` multiplies job m's throughputs into its objective term.
-std::vector<GavelPairCoeff> PackablePairs(const GavelAllocationInput& in, const std::vector<double>& scale) {
+// Gavel's space-sharing variables, one per measured pair and GPU type,
+// `scale[m]` multiplying job m's throughputs into its objective term. With
+// `prune`, a pair on type j that gives its jobs normalized throughputs
+// n_a + n_b <= 1 is dropped: time-slicing the two alone on the same type for
+// n_a and n_b of the time gives the same throughputs with no more GPU time
+// and no more of either job's time, so no optimum's value changes. Gavel
+// keeps them, and where the optimum is degenerate (light load: the minimum
+// is pinned by jobs that cannot go faster) its interior-point solution gives
+// such pairs time, which slows the jobs with slack (docs/scheduling.md).
+std::vector<GavelPairCoeff> PackablePairs(const GavelAllocationInput& in, const std::vector<double>& scale,
+                                          bool prune = true) {
   std::vector<GavelPairCoeff> out;
   out.reserve(in.pairs.size());
   const size_t nt = in.workers.size();
@@ -29,7 +32,7 @@ std::vector<GavelPairCoeff> PackablePairs(const GavelAllocationInput& in, const 
     for (size_t t = 0; t < nt; ++t) {
       const double ta = ja.steps_per_s[t], tb = jb.steps_per_s[t];
       if (ta <= 0 || tb <= 0 || p.a_steps_per_s[t] <= 0 || p.b_steps_per_s[t] <= 0) continue;
-      if (p.a_steps_per_s[t] / ta + p.b_steps_per_s[t] / tb <= 1.0) continue;
+      if (prune && p.a_steps_per_s[t] / ta + p.b_steps_per_s[t] / tb <= 1.0) continue;
       c.a_coeff[t] = p.a_steps_per_s[t] * scale[p.a];
       c.b_coeff[t] = p.b_steps_per_s[t] * scale[p.b];
     }
@@ -45,9 +48,9 @@ std::vector<GavelPairCoeff> PackablePairs(const GavelAllocationInput& in, const 
 // back to one class per job when the job types are unknown or the pairs of
 // two classes are not all given.
 StatusOr<GavelAllocation> SolvePackedByClass(const GavelAllocationInput& in, const std::vector<double>& scale,
-                                             bool by_class) {
+                                             bool by_class, bool prune) {
   const size_t m = in.jobs.size();
-  std::vector<GavelPairCoeff> pairs = PackablePairs(in, scale);
+  std::vector<GavelPairCoeff> pairs = PackablePairs(in, scale, prune);
   std::map<std::tuple<int, int, double>, size_t> class_index;
   std::vector<size_t> cls(m);
   std::vector<GavelJobClass> classes;
@@ -206,11 +209,13 @@ std::string FormName(const std::string& base, Form form) {
 // LP, with the same normalization.
 class MaxMinFairnessPolicy : public GavelPolicy {
  public:
-  // by_class = false: the packed LP with one row per job (seconds per solve
-  // at 100 jobs; for checking what the class LP's centre changes).
-  explicit MaxMinFairnessPolicy(Form form, bool by_class = true)
-      : perf_(form != Form::kAgnostic), packed_(form == Form::kPacked), by_class_(by_class),
-        name_(FormName("max_min_fairness", form) + (by_class ? "" : ":per_job")) {}
+  // Packed variants: `suffix` "" = the class LP with every measured pair;
+  // ":pruned" = the class LP without pairs that time-slicing dominates;
+  // ":per_job" = one row per job, every pair, as Gavel writes the LP
+  // (seconds per solve at 100 jobs; to check what the class LP changes).
+  explicit MaxMinFairnessPolicy(Form form, const std::string& suffix = "")
+      : perf_(form != Form::kAgnostic), packed_(form == Form::kPacked), by_class_(suffix != ":per_job"),
+        prune_(suffix == ":pruned"), name_(FormName("max_min_fairness", form) + suffix) {}
   const std::string& name() const override { return name_; }
   bool heterogeneity_aware() const override { return perf_; }
   bool packed() const override { return packed_; }
@@ -238,11 +243,11 @@ class MaxMinFairnessPolicy : public GavelPolicy {
       for (size_t t = 0; t < nt; ++t) coeff[i][t] = in.jobs[i].steps_per_s[t] * scale[i];
     }
     if (!packed_) return SolveMaxMinLp(coeff, sf, in.workers);
-    return SolvePackedByClass(in, scale, by_class_);
+    return SolvePackedByClass(in, scale, by_class_, prune_);
   }
 
  private:
-  bool perf_, packed_, by_class_;
+  bool perf_, packed_, by_class_, prune_;
   std::string name_;
 };
 
@@ -438,8 +443,10 @@ StatusOr<std::unique_ptr<GavelPolicy>> MakeGavelPolicy(const std::string& name, 
   if (name == "min_total_duration_perf") {
     return std::unique_ptr<GavelPolicy>(new MinTotalDurationPolicy(true));
   }
-  if (name == "max_min_fairness_packed:per_job") {
-    return std::unique_ptr<GavelPolicy>(new MaxMinFairnessPolicy(Form::kPacked, /*by_class=*/false));
+  for (const char* suffix : {":per_job", ":pruned"}) {
+    if (name == std::string("max_min_fairness_packed") + suffix) {
+      return std::unique_ptr<GavelPolicy>(new MaxMinFairnessPolicy(Form::kPacked, suffix));
+    }
   }
   if (name == "gpufleet_cost") return std::unique_ptr<GavelPolicy>(new CostAwarePolicy(1.0));
   // "gpufleet_cost:0.8": keep at least 80% of each job's fair throughput.

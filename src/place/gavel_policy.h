@@ -14,7 +14,9 @@
 // `max_min_fairness_packed` is the same objective (normalized as `_perf`)
 // with space sharing: X ranges over single jobs and pairs of jobs of one
 // scale factor sharing a GPU, each running at its measured co-located
-// throughput (input.pairs). Finish-time fairness (`finish_time_fairness`,
+// throughput (input.pairs); solved over classes of interchangeable jobs
+// (gavel_lp.h). `max_min_fairness_packed:pruned` drops the pairs that
+// time-slicing dominates; `:per_job` solves Gavel's per-job LP (slow). Finish-time fairness (`finish_time_fairness`,
 // `_perf`, `_packed`; Themis as Gavel formulates it) minimizes the largest
 // rho_m = (t_m + R_m / tput_m(X)) / (I_m + R_m / iso_m), where t_m is the
 // time since arrival, R_m the steps left, I_m the time the steps done so far

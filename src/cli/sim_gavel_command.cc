@@ -35,7 +35,11 @@ class SimGavelCommand : public Command {
         ->capture_default_str();
     std::string names;
     for (const std::string& n : place::GavelPolicyNames()) names += (names.empty() ? "" : ", ") + n;
-    app.add_option("--policy", policies_, "Policy (repeatable): " + names);
+    app.add_option("--policy", policies_,
+                   "Policy (repeatable): " + names +
+                       "; also max_min_fairness_packed:pruned (no pairs that time-slicing dominates), "
+                       "max_min_fairness_packed:per_job (Gavel's per-job LP, slow), gpufleet_cost:K "
+                       "(keep K of each job's fair throughput)");
     app.add_option("--rates", rates_, "Input job rates in jobs/hour (comma-separated)")
         ->delimiter(',');
     app.add_option("--compare", compare_,

@@ -317,6 +317,41 @@ TEST(GavelFinishTimeFairnessTest, PackedFormSharesWhenSharingFinishesEveryoneSoo
   EXPECT_NEAR((*x)[2][0], 0.0, 1e-6);
 }
 
+TEST(GavelFifoPackedTest, WaitingJobJoinsARunningOneOnlyAboveTheThreshold) {
+  // One GPU, job 0 runs; job 1 waits. Together they keep 80% each (1.6 >
+  // 1.5): packed. At 70% each (1.4) it is not worth it: job 1 waits.
+  GavelAllocationInput in;
+  in.workers = {1};
+  in.jobs = {Job(0, {1.0}), Job(1, {1.0})};
+  in.pairs = {Pair(0, 1, {0.8}, {0.8})};
+  auto p = MakeGavelPolicy("fifo_packed", 0);
+  ASSERT_TRUE(p.ok());
+  auto x = (*p)->Allocate(in);
+  ASSERT_TRUE(x.ok()) << x.status().ToString();
+  ExpectFeasible(in, *x, true);
+  EXPECT_EQ((*x)[2][0], 1.0);
+  EXPECT_EQ((*x)[0][0] + (*x)[1][0], 0.0);
+  // The pair holds while both run; when job 0 ends, job 1 runs alone.
+  x = (*p)->Allocate(in);
+  ASSERT_TRUE(x.ok());
+  EXPECT_EQ((*x)[2][0], 1.0);
+  GavelAllocationInput rest;
+  rest.workers = {1};
+  rest.jobs = {Job(1, {1.0})};
+  x = (*p)->Allocate(rest);
+  ASSERT_TRUE(x.ok());
+  ASSERT_EQ(x->size(), 1u);
+  EXPECT_EQ((*x)[0][0], 1.0);
+
+  auto q = MakeGavelPolicy("fifo_packed", 0);
+  in.pairs = {Pair(0, 1, {0.7}, {0.7})};
+  x = (*q)->Allocate(in);
+  ASSERT_TRUE(x.ok());
+  EXPECT_EQ((*x)[0][0], 1.0);
+  EXPECT_EQ((*x)[1][0], 0.0);
+  EXPECT_EQ((*x)[2][0], 0.0);
+}
+
 TEST(GavelPackedSimTest, PairedJobsRunTogetherAndSplitTheGpu) {
   // Two 3600-step jobs on one GPU at 1 step/s alone, 0.8 each together:
   // packed, both finish at 4500 s; each pays half the GPU. On its isolated

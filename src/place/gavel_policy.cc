@@ -134,20 +134,45 @@ double GavelIsolatedSteps(const GavelActiveJob& job, const std::vector<int>& wor
 
 namespace {
 
+enum class Form { kAgnostic, kPerf, kPacked };
+
+std::string FormName(const std::string& base, Form form) {
+  return base + (form == Form::kPerf ? "_perf" : form == Form::kPacked ? "_packed" : "");
+}
+
 // FIFO (`scheduler/policies/fifo.py`): jobs in arrival order each get one GPU
 // type with enough free GPUs for the whole of their time. Agnostic: a random
 // such type, kept until the job ends. `_perf`: recomputed each time, the
 // fastest type with room.
+// `_packed` (Gavel's FIFO with packing): as `_perf`, and once no GPU is
+// free, each waiting job in arrival order joins the running job (alone on its
+// GPU) with which its pair's normalized throughputs on that job's type sum
+// highest, if above 1.5 (Gavel's threshold for a gain worth packing for); the
+// pair keeps that GPU until one of them ends, and the other then queues again.
 class FifoPolicy : public GavelPolicy {
  public:
-  FifoPolicy(bool perf, uint64_t seed) : perf_(perf), rng_(seed), name_(perf ? "fifo_perf" : "fifo") {}
+  FifoPolicy(Form form, uint64_t seed, bool raw_steps = false)
+      : perf_(form != Form::kAgnostic), packed_(form == Form::kPacked), raw_steps_(raw_steps), rng_(seed),
+        name_(FormName("fifo", form) + (raw_steps ? ":raw" : "")) {}
   const std::string& name() const override { return name_; }
   bool heterogeneity_aware() const override { return perf_; }
   bool strict_allocation() const override { return true; }
+  bool packed() const override { return packed_; }
 
   StatusOr<GavelAllocation> Allocate(const GavelAllocationInput& in) override {
-    const size_t nt = in.workers.size();
+    const size_t nt = in.workers.size(), m = in.jobs.size();
     std::vector<int> free = in.workers;
+    std::map<int64_t, size_t> index;
+    for (size_t i = 0; i < m; ++i) index[in.jobs[i].id] = i;
+    std::vector<PackedPair> kept_pairs;
+    std::map<int64_t, bool> paired;
+    for (const PackedPair& p : pairs_) {
+      if (!index.count(p.a) || !index.count(p.b)) continue;
+      kept_pairs.push_back(p);
+      paired[p.a] = paired[p.b] = true;
+      free[p.type] -= in.jobs[index[p.a]].scale_factor;
+    }
+    pairs_ = std::move(kept_pairs);
     std::map<int64_t, int> kept;
     if (!perf_) {
       for (const GavelActiveJob& j : in.jobs) {
@@ -160,18 +185,22 @@ class FifoPolicy : public GavelPolicy {
       auto it = assigned_.find(j.id);
       if (it != assigned_.end()) free[it->second] -= j.scale_factor;
     }
-    std::vector<size_t> order(in.jobs.size());
+    std::vector<size_t> order(m);
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(),
               [&](size_t a, size_t b) { return in.jobs[a].id < in.jobs[b].id; });
+    bool queue = false;
     for (size_t i : order) {
       const GavelActiveJob& j = in.jobs[i];
-      if (assigned_.count(j.id)) continue;
+      if (assigned_.count(j.id) || paired.count(j.id)) continue;
       std::vector<int> fits;
       for (size_t t = 0; t < nt; ++t) {
         if (free[t] >= j.scale_factor) fits.push_back(static_cast<int>(t));
       }
-      if (fits.empty()) break;  // FIFO: nobody jumps the queue
+      if (fits.empty()) {
+        queue = true;
+        break;  // FIFO: nobody jumps the queue
+      }
       int type = fits[0];
       if (perf_) {
         for (int t : fits) {
@@ -183,26 +212,61 @@ class FifoPolicy : public GavelPolicy {
       assigned_[j.id] = type;
       free[type] -= j.scale_factor;
     }
-    GavelAllocation x(in.jobs.size(), std::vector<double>(nt, 0.0));
-    for (size_t i = 0; i < in.jobs.size(); ++i) {
+    std::map<std::pair<size_t, size_t>, size_t> pair_row;
+    for (size_t p = 0; p < in.pairs.size(); ++p) {
+      pair_row[{std::min(in.pairs[p].a, in.pairs[p].b), std::max(in.pairs[p].a, in.pairs[p].b)}] = p;
+    }
+    // Normalized throughputs of jobs ia and ib together on type t (0: not measured).
+    const auto packed_norm = [&](size_t ia, size_t ib, int t) {
+      const auto it = pair_row.find({std::min(ia, ib), std::max(ia, ib)});
+      if (it == pair_row.end()) return 0.0;
+      const GavelPairThroughput& p = in.pairs[it->second];
+      const GavelActiveJob &ja = in.jobs[p.a], &jb = in.jobs[p.b];
+      if (ja.steps_per_s[t] <= 0 || jb.steps_per_s[t] <= 0) return 0.0;
+      if (raw_steps_) return p.a_steps_per_s[t] + p.b_steps_per_s[t];
+      return p.a_steps_per_s[t] / ja.steps_per_s[t] + p.b_steps_per_s[t] / jb.steps_per_s[t];
+    };
+    for (size_t i : order) {
+      if (!packed_ || !queue) break;
+      const GavelActiveJob& j = in.jobs[i];
+      if (assigned_.count(j.id) || paired.count(j.id)) continue;
+      double best = kFifoPackingThreshold;
+      int64_t partner = -1;
+      for (const auto& [id, type] : assigned_) {
+        const size_t k = index[id];
+        if (in.jobs[k].scale_factor != j.scale_factor) continue;
+        const double norm = packed_norm(k, i, type);
+        if (norm > best) best = norm, partner = id;
+      }
+      if (partner < 0) continue;
+      pairs_.push_back({partner, j.id, assigned_[partner]});
+      paired[partner] = paired[j.id] = true;
+      assigned_.erase(partner);
+    }
+    GavelAllocation x(m + (packed_ ? in.pairs.size() : 0), std::vector<double>(nt, 0.0));
+    for (size_t i = 0; i < m; ++i) {
       auto it = assigned_.find(in.jobs[i].id);
       if (it != assigned_.end()) x[i][it->second] = 1.0;
+    }
+    for (const PackedPair& p : pairs_) {
+      const size_t ia = index[p.a], ib = index[p.b];
+      x[m + pair_row.at({std::min(ia, ib), std::max(ia, ib)})][p.type] = 1.0;
     }
     return x;
   }
 
  private:
-  bool perf_;
+  static constexpr double kFifoPackingThreshold = 1.5;
+  struct PackedPair {
+    int64_t a = 0, b = 0;  // job ids
+    int type = 0;
+  };
+  bool perf_, packed_, raw_steps_;
   std::mt19937_64 rng_;
   std::string name_;
-  std::map<int64_t, int> assigned_;  // job id -> GPU type
+  std::map<int64_t, int> assigned_;  // job id -> GPU type, jobs running alone
+  std::vector<PackedPair> pairs_;
 };
-
-enum class Form { kAgnostic, kPerf, kPacked };
-
-std::string FormName(const std::string& base, Form form) {
-  return base + (form == Form::kPerf ? "_perf" : form == Form::kPacked ? "_packed" : "");
-}
 
 // Max-min fairness / LAS (`scheduler/policies/max_min_fairness.py`); the
 // packed form adds the pairs of input.pairs (PackablePairs) to the `_perf`
@@ -422,15 +486,19 @@ class CostAwarePolicy : public GavelPolicy {
 }  // namespace
 
 std::vector<std::string> GavelPolicyNames() {
-  return {"fifo", "fifo_perf", "max_min_fairness", "max_min_fairness_perf",
+  return {"fifo", "fifo_perf", "fifo_packed", "max_min_fairness", "max_min_fairness_perf",
           "max_min_fairness_packed", "finish_time_fairness", "finish_time_fairness_perf",
           "finish_time_fairness_packed", "min_total_duration", "min_total_duration_perf",
           "gpufleet_cost"};
 }
 
 StatusOr<std::unique_ptr<GavelPolicy>> MakeGavelPolicy(const std::string& name, uint64_t seed) {
-  if (name == "fifo") return std::unique_ptr<GavelPolicy>(new FifoPolicy(false, seed));
-  if (name == "fifo_perf") return std::unique_ptr<GavelPolicy>(new FifoPolicy(true, seed));
+  for (Form form : {Form::kAgnostic, Form::kPerf, Form::kPacked}) {
+    if (name == FormName("fifo", form)) return std::unique_ptr<GavelPolicy>(new FifoPolicy(form, seed));
+    if (form == Form::kPacked && name == "fifo_packed:raw") {
+      return std::unique_ptr<GavelPolicy>(new FifoPolicy(form, seed, /*raw_steps=*/true));
+    }
+  }
   for (Form form : {Form::kAgnostic, Form::kPerf, Form::kPacked}) {
     if (name == FormName("max_min_fairness", form)) {
       return std::unique_ptr<GavelPolicy>(new MaxMinFairnessPolicy(form));

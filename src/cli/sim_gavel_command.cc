@@ -38,7 +38,8 @@ class SimGavelCommand : public Command {
     app.add_option("--policy", policies_,
                    "Policy (repeatable): " + names +
                        "; also max_min_fairness_packed:pruned (no pairs that time-slicing dominates), "
-                       "max_min_fairness_packed:per_job (Gavel's per-job LP, slow), gpufleet_cost:K "
+                       "max_min_fairness_packed:per_job (Gavel's per-job LP, slow), fifo_packed:raw (packing "
+                       "threshold on raw steps/s, as Gavel's code), gpufleet_cost:K "
                        "(keep K of each job's fair throughput)");
     app.add_option("--rates", rates_, "Input job rates in jobs/hour (comma-separated)")
         ->delimiter(',');

@@ -1,10 +1,10 @@
 // Space sharing (`max_min_fairness_packed`) and finish-time fairness
 // (`finish_time_fairness[_perf|_packed]`) on small hand-worked cases.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <random>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "place/gavel_data.h"
 #include "place/gavel_lp.h"
@@ -162,8 +162,9 @@ GavelAllocationInput RandomCluster(uint64_t seed) {
   }
   for (size_t a = 0; a < in.jobs.size(); ++a) {
     for (size_t b = a + 1; b < in.jobs.size(); ++b) {
-      in.pairs.push_back(Pair(a, b, {in.jobs[a].steps_per_s[0] * share(rng), in.jobs[a].steps_per_s[1] * share(rng)},
-                              {in.jobs[b].steps_per_s[0] * share(rng), in.jobs[b].steps_per_s[1] * share(rng)}));
+      in.pairs.push_back(Pair(
+          a, b, {in.jobs[a].steps_per_s[0] * share(rng), in.jobs[a].steps_per_s[1] * share(rng)},
+          {in.jobs[b].steps_per_s[0] * share(rng), in.jobs[b].steps_per_s[1] * share(rng)}));
     }
   }
   return in;
@@ -194,7 +195,8 @@ TEST(GavelPackedTest, LpOverJobClassesHasThePerJobOptimum) {
   // LP's max-min value (7 jobs, 21 pairs), and its shares, given back per
   // job and per job pair, must be feasible and reach it too.
   const std::vector<std::vector<double>> type_tput = {{1.0, 3.0}, {2.0, 2.5}, {0.5, 4.0}};
-  const double share[3][3] = {{0.6, 0.7, 0.55}, {0.5, 0.9, 0.45}, {0.65, 0.6, 0.52}};  // [self][other]
+  const double share[3][3] = {
+      {0.6, 0.7, 0.55}, {0.5, 0.9, 0.45}, {0.65, 0.6, 0.52}};  // [self][other]
   const std::vector<int> types = {0, 0, 1, 2, 2, 2, 1};
   GavelAllocationInput in;
   in.workers = {2, 1};
@@ -232,7 +234,9 @@ TEST(GavelPackedTest, LpOverJobClassesHasThePerJobOptimum) {
     }
   }
   double per_job = 0, per_class = 0;
-  ASSERT_TRUE(SolveMaxMinPackedLp(coeff, job_pairs, std::vector<int>(7, 1), in.workers, false, &per_job).ok());
+  ASSERT_TRUE(
+      SolveMaxMinPackedLp(coeff, job_pairs, std::vector<int>(7, 1), in.workers, false, &per_job)
+          .ok());
   ASSERT_TRUE(SolveMaxMinClassLp(classes, class_pairs, in.workers, false, &per_class).ok());
   EXPECT_GT(per_job, 0.3);
   EXPECT_NEAR(per_class, per_job, 1e-6);
@@ -255,7 +259,8 @@ double Rho(const GavelActiveJob& j, double tput, const std::vector<int>& workers
 
 TEST(GavelFinishTimeFairnessTest, IsolatedShareIsOneNthOfTheCluster) {
   GavelActiveJob j = Job(0, {1.0, 3.0});
-  EXPECT_DOUBLE_EQ(GavelIsolatedSteps(j, {1, 1}, 1), 2.0);  // a whole GPU, half the time on each type
+  EXPECT_DOUBLE_EQ(GavelIsolatedSteps(j, {1, 1}, 1),
+                   2.0);  // a whole GPU, half the time on each type
   EXPECT_DOUBLE_EQ(GavelIsolatedSteps(j, {1, 1}, 4), 1.0);  // half a GPU
   j.scale_factor = 2;
   EXPECT_DOUBLE_EQ(GavelIsolatedSteps(j, {1, 1}, 1), 2.0);
@@ -277,7 +282,8 @@ TEST(GavelFinishTimeFairnessTest, JobThatWaitedLongerGetsMoreOfTheGpu) {
   ExpectFeasible(in, *x, false);
   EXPECT_NEAR((*x)[0][0], 1.0 / 3, 3e-3);
   EXPECT_NEAR((*x)[1][0], 2.0 / 3, 3e-3);
-  EXPECT_NEAR(std::max(Rho(in.jobs[0], (*x)[0][0], in.workers, 2), Rho(in.jobs[1], (*x)[1][0], in.workers, 2)),
+  EXPECT_NEAR(std::max(Rho(in.jobs[0], (*x)[0][0], in.workers, 2),
+                       Rho(in.jobs[1], (*x)[1][0], in.workers, 2)),
               1.5, 5e-3);
   // Max-min fairness ignores the history: half each.
   auto mmf = AllocateWith("max_min_fairness_perf", in);

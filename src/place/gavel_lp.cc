@@ -2,9 +2,8 @@
 
 #include <glpk.h>
 
-#include <csetjmp>
-
 #include <algorithm>
+#include <csetjmp>
 #include <string>
 
 namespace gpufleet::place {
@@ -54,8 +53,8 @@ glp_prob* LoadLp(const LpData& d) {
 // the interior-point code on a degenerate problem) through its error hook,
 // which would abort the process; here it jumps back, and the thread's GLPK
 // environment, now unusable, is freed (Debian's GLPK keeps it in
-// thread-local storage, so other threads' problems are untouched). No C++ object lives inside the jump
-// region. `cols` must already hold one slot per column.
+// thread-local storage, so other threads' problems are untouched). No C++ object lives inside the
+// jump region. `cols` must already hold one slot per column.
 bool SolveLp(const LpData& d, bool interior, std::vector<double>* cols) {
   std::jmp_buf env;
   volatile bool ok = false;
@@ -69,7 +68,8 @@ bool SolveLp(const LpData& d, bool interior, std::vector<double>* cols) {
       glp_init_iptcp(&parm);
       parm.msg_lev = GLP_MSG_OFF;
       if (glp_interior(lp, &parm) == 0 && glp_ipt_status(lp) == GLP_OPT) {
-        for (size_t c = 0; c < cols->size(); ++c) (*cols)[c] = glp_ipt_col_prim(lp, static_cast<int>(c + 1));
+        for (size_t c = 0; c < cols->size(); ++c)
+          (*cols)[c] = glp_ipt_col_prim(lp, static_cast<int>(c + 1));
         ok = true;
       }
     } else {
@@ -78,7 +78,8 @@ bool SolveLp(const LpData& d, bool interior, std::vector<double>* cols) {
       sm.msg_lev = GLP_MSG_OFF;
       sm.presolve = GLP_ON;
       if (glp_simplex(lp, &sm) == 0 && glp_get_status(lp) == GLP_OPT) {
-        for (size_t c = 0; c < cols->size(); ++c) (*cols)[c] = glp_get_col_prim(lp, static_cast<int>(c + 1));
+        for (size_t c = 0; c < cols->size(); ++c)
+          (*cols)[c] = glp_get_col_prim(lp, static_cast<int>(c + 1));
         ok = true;
       }
     }
@@ -132,14 +133,14 @@ StatusOr<GavelAllocation> SolveMinCostLp(const std::vector<std::vector<double>>&
   }
   std::vector<double> cols(m * nt, 0.0);
   if (!SolveLp(d, /*interior=*/false, &cols)) {
-    return InternalError("GLPK found no optimum for the min-cost LP (" + std::to_string(m) + " jobs)");
+    return InternalError("GLPK found no optimum for the min-cost LP (" + std::to_string(m) +
+                         " jobs)");
   }
   for (int i = 0; i < m; ++i) {
     for (int j = 0; j < nt; ++j) x[i][j] = std::clamp(cols[i * nt + j], 0.0, 1.0);
   }
   return x;
 }
-
 
 StatusOr<GavelAllocation> SolveMaxMinClassLp(const std::vector<GavelJobClass>& classes,
                                              const std::vector<GavelClassPair>& pairs,
@@ -152,15 +153,17 @@ StatusOr<GavelAllocation> SolveMaxMinClassLp(const std::vector<GavelJobClass>& c
   if (nc == 0) return x;
   for (const GavelJobClass& c : classes) {
     if (c.count < 1 || c.coeff.size() != static_cast<size_t>(nt)) {
-      return InvalidArgumentError("max-min LP: a job class has no jobs or no coefficient per GPU type");
+      return InvalidArgumentError(
+          "max-min LP: a job class has no jobs or no coefficient per GPU type");
     }
   }
   for (const GavelClassPair& p : pairs) {
     if (p.c >= static_cast<size_t>(nc) || p.d >= static_cast<size_t>(nc) ||
         (p.c == p.d && classes[p.c].count < 2) || p.c_coeff.size() != static_cast<size_t>(nt) ||
         p.d_coeff.size() != static_cast<size_t>(nt)) {
-      return InvalidArgumentError("max-min LP: a pair names an unknown class, pairs a job with "
-                                  "itself, or has no coefficient per GPU type");
+      return InvalidArgumentError(
+          "max-min LP: a pair names an unknown class, pairs a job with "
+          "itself, or has no coefficient per GPU type");
     }
   }
   // One job of class c is in n_d pairs with class d (d != c) and n_c - 1
@@ -221,8 +224,8 @@ StatusOr<GavelAllocation> SolveMaxMinClassLp(const std::vector<GavelJobClass>& c
   // Interior point first (see the header); GLPK's can fail on degenerate
   // problems, and then the simplex's exact vertex is used.
   if (!(interior && SolveLp(d, /*interior=*/true, &sol)) && !SolveLp(d, /*interior=*/false, &sol)) {
-    return InternalError("GLPK found no optimum for the max-min LP (" + std::to_string(nc) + " job classes, " +
-                         std::to_string(np) + " pairs of classes)");
+    return InternalError("GLPK found no optimum for the max-min LP (" + std::to_string(nc) +
+                         " job classes, " + std::to_string(np) + " pairs of classes)");
   }
   if (value != nullptr) *value = sol[0];
   for (size_t c = 0; c < cols.size(); ++c) {

@@ -29,7 +29,7 @@ using GavelAllocation = std::vector<std::vector<double>>;
 // term per unit of X on each GPU type. A (pair, type) whose a_coeff or
 // b_coeff is <= 0 is not a variable (never allocated).
 struct GavelPairCoeff {
-  size_t a = 0, b = 0;  // job indices, a != b
+  size_t a = 0, b = 0;                   // job indices, a != b
   std::vector<double> a_coeff, b_coeff;  // per GPU type
 };
 
@@ -62,7 +62,7 @@ struct GavelJobClass {
   std::vector<double> coeff;  // per GPU type
 };
 struct GavelClassPair {
-  size_t c = 0, d = 0;  // class indices
+  size_t c = 0, d = 0;                   // class indices
   std::vector<double> c_coeff, d_coeff;  // per GPU type, for a job of c / of d
 };
 StatusOr<GavelAllocation> SolveMaxMinClassLp(const std::vector<GavelJobClass>& classes,

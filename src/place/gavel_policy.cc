@@ -19,8 +19,8 @@ namespace {
 // keeps them, and where the optimum is degenerate (light load: the minimum
 // is pinned by jobs that cannot go faster) its interior-point solution gives
 // such pairs time, which slows the jobs with slack (docs/scheduling.md).
-std::vector<GavelPairCoeff> PackablePairs(const GavelAllocationInput& in, const std::vector<double>& scale,
-                                          bool prune = true) {
+std::vector<GavelPairCoeff> PackablePairs(const GavelAllocationInput& in,
+                                          const std::vector<double>& scale, bool prune = true) {
   std::vector<GavelPairCoeff> out;
   out.reserve(in.pairs.size());
   const size_t nt = in.workers.size();
@@ -47,8 +47,9 @@ std::vector<GavelPairCoeff> PackablePairs(const GavelAllocationInput& in, const 
 // Each job gets its class's share, each job pair its class pair's. Falls
 // back to one class per job when the job types are unknown or the pairs of
 // two classes are not all given.
-StatusOr<GavelAllocation> SolvePackedByClass(const GavelAllocationInput& in, const std::vector<double>& scale,
-                                             bool by_class, bool prune) {
+StatusOr<GavelAllocation> SolvePackedByClass(const GavelAllocationInput& in,
+                                             const std::vector<double>& scale, bool by_class,
+                                             bool prune) {
   const size_t m = in.jobs.size();
   std::vector<GavelPairCoeff> pairs = PackablePairs(in, scale, prune);
   std::map<std::tuple<int, int, double>, size_t> class_index;
@@ -86,7 +87,8 @@ StatusOr<GavelAllocation> SolvePackedByClass(const GavelAllocationInput& in, con
     if (fresh) {
       // Coefficients per job of each class, without the per-job scale (the
       // class's mean scale instead, as for the single-job columns).
-      GavelClassPair cp{c, d, swap ? pairs[p].b_coeff : pairs[p].a_coeff, swap ? pairs[p].a_coeff : pairs[p].b_coeff};
+      GavelClassPair cp{c, d, swap ? pairs[p].b_coeff : pairs[p].a_coeff,
+                        swap ? pairs[p].a_coeff : pairs[p].b_coeff};
       const size_t jc = swap ? pairs[p].b : pairs[p].a, jd = swap ? pairs[p].a : pairs[p].b;
       for (double& v : cp.c_coeff) v *= scale_sum[c] / classes[c].count / scale[jc];
       for (double& v : cp.d_coeff) v *= scale_sum[d] / classes[d].count / scale[jd];
@@ -99,7 +101,8 @@ StatusOr<GavelAllocation> SolvePackedByClass(const GavelAllocationInput& in, con
   bool complete = true;
   for (size_t q = 0; q < class_pairs.size(); ++q) {
     const double nc = classes[class_pairs[q].c].count, nd = classes[class_pairs[q].d].count;
-    complete = complete && pair_count[q] == (class_pairs[q].c == class_pairs[q].d ? nc * (nc - 1) / 2 : nc * nd);
+    complete = complete && pair_count[q] ==
+                               (class_pairs[q].c == class_pairs[q].d ? nc * (nc - 1) / 2 : nc * nd);
   }
   std::vector<int> sf(m);
   for (size_t i = 0; i < m; ++i) sf[i] = in.jobs[i].scale_factor;
@@ -110,7 +113,8 @@ StatusOr<GavelAllocation> SolvePackedByClass(const GavelAllocationInput& in, con
     }
     return SolveMaxMinPackedLp(coeff, pairs, sf, in.workers, /*interior=*/true);
   }
-  ASSIGN_OR_RETURN(GavelAllocation y, SolveMaxMinClassLp(classes, class_pairs, in.workers, /*interior=*/true));
+  ASSIGN_OR_RETURN(GavelAllocation y,
+                   SolveMaxMinClassLp(classes, class_pairs, in.workers, /*interior=*/true));
   GavelAllocation x(m + pairs.size());
   for (size_t i = 0; i < m; ++i) x[i] = y[cls[i]];
   for (size_t p = 0; p < pairs.size(); ++p) x[m + p] = y[classes.size() + pair_of[p]];
@@ -152,7 +156,10 @@ std::string FormName(const std::string& base, Form form) {
 class FifoPolicy : public GavelPolicy {
  public:
   FifoPolicy(Form form, uint64_t seed, bool raw_steps = false)
-      : perf_(form != Form::kAgnostic), packed_(form == Form::kPacked), raw_steps_(raw_steps), rng_(seed),
+      : perf_(form != Form::kAgnostic),
+        packed_(form == Form::kPacked),
+        raw_steps_(raw_steps),
+        rng_(seed),
         name_(FormName("fifo", form) + (raw_steps ? ":raw" : "")) {}
   const std::string& name() const override { return name_; }
   bool heterogeneity_aware() const override { return perf_; }
@@ -214,7 +221,8 @@ class FifoPolicy : public GavelPolicy {
     }
     std::map<std::pair<size_t, size_t>, size_t> pair_row;
     for (size_t p = 0; p < in.pairs.size(); ++p) {
-      pair_row[{std::min(in.pairs[p].a, in.pairs[p].b), std::max(in.pairs[p].a, in.pairs[p].b)}] = p;
+      pair_row[{std::min(in.pairs[p].a, in.pairs[p].b), std::max(in.pairs[p].a, in.pairs[p].b)}] =
+          p;
     }
     // Normalized throughputs of jobs ia and ib together on type t (0: not measured).
     const auto packed_norm = [&](size_t ia, size_t ib, int t) {
@@ -278,8 +286,11 @@ class MaxMinFairnessPolicy : public GavelPolicy {
   // ":per_job" = one row per job, every pair, as Gavel writes the LP
   // (seconds per solve at 100 jobs; to check what the class LP changes).
   explicit MaxMinFairnessPolicy(Form form, const std::string& suffix = "")
-      : perf_(form != Form::kAgnostic), packed_(form == Form::kPacked), by_class_(suffix != ":per_job"),
-        prune_(suffix == ":pruned"), name_(FormName("max_min_fairness", form) + suffix) {}
+      : perf_(form != Form::kAgnostic),
+        packed_(form == Form::kPacked),
+        by_class_(suffix != ":per_job"),
+        prune_(suffix == ":pruned"),
+        name_(FormName("max_min_fairness", form) + suffix) {}
   const std::string& name() const override { return name_; }
   bool heterogeneity_aware() const override { return perf_; }
   bool packed() const override { return packed_; }
@@ -327,7 +338,8 @@ class MaxMinFairnessPolicy : public GavelPolicy {
 class FinishTimeFairnessPolicy : public GavelPolicy {
  public:
   explicit FinishTimeFairnessPolicy(Form form)
-      : perf_(form != Form::kAgnostic), packed_(form == Form::kPacked),
+      : perf_(form != Form::kAgnostic),
+        packed_(form == Form::kPacked),
         name_(FormName("finish_time_fairness", form)) {}
   const std::string& name() const override { return name_; }
   bool heterogeneity_aware() const override { return perf_; }
@@ -393,9 +405,10 @@ class FinishTimeFairnessPolicy : public GavelPolicy {
       int n = 0;
       for (double v : j.steps_per_s) sum += v, n += v > 0;
       const size_t ref = static_cast<size_t>(in.reference_type);
-      const double belief = in.reference_type >= 0 && ref < j.steps_per_s.size() && j.steps_per_s[ref] > 0
-                                ? j.steps_per_s[ref]
-                                : (n > 0 ? sum / n : 0.0);
+      const double belief =
+          in.reference_type >= 0 && ref < j.steps_per_s.size() && j.steps_per_s[ref] > 0
+              ? j.steps_per_s[ref]
+              : (n > 0 ? sum / n : 0.0);
       for (double& v : j.steps_per_s) v = v > 0 ? belief : 0.0;
     }
     in.pairs.clear();
@@ -486,15 +499,24 @@ class CostAwarePolicy : public GavelPolicy {
 }  // namespace
 
 std::vector<std::string> GavelPolicyNames() {
-  return {"fifo", "fifo_perf", "fifo_packed", "max_min_fairness", "max_min_fairness_perf",
-          "max_min_fairness_packed", "finish_time_fairness", "finish_time_fairness_perf",
-          "finish_time_fairness_packed", "min_total_duration", "min_total_duration_perf",
+  return {"fifo",
+          "fifo_perf",
+          "fifo_packed",
+          "max_min_fairness",
+          "max_min_fairness_perf",
+          "max_min_fairness_packed",
+          "finish_time_fairness",
+          "finish_time_fairness_perf",
+          "finish_time_fairness_packed",
+          "min_total_duration",
+          "min_total_duration_perf",
           "gpufleet_cost"};
 }
 
 StatusOr<std::unique_ptr<GavelPolicy>> MakeGavelPolicy(const std::string& name, uint64_t seed) {
   for (Form form : {Form::kAgnostic, Form::kPerf, Form::kPacked}) {
-    if (name == FormName("fifo", form)) return std::unique_ptr<GavelPolicy>(new FifoPolicy(form, seed));
+    if (name == FormName("fifo", form))
+      return std::unique_ptr<GavelPolicy>(new FifoPolicy(form, seed));
     if (form == Form::kPacked && name == "fifo_packed:raw") {
       return std::unique_ptr<GavelPolicy>(new FifoPolicy(form, seed, /*raw_steps=*/true));
     }

@@ -16,8 +16,9 @@
 // scale factor sharing a GPU, each running at its measured co-located
 // throughput (input.pairs); solved over classes of interchangeable jobs
 // (gavel_lp.h). `max_min_fairness_packed:pruned` drops the pairs that
-// time-slicing dominates; `:per_job` solves Gavel's per-job LP (slow). Finish-time fairness (`finish_time_fairness`,
-// `_perf`, `_packed`; Themis as Gavel formulates it) minimizes the largest
+// time-slicing dominates; `:per_job` solves Gavel's per-job LP (slow).
+// Finish-time fairness (`finish_time_fairness`, `_perf`, `_packed`; Themis
+// as Gavel formulates it) minimizes the largest
 // rho_m = (t_m + R_m / tput_m(X)) / (I_m + R_m / iso_m), where t_m is the
 // time since arrival, R_m the steps left, I_m the time the steps done so far
 // would have taken on the job's isolated share and iso_m its throughput
@@ -27,7 +28,7 @@
 // max-min LP of tput_m(X) / tput_m needed to finish by rho (see the .cc).
 // Its agnostic form believes every type runs a job as fast as the
 // reference type (Gavel: the V100) does.
-// Also: FIFO (`fifo`, `fifo_perf`), makespan minimisation
+// Also: FIFO (`fifo`, `fifo_perf`, `fifo_packed`), makespan minimisation
 // (`min_total_duration[_perf]`, the same LP on T_mj / steps_remaining_m) and
 // gpufleet's `gpufleet_cost` (the fair allocation, then the cheapest one that
 // keeps every job's throughput; see docs/scheduling.md).

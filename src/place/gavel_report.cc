@@ -86,7 +86,8 @@ StatusOr<GavelNotebookJct> ParseGavelNotebookCsv(std::string_view text, std::str
   return out;
 }
 
-StatusOr<GavelNotebookJct> LoadGavelNotebookCsv(const std::string& path, GavelNotebookJct* ftf_rho) {
+StatusOr<GavelNotebookJct> LoadGavelNotebookCsv(const std::string& path,
+                                                GavelNotebookJct* ftf_rho) {
   ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
   return ParseGavelNotebookCsv(text, path, ftf_rho);
 }
@@ -173,18 +174,19 @@ StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& tab
 std::string GavelCurvesToCsv(const std::string& trace, const std::vector<GavelCurvePoint>& points) {
   std::string out =
       "trace,policy,rate_per_hour,avg_jct_hours,gavel_avg_jct_hours,rel_error,avg_cost_usd,"
-      "makespan_hours,completed,measured,saturated,allocations,solve_s,avg_ftf_rho,gavel_avg_ftf_rho,"
+      "makespan_hours,completed,measured,saturated,allocations,solve_s,avg_ftf_rho,gavel_avg_ftf_"
+      "rho,"
       "pair_rounds\n";
   for (const GavelCurvePoint& p : points) {
     const GavelSimResult& r = p.result;
-    out += trace + "," + r.policy + "," + Fixed(r.jobs_per_hour, 2) + "," + Fixed(r.avg_jct_hours, 2) +
-           "," + (p.has_gavel ? Fixed(p.gavel_jct_hours, 2) : "") + "," +
-           (p.has_gavel ? Fixed(p.RelativeError(), 3) : "") + "," + Fixed(r.avg_cost_usd, 2) + "," +
-           Fixed(r.makespan_hours, 2) + "," +
-           std::to_string(r.completed_measured) + "," + std::to_string(r.measured_jobs) + "," +
-           (r.saturated ? "1" : "0") + "," + std::to_string(r.allocations) + "," +
-           Fixed(r.solve_seconds, 2) + "," + Fixed(r.avg_ftf_rho, 3) + "," +
-           (p.has_gavel_ftf ? Fixed(p.gavel_ftf_rho, 2) : "") + "," + std::to_string(r.pair_rounds) + "\n";
+    out += trace + "," + r.policy + "," + Fixed(r.jobs_per_hour, 2) + "," +
+           Fixed(r.avg_jct_hours, 2) + "," + (p.has_gavel ? Fixed(p.gavel_jct_hours, 2) : "") +
+           "," + (p.has_gavel ? Fixed(p.RelativeError(), 3) : "") + "," + Fixed(r.avg_cost_usd, 2) +
+           "," + Fixed(r.makespan_hours, 2) + "," + std::to_string(r.completed_measured) + "," +
+           std::to_string(r.measured_jobs) + "," + (r.saturated ? "1" : "0") + "," +
+           std::to_string(r.allocations) + "," + Fixed(r.solve_seconds, 2) + "," +
+           Fixed(r.avg_ftf_rho, 3) + "," + (p.has_gavel_ftf ? Fixed(p.gavel_ftf_rho, 2) : "") +
+           "," + std::to_string(r.pair_rounds) + "\n";
   }
   return out;
 }

@@ -55,17 +55,16 @@ struct GavelCurvePoint {
   bool below_saturation = false;  // by Gavel's curve, see above
   bool makespan = false;          // static trace: gavel_jct_hours holds Gavel's makespan
   bool has_gavel_ftf = false;
-  double gavel_ftf_rho = 0;       // Gavel's average finish-time fairness at this rate
+  double gavel_ftf_rho = 0;  // Gavel's average finish-time fairness at this rate
   double Ours() const { return makespan ? result.makespan_hours : result.avg_jct_hours; }
   double RelativeError() const {
     return has_gavel ? (Ours() - gavel_jct_hours) / gavel_jct_hours : 0;
   }
 };
 
-StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& table,
-                                                     const GavelCurveOptions& options,
-                                                     const GavelNotebookJct* expected,
-                                                     const GavelNotebookJct* expected_ftf = nullptr);
+StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(
+    const GavelThroughputs& table, const GavelCurveOptions& options,
+    const GavelNotebookJct* expected, const GavelNotebookJct* expected_ftf = nullptr);
 
 // CSV: trace,policy,rate_per_hour,avg_jct_hours,gavel_avg_jct_hours,rel_error,
 // avg_cost_usd,makespan_hours,completed,measured,saturated,allocations,solve_s,

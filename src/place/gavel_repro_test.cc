@@ -17,7 +17,8 @@ namespace {
 
 std::string GavelDir() { return std::string(GPUFLEET_SOURCE_DIR) + "/../shared/traces/gavel"; }
 
-void CheckCurve(const std::string& policy, const std::vector<double>& rates, bool check_ftf = false) {
+void CheckCurve(const std::string& policy, const std::vector<double>& rates,
+                bool check_ftf = false) {
   const std::string dir = GavelDir();
   if (!std::filesystem::exists(dir + "/simulation_throughputs.json")) {
     GTEST_SKIP() << dir << " absent (../shared is not beside the clone)";
@@ -46,15 +47,26 @@ void CheckCurve(const std::string& policy, const std::vector<double>& rates, boo
     if (!check_ftf) continue;
     ASSERT_TRUE(p.has_gavel_ftf);
     std::printf("  FTF rho: ours %.3f, Gavel %.2f\n", p.result.avg_ftf_rho, p.gavel_ftf_rho);
-    EXPECT_NEAR(p.result.avg_ftf_rho / p.gavel_ftf_rho, 1.0, 0.10) << policy << " @" << p.result.jobs_per_hour;
+    EXPECT_NEAR(p.result.avg_ftf_rho / p.gavel_ftf_rho, 1.0, 0.10)
+        << policy << " @" << p.result.jobs_per_hour;
   }
 }
 
-TEST(GavelReproTest, MaxMinFairnessPerfMatchesFig8) { CheckCurve("max_min_fairness_perf", {2.0, 4.0}, true); }
-TEST(GavelReproTest, MaxMinFairnessMatchesFig8) { CheckCurve("max_min_fairness", {2.0, 4.0}, true); }
-TEST(GavelReproTest, MaxMinFairnessPackedMatchesFig8) { CheckCurve("max_min_fairness_packed", {2.4, 4.0}, true); }
-TEST(GavelReproTest, FinishTimeFairnessPerfMatchesFig8) { CheckCurve("finish_time_fairness_perf", {2.0, 4.0}); }
-TEST(GavelReproTest, FinishTimeFairnessMatchesFig8) { CheckCurve("finish_time_fairness", {2.0, 4.0}); }
+TEST(GavelReproTest, MaxMinFairnessPerfMatchesFig8) {
+  CheckCurve("max_min_fairness_perf", {2.0, 4.0}, true);
+}
+TEST(GavelReproTest, MaxMinFairnessMatchesFig8) {
+  CheckCurve("max_min_fairness", {2.0, 4.0}, true);
+}
+TEST(GavelReproTest, MaxMinFairnessPackedMatchesFig8) {
+  CheckCurve("max_min_fairness_packed", {2.4, 4.0}, true);
+}
+TEST(GavelReproTest, FinishTimeFairnessPerfMatchesFig8) {
+  CheckCurve("finish_time_fairness_perf", {2.0, 4.0});
+}
+TEST(GavelReproTest, FinishTimeFairnessMatchesFig8) {
+  CheckCurve("finish_time_fairness", {2.0, 4.0});
+}
 // Where packing starts: the cluster is full from about 4.4 jobs/h.
 TEST(GavelReproTest, FifoPackedMatchesFig8) { CheckCurve("fifo_packed", {4.4, 4.8}); }
 TEST(GavelReproTest, FifoPerfMatchesFig8) { CheckCurve("fifo_perf", {2.0, 4.0}); }

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <cmath>
+#include <map>
 #include <random>
 #include <tuple>
 #include <unordered_map>
@@ -30,7 +30,7 @@ struct JobState {
   const GavelSimJob* job = nullptr;
   double steps_done = 0;
   double cost_usd = 0;
-  double isolated_s = 0;     // time its steps done would have taken on its isolated share
+  double isolated_s = 0;      // time its steps done would have taken on its isolated share
   double iso_full_steps = 0;  // its isolated-share throughput with a whole share
   std::vector<double> time_since_reset;  // per type, Gavel's _job_time_so_far
   std::vector<double> deficit;           // per type
@@ -39,8 +39,8 @@ struct JobState {
 
 // A pair of jobs the allocation gives GPU time together (packed policies).
 struct PairUnit {
-  int64_t a = 0, b = 0;  // job ids
-  int row = 0;           // row in the current allocation
+  int64_t a = 0, b = 0;                              // job ids
+  int row = 0;                                       // row in the current allocation
   std::vector<double> a_steps_per_s, b_steps_per_s;  // co-located, per type
 };
 
@@ -176,7 +176,8 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
           worker_time[w] += half_round;
         }
       };
-      for (JobState& s : active) settle(s.time_since_reset, s.deficit, s.alloc_index >= 0 ? &alloc[s.alloc_index] : nullptr);
+      for (JobState& s : active)
+        settle(s.time_since_reset, s.deficit, s.alloc_index >= 0 ? &alloc[s.alloc_index] : nullptr);
       std::map<std::pair<int64_t, int64_t>, PairState> kept_pairs;
       for (const PairUnit& u : pair_units) {
         auto it = pair_state.find({u.a, u.b});
@@ -240,7 +241,8 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
         u.row = row;
         u.a_steps_per_s = in.pairs[p].a_steps_per_s, u.b_steps_per_s = in.pairs[p].b_steps_per_s;
         PairState& st = kept_pairs[{u.a, u.b}];
-        if (st.deficit.empty()) st.deficit.assign(nt, 0.0), st.time_since_reset.assign(nt, half_round);
+        if (st.deficit.empty())
+          st.deficit.assign(nt, 0.0), st.time_since_reset.assign(nt, half_round);
         for (int w = 0; w < nt; ++w) worker_time[w] += half_round;
         pair_units.push_back(std::move(u));
       }
@@ -281,7 +283,8 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
         if (!index_of.count(u.a) || !index_of.count(u.b)) continue;  // one of them finished
         const PairState& st = pair_state[{u.a, u.b}];
         const double fraction = worker_time[w] > 0 ? st.time_since_reset[w] / worker_time[w] : 0.0;
-        queue.emplace_back(fraction > 0 ? x / fraction : x * 1e9, st.deficit[w], x, active.size() + p);
+        queue.emplace_back(fraction > 0 ? x / fraction : x * 1e9, st.deficit[w], x,
+                           active.size() + p);
       }
       std::sort(queue.begin(), queue.end(), [](const auto& a, const auto& b) {
         if (std::get<0>(a) != std::get<0>(b)) return std::get<0>(a) > std::get<0>(b);

@@ -143,8 +143,9 @@ TEST(GavelReportTest, ParsesNotebookCsvAndNamesBadLines) {
   ASSERT_EQ(e->size(), 1u);
   EXPECT_DOUBLE_EQ(e->begin()->second, 17.58);
   GavelNotebookJct ftf;
-  e = ParseGavelNotebookCsv("continuous-single (Fig.8),avg_FTF_rho_vs_isolated,0.40,max_min_fairness_perf,0.84\n",
-                            "n.csv", &ftf);
+  e = ParseGavelNotebookCsv(
+      "continuous-single (Fig.8),avg_FTF_rho_vs_isolated,0.40,max_min_fairness_perf,0.84\n",
+      "n.csv", &ftf);
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   EXPECT_TRUE(e->empty());
   ASSERT_EQ(ftf.size(), 1u);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 #include <string>
 
 #include "place/gavel_data.h"
@@ -356,6 +357,43 @@ TEST(GavelFifoPackedTest, WaitingJobJoinsARunningOneOnlyAboveTheThreshold) {
   EXPECT_EQ((*x)[0][0], 1.0);
   EXPECT_EQ((*x)[1][0], 0.0);
   EXPECT_EQ((*x)[2][0], 0.0);
+}
+
+TEST(GavelGandivaTest, PairsAtRandomOnlyWhenJobsOutnumberGpus) {
+  // Two GPUs of two types (1 + 1). Two jobs: each alone, equal shares of
+  // each type. Four jobs: all pairable ones are paired (two pairs, one GPU
+  // each), pair quality not considered, equal shares per pair; the pairs
+  // hold on the next allocation.
+  GavelAllocationInput in;
+  in.workers = {1, 1};
+  in.jobs = {Job(0, {1.0, 2.0}), Job(1, {1.0, 2.0})};
+  in.pairs = {Pair(0, 1, {0.1, 0.1}, {0.1, 0.1})};  // a bad pair
+  auto p = MakeGavelPolicy("gandiva", 7);
+  ASSERT_TRUE(p.ok());
+  auto x = (*p)->Allocate(in);
+  ASSERT_TRUE(x.ok()) << x.status().ToString();
+  ExpectFeasible(in, *x, true);
+  EXPECT_EQ((*x)[0], (std::vector<double>{0.5, 0.5}));
+  EXPECT_EQ((*x)[2], (std::vector<double>{0.0, 0.0}));
+  for (int64_t id : {2, 3}) in.jobs.push_back(Job(id, {1.0, 2.0}));
+  in.pairs.clear();
+  for (size_t a = 0; a < 4; ++a) {
+    for (size_t b = a + 1; b < 4; ++b) in.pairs.push_back(Pair(a, b, {0.1, 0.1}, {0.1, 0.1}));
+  }
+  x = (*p)->Allocate(in);
+  ASSERT_TRUE(x.ok()) << x.status().ToString();
+  std::vector<size_t> used;
+  for (size_t k = 0; k < x->size(); ++k) {
+    if ((*x)[k][0] > 0) used.push_back(k);
+  }
+  ExpectFeasible(in, *x, true);
+  ASSERT_EQ(used.size(), 2u);  // two pair rows, no job alone
+  EXPECT_GE(used[0], 4u);
+  const GavelPairThroughput &p0 = in.pairs[used[0] - 4], &p1 = in.pairs[used[1] - 4];
+  EXPECT_EQ(std::set<size_t>({p0.a, p0.b, p1.a, p1.b}).size(), 4u);  // every job in one pair
+  auto again = (*p)->Allocate(in);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *x);
 }
 
 TEST(GavelPackedSimTest, PairedJobsRunTogetherAndSplitTheGpu) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -276,6 +277,89 @@ class FifoPolicy : public GavelPolicy {
   std::vector<PackedPair> pairs_;
 };
 
+// Gandiva as Gavel's `gandiva.py` models it: every job (or pair) gets an
+// equal share of each GPU type, in proportion to the type's count. While
+// the jobs ask for no more GPUs than there are, jobs run alone; beyond
+// that, jobs not yet paired are paired at random (same scale factor) and a
+// pair lasts until one of its jobs ends, the other then waiting to be
+// paired again. Pair quality is not looked at. A pair that cannot share a
+// GPU on any type (out of memory in the table) is not formed; both stay
+// alone (Gavel would schedule the pair and never run it). Agnostic of
+// throughputs, but GPU types are visited fastest first, not shuffled: Gavel's
+// Gandiva runs every job on a V100 at light load (17.58 h at 0.4 jobs/h, the
+// same as its `max_min_fairness_perf`).
+class GandivaPolicy : public GavelPolicy {
+ public:
+  explicit GandivaPolicy(uint64_t seed) : rng_(seed) {}
+  const std::string& name() const override { return name_; }
+  bool heterogeneity_aware() const override { return false; }
+  bool shuffles_types() const override { return false; }
+  bool packed() const override { return true; }
+
+  StatusOr<GavelAllocation> Allocate(const GavelAllocationInput& in) override {
+    const size_t m = in.jobs.size(), nt = in.workers.size();
+    std::map<int64_t, size_t> index;
+    for (size_t i = 0; i < m; ++i) index[in.jobs[i].id] = i;
+    for (auto it = partner_.begin(); it != partner_.end();) {
+      const bool gone = !index.count(it->first) || !index.count(it->second);
+      it = gone ? partner_.erase(it) : std::next(it);
+    }
+    std::map<std::pair<size_t, size_t>, size_t> pair_row;
+    for (size_t p = 0; p < in.pairs.size(); ++p) {
+      pair_row[{std::min(in.pairs[p].a, in.pairs[p].b), std::max(in.pairs[p].a, in.pairs[p].b)}] =
+          p;
+    }
+    double total = 0, wanted = 0;
+    for (int w : in.workers) total += w;
+    for (const GavelActiveJob& j : in.jobs) wanted += j.scale_factor;
+    const bool pack = wanted > total;
+    if (pack) {
+      std::vector<size_t> single;
+      for (size_t i = 0; i < m; ++i) {
+        if (!partner_.count(in.jobs[i].id)) single.push_back(i);
+      }
+      std::shuffle(single.begin(), single.end(), rng_);
+      for (size_t k = 0; k + 1 < single.size(); k += 2) {
+        const size_t a = single[k], b = single[k + 1];
+        if (in.jobs[a].scale_factor != in.jobs[b].scale_factor) continue;
+        if (!pair_row.count({std::min(a, b), std::max(a, b)})) continue;
+        partner_[in.jobs[a].id] = in.jobs[b].id;
+        partner_[in.jobs[b].id] = in.jobs[a].id;
+      }
+    }
+    // Equal shares: type t's workers over the GPUs all combinations ask for
+    // (at least all of them), so the allocation fits.
+    double asked = 0;
+    for (size_t i = 0; i < m; ++i) {
+      const auto it = partner_.find(in.jobs[i].id);
+      if (!pack || it == partner_.end() || index[it->second] > i) asked += in.jobs[i].scale_factor;
+    }
+    const double denominator = std::max(total, asked);
+    GavelAllocation x(m + in.pairs.size(), std::vector<double>(nt, 0.0));
+    for (size_t i = 0; i < m; ++i) {
+      const auto it = partner_.find(in.jobs[i].id);
+      size_t row = i;
+      if (pack && it != partner_.end()) {
+        const size_t k = index[it->second];
+        const auto r = pair_row.find({std::min(i, k), std::max(i, k)});
+        if (r != pair_row.end()) {
+          if (k < i) continue;  // the pair's row is written once
+          row = m + r->second;
+        }
+      }
+      for (size_t t = 0; t < nt; ++t) {
+        x[row][t] = denominator > 0 ? in.workers[t] / denominator : 0.0;
+      }
+    }
+    return x;
+  }
+
+ private:
+  std::mt19937_64 rng_;
+  std::string name_ = "gandiva";
+  std::map<int64_t, int64_t> partner_;  // job id -> its partner's, both ways
+};
+
 // Max-min fairness / LAS (`scheduler/policies/max_min_fairness.py`); the
 // packed form adds the pairs of input.pairs (PackablePairs) to the `_perf`
 // LP, with the same normalization.
@@ -499,18 +583,10 @@ class CostAwarePolicy : public GavelPolicy {
 }  // namespace
 
 std::vector<std::string> GavelPolicyNames() {
-  return {"fifo",
-          "fifo_perf",
-          "fifo_packed",
-          "max_min_fairness",
-          "max_min_fairness_perf",
-          "max_min_fairness_packed",
-          "finish_time_fairness",
-          "finish_time_fairness_perf",
-          "finish_time_fairness_packed",
-          "min_total_duration",
-          "min_total_duration_perf",
-          "gpufleet_cost"};
+  return {"fifo", "fifo_perf", "fifo_packed", "gandiva", "max_min_fairness",
+          "max_min_fairness_perf", "max_min_fairness_packed", "finish_time_fairness",
+          "finish_time_fairness_perf", "finish_time_fairness_packed", "min_total_duration",
+          "min_total_duration_perf", "gpufleet_cost"};
 }
 
 StatusOr<std::unique_ptr<GavelPolicy>> MakeGavelPolicy(const std::string& name, uint64_t seed) {
@@ -538,6 +614,7 @@ StatusOr<std::unique_ptr<GavelPolicy>> MakeGavelPolicy(const std::string& name, 
       return std::unique_ptr<GavelPolicy>(new MaxMinFairnessPolicy(Form::kPacked, suffix));
     }
   }
+  if (name == "gandiva") return std::unique_ptr<GavelPolicy>(new GandivaPolicy(seed));
   if (name == "gpufleet_cost") return std::unique_ptr<GavelPolicy>(new CostAwarePolicy(1.0));
   // "gpufleet_cost:0.8": keep at least 80% of each job's fair throughput.
   if (name.rfind("gpufleet_cost:", 0) == 0) {

@@ -28,6 +28,9 @@
 // max-min LP of tput_m(X) / tput_m needed to finish by rho (see the .cc).
 // Its agnostic form believes every type runs a job as fast as the
 // reference type (Gavel: the V100) does.
+// `gandiva` (Gandiva as Gavel models it): equal time shares; when the jobs
+// ask for more GPUs than there are, jobs are paired at random and the pairs
+// share GPUs, heterogeneity-agnostic.
 // Also: FIFO (`fifo`, `fifo_perf`, `fifo_packed`), makespan minimisation
 // (`min_total_duration[_perf]`, the same LP on T_mj / steps_remaining_m) and
 // gpufleet's `gpufleet_cost` (the fair allocation, then the cheapest one that
@@ -96,6 +99,9 @@ class GavelPolicy {
   // Agnostic policies visit GPU types in a shuffled order each round (Gavel
   // shuffles unless the policy is `_perf` or `_packed`).
   virtual bool heterogeneity_aware() const = 0;
+  // Whether the simulator visits GPU types in a shuffled order each round
+  // (default: the agnostic policies).
+  virtual bool shuffles_types() const { return !heterogeneity_aware(); }
   // FIFO forms never run a job on a type with allocation 0.
   virtual bool strict_allocation() const { return false; }
   // Space sharing: the simulator fills input.pairs and runs allocated pairs

@@ -69,6 +69,7 @@ TEST(GavelReproTest, FinishTimeFairnessMatchesFig8) {
 }
 // Where packing starts: the cluster is full from about 4.4 jobs/h.
 TEST(GavelReproTest, FifoPackedMatchesFig8) { CheckCurve("fifo_packed", {4.4, 4.8}); }
+TEST(GavelReproTest, GandivaMatchesFig8) { CheckCurve("gandiva", {2.0, 4.4}, true); }
 TEST(GavelReproTest, FifoPerfMatchesFig8) { CheckCurve("fifo_perf", {2.0, 4.0}); }
 
 }  // namespace

@@ -254,7 +254,7 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
     std::unordered_map<int64_t, size_t> index_of;
     for (size_t i = 0; i < active.size(); ++i) index_of[active[i].job->id] = i;
     std::vector<int> order = type_order;
-    if (!policy.heterogeneity_aware()) std::shuffle(order.begin(), order.end(), shuffle_rng);
+    if (policy.shuffles_types()) std::shuffle(order.begin(), order.end(), shuffle_rng);
     std::vector<int> free = options.workers;
     std::vector<int> placed_type(active.size(), -1);
     std::vector<double> placed_tput(active.size(), 0.0);

@@ -35,7 +35,13 @@ class SimGavelCommand : public Command {
         ->capture_default_str();
     std::string names;
     for (const std::string& n : place::GavelPolicyNames()) names += (names.empty() ? "" : ", ") + n;
-    app.add_option("--policy", policies_, "Policy (repeatable): " + names);
+    app.add_option(
+        "--policy", policies_,
+        "Policy (repeatable): " + names +
+            "; also max_min_fairness_packed:pruned (no pairs that time-slicing dominates), "
+            "max_min_fairness_packed:per_job (Gavel's per-job LP, slow), fifo_packed:raw (packing "
+            "threshold on raw steps/s, as Gavel's code), gpufleet_cost:K "
+            "(keep K of each job's fair throughput)");
     app.add_option("--rates", rates_, "Input job rates in jobs/hour (comma-separated)")
         ->delimiter(',');
     app.add_option("--compare", compare_,
@@ -90,9 +96,9 @@ class SimGavelCommand : public Command {
       }
     }
     if (!choose_.empty()) return Choose(table);
-    place::GavelNotebookJct expected;
+    place::GavelNotebookJct expected, expected_ftf;
     if (!compare_.empty()) {
-      ASSIGN_OR_RETURN(expected, place::LoadGavelNotebookCsv(compare_));
+      ASSIGN_OR_RETURN(expected, place::LoadGavelNotebookCsv(compare_, &expected_ftf));
     }
     if (policies_.empty()) policies_ = {"max_min_fairness_perf"};
     std::vector<place::GavelCurvePoint> all;
@@ -116,13 +122,21 @@ class SimGavelCommand : public Command {
         return InvalidArgumentError("no rates for policy " + policy + ": give --rates (or --compare with its rows)");
       }
       ASSIGN_OR_RETURN(std::vector<place::GavelCurvePoint> points,
-                       place::RunGavelCurve(table, o, compare_.empty() ? nullptr : &expected));
+                       place::RunGavelCurve(table, o, compare_.empty() ? nullptr : &expected,
+                                            compare_.empty() ? nullptr : &expected_ftf));
       for (const place::GavelCurvePoint& p : points) {
-        std::fprintf(stderr, "%s %.2f %s: %s %.2f h%s, $%.2f/job%s\n", policy.c_str(),
-                     p.result.jobs_per_hour, p.makespan ? "jobs" : "jobs/h",
-                     p.makespan ? "makespan" : "avg JCT", p.Ours(),
-                     p.has_gavel ? (" (Gavel " + std::to_string(p.gavel_jct_hours).substr(0, 6) + " h)").c_str() : "",
-                     p.result.avg_cost_usd, p.result.saturated ? " [saturated]" : "");
+        std::fprintf(
+            stderr, "%s %.2f %s: %s %.2f h%s, $%.2f/job, FTF rho %.3f%s%s\n", policy.c_str(),
+            p.result.jobs_per_hour, p.makespan ? "jobs" : "jobs/h",
+            p.makespan ? "makespan" : "avg JCT", p.Ours(),
+            p.has_gavel
+                ? (" (Gavel " + std::to_string(p.gavel_jct_hours).substr(0, 6) + " h)").c_str()
+                : "",
+            p.result.avg_cost_usd, p.result.avg_ftf_rho,
+            p.has_gavel_ftf
+                ? (" (Gavel " + std::to_string(p.gavel_ftf_rho).substr(0, 4) + ")").c_str()
+                : "",
+            p.result.saturated ? " [saturated]" : "");
       }
       all.insert(all.end(), points.begin(), points.end());
     }

@@ -1,114 +1,186 @@
 #include "place/gavel_policy.h"
 
-#include <glpk.h>
-
-#include <csetjmp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 #include <map>
+#include <tuple>
 #include <utility>
 
 namespace gpufleet::place {
 namespace {
 
-// One LP as plain arrays (GLPK's 1-based layout), so it can be rebuilt after
-// GLPK hits an internal error.
-struct LpData {
-  bool maximize = true;
-  std::vector<int> col_type, row_type;
-  std::vector<double> col_lb, col_ub, obj, row_lb, row_ub;
-  std::vector<int> ia = {0}, ja = {0};
-  std::vector<double> ar = {0.0};
-  void AddCol(int type, double lb, double ub, double objective) {
-    col_type.push_back(type), col_lb.push_back(lb), col_ub.push_back(ub), obj.push_back(objective);
-  }
-  int AddRow(int type, double lb, double ub) {
-    row_type.push_back(type), row_lb.push_back(lb), row_ub.push_back(ub);
-    return static_cast<int>(row_type.size());
-  }
-  void Put(int row, int col, double v) { ia.push_back(row), ja.push_back(col), ar.push_back(v); }
-};
-
-thread_local std::jmp_buf* t_glpk_jump = nullptr;
-void GlpkErrorHook(void*) {
-  if (t_glpk_jump != nullptr) std::longjmp(*t_glpk_jump, 1);
-}
-
-glp_prob* LoadLp(const LpData& d) {
-  glp_prob* lp = glp_create_prob();
-  glp_set_obj_dir(lp, d.maximize ? GLP_MAX : GLP_MIN);
-  glp_add_cols(lp, static_cast<int>(d.col_type.size()));
-  for (size_t c = 0; c < d.col_type.size(); ++c) {
-    glp_set_col_bnds(lp, static_cast<int>(c + 1), d.col_type[c], d.col_lb[c], d.col_ub[c]);
-    glp_set_obj_coef(lp, static_cast<int>(c + 1), d.obj[c]);
-  }
-  glp_add_rows(lp, static_cast<int>(d.row_type.size()));
-  for (size_t r = 0; r < d.row_type.size(); ++r) {
-    glp_set_row_bnds(lp, static_cast<int>(r + 1), d.row_type[r], d.row_lb[r], d.row_ub[r]);
-  }
-  glp_load_matrix(lp, static_cast<int>(d.ia.size()) - 1, d.ia.data(), d.ja.data(), d.ar.data());
-  return lp;
-}
-
-// Solves with GLPK's interior-point method or its simplex; false when there
-// is no optimum. GLPK reports internal trouble (e.g. a failed assertion in
-// the interior-point code on a degenerate problem) through its error hook,
-// which would abort the process; here it jumps back, and the thread's GLPK
-// environment, now unusable, is freed (Debian's GLPK keeps it in
-// thread-local storage, so other threads' problems are untouched). No C++ object lives inside the jump
-// region. `cols` must already hold one slot per column.
-bool SolveLp(const LpData& d, bool interior, std::vector<double>* cols) {
-  std::jmp_buf env;
-  volatile bool ok = false;
-  if (setjmp(env) == 0) {
-    t_glpk_jump = &env;
-    glp_term_out(GLP_OFF);  // GLPK's own messages, including the assertion it recovers from
-    glp_error_hook(GlpkErrorHook, nullptr);
-    glp_prob* lp = LoadLp(d);
-    if (interior) {
-      glp_iptcp parm;
-      glp_init_iptcp(&parm);
-      parm.msg_lev = GLP_MSG_OFF;
-      if (glp_interior(lp, &parm) == 0 && glp_ipt_status(lp) == GLP_OPT) {
-        for (size_t c = 0; c < cols->size(); ++c) (*cols)[c] = glp_ipt_col_prim(lp, static_cast<int>(c + 1));
-        ok = true;
-      }
-    } else {
-      glp_smcp sm;
-      glp_init_smcp(&sm);
-      sm.msg_lev = GLP_MSG_OFF;
-      sm.presolve = GLP_ON;
-      if (glp_simplex(lp, &sm) == 0 && glp_get_status(lp) == GLP_OPT) {
-        for (size_t c = 0; c < cols->size(); ++c) (*cols)[c] = glp_get_col_prim(lp, static_cast<int>(c + 1));
-        ok = true;
-      }
+// Gavel's space-sharing variables, one per measured pair and GPU type,
+// `scale[m]` multiplying job m's throughputs into its objective term. With
+// `prune`, a pair on type j that gives its jobs normalized throughputs
+// n_a + n_b <= 1 is dropped: time-slicing the two alone on the same type for
+// n_a and n_b of the time gives the same throughputs with no more GPU time
+// and no more of either job's time, so no optimum's value changes. Gavel
+// keeps them, and where the optimum is degenerate (light load: the minimum
+// is pinned by jobs that cannot go faster) its interior-point solution gives
+// such pairs time, which slows the jobs with slack (docs/scheduling.md).
+std::vector<GavelPairCoeff> PackablePairs(const GavelAllocationInput& in,
+                                          const std::vector<double>& scale, bool prune = true) {
+  std::vector<GavelPairCoeff> out;
+  out.reserve(in.pairs.size());
+  const size_t nt = in.workers.size();
+  for (const GavelPairThroughput& p : in.pairs) {
+    GavelPairCoeff c;
+    c.a = p.a, c.b = p.b;
+    c.a_coeff.assign(nt, 0.0), c.b_coeff.assign(nt, 0.0);
+    const GavelActiveJob &ja = in.jobs[p.a], &jb = in.jobs[p.b];
+    for (size_t t = 0; t < nt; ++t) {
+      const double ta = ja.steps_per_s[t], tb = jb.steps_per_s[t];
+      if (ta <= 0 || tb <= 0 || p.a_steps_per_s[t] <= 0 || p.b_steps_per_s[t] <= 0) continue;
+      if (prune && p.a_steps_per_s[t] / ta + p.b_steps_per_s[t] / tb <= 1.0) continue;
+      c.a_coeff[t] = p.a_steps_per_s[t] * scale[p.a];
+      c.b_coeff[t] = p.b_steps_per_s[t] * scale[p.b];
     }
-    glp_delete_prob(lp);
-  } else {
-    glp_free_env();
-    ok = false;
+    out.push_back(std::move(c));
   }
-  glp_error_hook(nullptr, nullptr);
-  t_glpk_jump = nullptr;
-  return ok;
+  return out;
+}
+
+// The packed max-min LP over classes of interchangeable jobs (gavel_lp.h):
+// with a hundred active jobs the per-job LP has ~10^4 pair columns and takes
+// seconds; over Gavel's 26 job types it has at most ~10^3 whatever the load.
+// Each job gets its class's share, each job pair its class pair's. Falls
+// back to one class per job when the job types are unknown or the pairs of
+// two classes are not all given.
+StatusOr<GavelAllocation> SolvePackedByClass(const GavelAllocationInput& in,
+                                             const std::vector<double>& scale, bool by_class,
+                                             bool prune) {
+  const size_t m = in.jobs.size();
+  std::vector<GavelPairCoeff> pairs = PackablePairs(in, scale, prune);
+  std::map<std::tuple<int, int, double>, size_t> class_index;
+  std::vector<size_t> cls(m);
+  std::vector<GavelJobClass> classes;
+  std::vector<double> scale_sum;
+  for (size_t i = 0; i < m; ++i) {
+    const GavelActiveJob& j = in.jobs[i];
+    const int key_type = j.job_type >= 0 ? j.job_type : -1 - static_cast<int>(i);
+    const auto [it, fresh] =
+        class_index.try_emplace({key_type, j.scale_factor, j.priority_weight}, classes.size());
+    if (fresh) {
+      classes.push_back({0, j.scale_factor, std::vector<double>(in.workers.size(), 0.0)});
+      scale_sum.push_back(0);
+    }
+    cls[i] = it->second;
+    ++classes[cls[i]].count;
+    scale_sum[cls[i]] += scale[i];
+  }
+  for (size_t c = 0; c < classes.size(); ++c) {
+    const size_t rep = std::find(cls.begin(), cls.end(), c) - cls.begin();
+    for (size_t t = 0; t < in.workers.size(); ++t) {
+      classes[c].coeff[t] = in.jobs[rep].steps_per_s[t] * scale_sum[c] / classes[c].count;
+    }
+  }
+  std::map<std::pair<size_t, size_t>, size_t> pair_index;
+  std::vector<GavelClassPair> class_pairs;
+  std::vector<double> pair_count;
+  std::vector<size_t> pair_of(pairs.size());
+  for (size_t p = 0; p < pairs.size(); ++p) {
+    size_t c = cls[pairs[p].a], d = cls[pairs[p].b];
+    const bool swap = c > d;
+    if (swap) std::swap(c, d);
+    const auto [it, fresh] = pair_index.try_emplace({c, d}, class_pairs.size());
+    if (fresh) {
+      // Coefficients per job of each class, without the per-job scale (the
+      // class's mean scale instead, as for the single-job columns).
+      GavelClassPair cp{c, d, swap ? pairs[p].b_coeff : pairs[p].a_coeff,
+                        swap ? pairs[p].a_coeff : pairs[p].b_coeff};
+      const size_t jc = swap ? pairs[p].b : pairs[p].a, jd = swap ? pairs[p].a : pairs[p].b;
+      for (double& v : cp.c_coeff) v *= scale_sum[c] / classes[c].count / scale[jc];
+      for (double& v : cp.d_coeff) v *= scale_sum[d] / classes[d].count / scale[jd];
+      class_pairs.push_back(std::move(cp));
+      pair_count.push_back(0);
+    }
+    pair_of[p] = it->second;
+    ++pair_count[it->second];
+  }
+  bool complete = true;
+  for (size_t q = 0; q < class_pairs.size(); ++q) {
+    const double nc = classes[class_pairs[q].c].count, nd = classes[class_pairs[q].d].count;
+    complete = complete && pair_count[q] ==
+                               (class_pairs[q].c == class_pairs[q].d ? nc * (nc - 1) / 2 : nc * nd);
+  }
+  std::vector<int> sf(m);
+  for (size_t i = 0; i < m; ++i) sf[i] = in.jobs[i].scale_factor;
+  if (!complete || !by_class) {
+    std::vector<std::vector<double>> coeff(m);
+    for (size_t i = 0; i < m; ++i) {
+      for (double v : in.jobs[i].steps_per_s) coeff[i].push_back(v * scale[i]);
+    }
+    return SolveMaxMinPackedLp(coeff, pairs, sf, in.workers, /*interior=*/true);
+  }
+  ASSIGN_OR_RETURN(GavelAllocation y,
+                   SolveMaxMinClassLp(classes, class_pairs, in.workers, /*interior=*/true));
+  GavelAllocation x(m + pairs.size());
+  for (size_t i = 0; i < m; ++i) x[i] = y[cls[i]];
+  for (size_t p = 0; p < pairs.size(); ++p) x[m + p] = y[classes.size() + pair_of[p]];
+  return x;
+}
+
+}  // namespace
+
+double GavelIsolatedSteps(const GavelActiveJob& job, const std::vector<int>& workers,
+                          size_t active_jobs) {
+  double total = 0, weighted = 0;
+  for (size_t t = 0; t < workers.size(); ++t) {
+    total += workers[t];
+    if (t < job.steps_per_s.size()) weighted += workers[t] * job.steps_per_s[t];
+  }
+  if (total <= 0) return 0;
+  const double n = static_cast<double>(std::max<size_t>(active_jobs, 1));
+  const double share = std::min(1.0, total / (n * std::max(job.scale_factor, 1)));
+  return share * weighted / total;
+}
+
+namespace {
+
+enum class Form { kAgnostic, kPerf, kPacked };
+
+std::string FormName(const std::string& base, Form form) {
+  return base + (form == Form::kPerf ? "_perf" : form == Form::kPacked ? "_packed" : "");
 }
 
 // FIFO (`scheduler/policies/fifo.py`): jobs in arrival order each get one GPU
 // type with enough free GPUs for the whole of their time. Agnostic: a random
 // such type, kept until the job ends. `_perf`: recomputed each time, the
 // fastest type with room.
+// `_packed` (Gavel's FIFO with packing): as `_perf`, and once no GPU is
+// free, each waiting job in arrival order joins the running job (alone on its
+// GPU) with which its pair's normalized throughputs on that job's type sum
+// highest, if above 1.5 (Gavel's threshold for a gain worth packing for); the
+// pair keeps that GPU until one of them ends, and the other then queues again.
 class FifoPolicy : public GavelPolicy {
  public:
-  FifoPolicy(bool perf, uint64_t seed) : perf_(perf), rng_(seed), name_(perf ? "fifo_perf" : "fifo") {}
+  FifoPolicy(Form form, uint64_t seed, bool raw_steps = false)
+      : perf_(form != Form::kAgnostic),
+        packed_(form == Form::kPacked),
+        raw_steps_(raw_steps),
+        rng_(seed),
+        name_(FormName("fifo", form) + (raw_steps ? ":raw" : "")) {}
   const std::string& name() const override { return name_; }
   bool heterogeneity_aware() const override { return perf_; }
   bool strict_allocation() const override { return true; }
+  bool packed() const override { return packed_; }
 
   StatusOr<GavelAllocation> Allocate(const GavelAllocationInput& in) override {
-    const size_t nt = in.workers.size();
+    const size_t nt = in.workers.size(), m = in.jobs.size();
     std::vector<int> free = in.workers;
+    std::map<int64_t, size_t> index;
+    for (size_t i = 0; i < m; ++i) index[in.jobs[i].id] = i;
+    std::vector<PackedPair> kept_pairs;
+    std::map<int64_t, bool> paired;
+    for (const PackedPair& p : pairs_) {
+      if (!index.count(p.a) || !index.count(p.b)) continue;
+      kept_pairs.push_back(p);
+      paired[p.a] = paired[p.b] = true;
+      free[p.type] -= in.jobs[index[p.a]].scale_factor;
+    }
+    pairs_ = std::move(kept_pairs);
     std::map<int64_t, int> kept;
     if (!perf_) {
       for (const GavelActiveJob& j : in.jobs) {
@@ -121,18 +193,22 @@ class FifoPolicy : public GavelPolicy {
       auto it = assigned_.find(j.id);
       if (it != assigned_.end()) free[it->second] -= j.scale_factor;
     }
-    std::vector<size_t> order(in.jobs.size());
+    std::vector<size_t> order(m);
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(),
               [&](size_t a, size_t b) { return in.jobs[a].id < in.jobs[b].id; });
+    bool queue = false;
     for (size_t i : order) {
       const GavelActiveJob& j = in.jobs[i];
-      if (assigned_.count(j.id)) continue;
+      if (assigned_.count(j.id) || paired.count(j.id)) continue;
       std::vector<int> fits;
       for (size_t t = 0; t < nt; ++t) {
         if (free[t] >= j.scale_factor) fits.push_back(static_cast<int>(t));
       }
-      if (fits.empty()) break;  // FIFO: nobody jumps the queue
+      if (fits.empty()) {
+        queue = true;
+        break;  // FIFO: nobody jumps the queue
+      }
       int type = fits[0];
       if (perf_) {
         for (int t : fits) {
@@ -144,28 +220,164 @@ class FifoPolicy : public GavelPolicy {
       assigned_[j.id] = type;
       free[type] -= j.scale_factor;
     }
-    GavelAllocation x(in.jobs.size(), std::vector<double>(nt, 0.0));
-    for (size_t i = 0; i < in.jobs.size(); ++i) {
+    std::map<std::pair<size_t, size_t>, size_t> pair_row;
+    for (size_t p = 0; p < in.pairs.size(); ++p) {
+      pair_row[{std::min(in.pairs[p].a, in.pairs[p].b), std::max(in.pairs[p].a, in.pairs[p].b)}] =
+          p;
+    }
+    // Normalized throughputs of jobs ia and ib together on type t (0: not measured).
+    const auto packed_norm = [&](size_t ia, size_t ib, int t) {
+      const auto it = pair_row.find({std::min(ia, ib), std::max(ia, ib)});
+      if (it == pair_row.end()) return 0.0;
+      const GavelPairThroughput& p = in.pairs[it->second];
+      const GavelActiveJob &ja = in.jobs[p.a], &jb = in.jobs[p.b];
+      if (ja.steps_per_s[t] <= 0 || jb.steps_per_s[t] <= 0) return 0.0;
+      if (raw_steps_) return p.a_steps_per_s[t] + p.b_steps_per_s[t];
+      return p.a_steps_per_s[t] / ja.steps_per_s[t] + p.b_steps_per_s[t] / jb.steps_per_s[t];
+    };
+    for (size_t i : order) {
+      if (!packed_ || !queue) break;
+      const GavelActiveJob& j = in.jobs[i];
+      if (assigned_.count(j.id) || paired.count(j.id)) continue;
+      double best = kFifoPackingThreshold;
+      int64_t partner = -1;
+      for (const auto& [id, type] : assigned_) {
+        const size_t k = index[id];
+        if (in.jobs[k].scale_factor != j.scale_factor) continue;
+        const double norm = packed_norm(k, i, type);
+        if (norm > best) best = norm, partner = id;
+      }
+      if (partner < 0) continue;
+      pairs_.push_back({partner, j.id, assigned_[partner]});
+      paired[partner] = paired[j.id] = true;
+      assigned_.erase(partner);
+    }
+    GavelAllocation x(m + (packed_ ? in.pairs.size() : 0), std::vector<double>(nt, 0.0));
+    for (size_t i = 0; i < m; ++i) {
       auto it = assigned_.find(in.jobs[i].id);
       if (it != assigned_.end()) x[i][it->second] = 1.0;
+    }
+    for (const PackedPair& p : pairs_) {
+      const size_t ia = index[p.a], ib = index[p.b];
+      x[m + pair_row.at({std::min(ia, ib), std::max(ia, ib)})][p.type] = 1.0;
     }
     return x;
   }
 
  private:
-  bool perf_;
+  static constexpr double kFifoPackingThreshold = 1.5;
+  struct PackedPair {
+    int64_t a = 0, b = 0;  // job ids
+    int type = 0;
+  };
+  bool perf_, packed_, raw_steps_;
   std::mt19937_64 rng_;
   std::string name_;
-  std::map<int64_t, int> assigned_;  // job id -> GPU type
+  std::map<int64_t, int> assigned_;  // job id -> GPU type, jobs running alone
+  std::vector<PackedPair> pairs_;
 };
 
-// Max-min fairness / LAS (`scheduler/policies/max_min_fairness.py`).
+// Gandiva as Gavel's `gandiva.py` models it: every job (or pair) gets an
+// equal share of each GPU type, in proportion to the type's count. While
+// the jobs ask for no more GPUs than there are, jobs run alone; beyond
+// that, jobs not yet paired are paired at random (same scale factor) and a
+// pair lasts until one of its jobs ends, the other then waiting to be
+// paired again. Pair quality is not looked at. A pair that cannot share a
+// GPU on any type (out of memory in the table) is not formed; both stay
+// alone (Gavel would schedule the pair and never run it). Agnostic of
+// throughputs, but GPU types are visited fastest first, not shuffled: Gavel's
+// Gandiva runs every job on a V100 at light load (17.58 h at 0.4 jobs/h, the
+// same as its `max_min_fairness_perf`).
+class GandivaPolicy : public GavelPolicy {
+ public:
+  explicit GandivaPolicy(uint64_t seed) : rng_(seed) {}
+  const std::string& name() const override { return name_; }
+  bool heterogeneity_aware() const override { return false; }
+  bool shuffles_types() const override { return false; }
+  bool packed() const override { return true; }
+
+  StatusOr<GavelAllocation> Allocate(const GavelAllocationInput& in) override {
+    const size_t m = in.jobs.size(), nt = in.workers.size();
+    std::map<int64_t, size_t> index;
+    for (size_t i = 0; i < m; ++i) index[in.jobs[i].id] = i;
+    for (auto it = partner_.begin(); it != partner_.end();) {
+      const bool gone = !index.count(it->first) || !index.count(it->second);
+      it = gone ? partner_.erase(it) : std::next(it);
+    }
+    std::map<std::pair<size_t, size_t>, size_t> pair_row;
+    for (size_t p = 0; p < in.pairs.size(); ++p) {
+      pair_row[{std::min(in.pairs[p].a, in.pairs[p].b), std::max(in.pairs[p].a, in.pairs[p].b)}] =
+          p;
+    }
+    double total = 0, wanted = 0;
+    for (int w : in.workers) total += w;
+    for (const GavelActiveJob& j : in.jobs) wanted += j.scale_factor;
+    const bool pack = wanted > total;
+    if (pack) {
+      std::vector<size_t> single;
+      for (size_t i = 0; i < m; ++i) {
+        if (!partner_.count(in.jobs[i].id)) single.push_back(i);
+      }
+      std::shuffle(single.begin(), single.end(), rng_);
+      for (size_t k = 0; k + 1 < single.size(); k += 2) {
+        const size_t a = single[k], b = single[k + 1];
+        if (in.jobs[a].scale_factor != in.jobs[b].scale_factor) continue;
+        if (!pair_row.count({std::min(a, b), std::max(a, b)})) continue;
+        partner_[in.jobs[a].id] = in.jobs[b].id;
+        partner_[in.jobs[b].id] = in.jobs[a].id;
+      }
+    }
+    // Equal shares: type t's workers over the GPUs all combinations ask for
+    // (at least all of them), so the allocation fits.
+    double asked = 0;
+    for (size_t i = 0; i < m; ++i) {
+      const auto it = partner_.find(in.jobs[i].id);
+      if (!pack || it == partner_.end() || index[it->second] > i) asked += in.jobs[i].scale_factor;
+    }
+    const double denominator = std::max(total, asked);
+    GavelAllocation x(m + in.pairs.size(), std::vector<double>(nt, 0.0));
+    for (size_t i = 0; i < m; ++i) {
+      const auto it = partner_.find(in.jobs[i].id);
+      size_t row = i;
+      if (pack && it != partner_.end()) {
+        const size_t k = index[it->second];
+        const auto r = pair_row.find({std::min(i, k), std::max(i, k)});
+        if (r != pair_row.end()) {
+          if (k < i) continue;  // the pair's row is written once
+          row = m + r->second;
+        }
+      }
+      for (size_t t = 0; t < nt; ++t) {
+        x[row][t] = denominator > 0 ? in.workers[t] / denominator : 0.0;
+      }
+    }
+    return x;
+  }
+
+ private:
+  std::mt19937_64 rng_;
+  std::string name_ = "gandiva";
+  std::map<int64_t, int64_t> partner_;  // job id -> its partner's, both ways
+};
+
+// Max-min fairness / LAS (`scheduler/policies/max_min_fairness.py`); the
+// packed form adds the pairs of input.pairs (PackablePairs) to the `_perf`
+// LP, with the same normalization.
 class MaxMinFairnessPolicy : public GavelPolicy {
  public:
-  explicit MaxMinFairnessPolicy(bool perf)
-      : perf_(perf), name_(perf ? "max_min_fairness_perf" : "max_min_fairness") {}
+  // Packed variants: `suffix` "" = the class LP with every measured pair;
+  // ":pruned" = the class LP without pairs that time-slicing dominates;
+  // ":per_job" = one row per job, every pair, as Gavel writes the LP
+  // (seconds per solve at 100 jobs; to check what the class LP changes).
+  explicit MaxMinFairnessPolicy(Form form, const std::string& suffix = "")
+      : perf_(form != Form::kAgnostic),
+        packed_(form == Form::kPacked),
+        by_class_(suffix != ":per_job"),
+        prune_(suffix == ":pruned"),
+        name_(FormName("max_min_fairness", form) + suffix) {}
   const std::string& name() const override { return name_; }
   bool heterogeneity_aware() const override { return perf_; }
+  bool packed() const override { return packed_; }
 
   StatusOr<GavelAllocation> Allocate(const GavelAllocationInput& in) override {
     const size_t m = in.jobs.size(), nt = in.workers.size();
@@ -181,19 +393,113 @@ class MaxMinFairnessPolicy : public GavelPolicy {
     }
     ASSIGN_OR_RETURN(GavelAllocation iso, SolveMaxMinLp(coeff, sf, in.workers));
     if (!perf_) return iso;
+    std::vector<double> scale(m);
     for (size_t i = 0; i < m; ++i) {
       double iso_tput = 0;
       for (size_t t = 0; t < nt; ++t) iso_tput += in.jobs[i].steps_per_s[t] * iso[i][t];
       if (iso_tput <= 0) iso_tput = 1;  // no share at all: normalize by 1
-      for (size_t t = 0; t < nt; ++t) {
-        coeff[i][t] = in.jobs[i].steps_per_s[t] * sf[i] / (in.jobs[i].priority_weight * iso_tput);
-      }
+      scale[i] = sf[i] / (in.jobs[i].priority_weight * iso_tput);
+      for (size_t t = 0; t < nt; ++t) coeff[i][t] = in.jobs[i].steps_per_s[t] * scale[i];
     }
-    return SolveMaxMinLp(coeff, sf, in.workers);
+    if (!packed_) return SolveMaxMinLp(coeff, sf, in.workers);
+    return SolvePackedByClass(in, scale, by_class_, prune_);
   }
 
  private:
-  bool perf_;
+  bool perf_, packed_, by_class_, prune_;
+  std::string name_;
+};
+
+// Finish-time fairness (Themis, as Gavel's `finish_time_fairness.py`
+// formulates it; see the header). For a target rho, job m finishes in time
+// iff tput_m(X) >= R_m / (rho D_m - t_m), D_m = I_m + R_m / iso_m; scaling
+// each job's throughputs by (rho D_m - t_m) / R_m turns "every job finishes
+// in time" into "the max-min LP's value is >= 1", which is monotone in rho.
+// Bisection on rho between a lower bound (each job alone on its fastest
+// type) and the rho of the isolated allocation (feasible by construction),
+// to 0.1%, with simplex LPs; then the interior-point solution at the upper
+// end, as Gavel's convex solver lands inside the optimal face.
+class FinishTimeFairnessPolicy : public GavelPolicy {
+ public:
+  explicit FinishTimeFairnessPolicy(Form form)
+      : perf_(form != Form::kAgnostic),
+        packed_(form == Form::kPacked),
+        name_(FormName("finish_time_fairness", form)) {}
+  const std::string& name() const override { return name_; }
+  bool heterogeneity_aware() const override { return perf_; }
+  bool packed() const override { return packed_; }
+
+  StatusOr<GavelAllocation> Allocate(const GavelAllocationInput& raw) override {
+    const GavelAllocationInput in = perf_ ? raw : Agnostic(raw);
+    const size_t m = in.jobs.size(), nt = in.workers.size();
+    if (m == 0) return GavelAllocation{};
+    std::vector<int> sf(m);
+    std::vector<double> t(m), left(m), d(m);
+    double lo = 0, hi = 0;
+    for (size_t i = 0; i < m; ++i) {
+      const GavelActiveJob& j = in.jobs[i];
+      sf[i] = j.scale_factor;
+      t[i] = j.seconds_since_arrival;
+      left[i] = std::max(j.steps_remaining, 1.0);
+      const double iso = GavelIsolatedSteps(j, in.workers, m);
+      const double best = *std::max_element(j.steps_per_s.begin(), j.steps_per_s.end());
+      if (iso <= 0 || best <= 0) {
+        return InvalidArgumentError("finish-time fairness: job " + std::to_string(j.id) +
+                                    " can run on no GPU type");
+      }
+      d[i] = j.isolated_seconds + left[i] / iso;
+      lo = std::max(lo, (t[i] + left[i] / best) / d[i]);
+      hi = std::max(hi, (t[i] + left[i] / iso) / d[i]);
+    }
+    // Coefficients at rho: throughput over the throughput needed by rho.
+    const auto scale_at = [&](double rho) {
+      std::vector<double> s(m);
+      for (size_t i = 0; i < m; ++i) s[i] = std::max(rho * d[i] - t[i], 0.0) / left[i];
+      return s;
+    };
+    const auto solve_at = [&](double rho, bool interior, double* value) {
+      const std::vector<double> s = scale_at(rho);
+      std::vector<std::vector<double>> coeff(m, std::vector<double>(nt, 0.0));
+      for (size_t i = 0; i < m; ++i) {
+        for (size_t k = 0; k < nt; ++k) coeff[i][k] = in.jobs[i].steps_per_s[k] * s[i];
+      }
+      std::vector<GavelPairCoeff> pairs;
+      if (packed_) pairs = PackablePairs(in, s);
+      return SolveMaxMinPackedLp(coeff, pairs, sf, in.workers, interior, value);
+    };
+    hi = std::max(hi, lo);
+    for (int iter = 0; iter < 40 && hi - lo > 1e-3 * hi; ++iter) {
+      const double mid = (lo + hi) / 2;
+      double value = 0;
+      RETURN_IF_ERROR(solve_at(mid, /*interior=*/false, &value).status());
+      if (value >= 1 - 1e-9) {
+        hi = mid;
+      } else {
+        lo = mid;
+      }
+    }
+    return solve_at(hi, /*interior=*/true, nullptr);
+  }
+
+ private:
+  static GavelAllocationInput Agnostic(const GavelAllocationInput& raw) {
+    GavelAllocationInput in = raw;
+    for (GavelActiveJob& j : in.jobs) {
+      double sum = 0;
+      int n = 0;
+      for (double v : j.steps_per_s) sum += v, n += v > 0;
+      const size_t ref = static_cast<size_t>(in.reference_type);
+      const double belief =
+          in.reference_type >= 0 && ref < j.steps_per_s.size() && j.steps_per_s[ref] > 0
+              ? j.steps_per_s[ref]
+              : (n > 0 ? sum / n : 0.0);
+      for (double& v : j.steps_per_s) v = v > 0 ? belief : 0.0;
+    }
+    in.pairs.clear();
+    return in;
+  }
+
+  bool perf_, packed_;
   std::string name_;
 };
 
@@ -245,7 +551,7 @@ class CostAwarePolicy : public GavelPolicy {
   bool strict_allocation() const override { return true; }
 
   StatusOr<GavelAllocation> Allocate(const GavelAllocationInput& in) override {
-    MaxMinFairnessPolicy perf(true);
+    MaxMinFairnessPolicy perf(Form::kPerf);
     ASSIGN_OR_RETURN(GavelAllocation x, perf.Allocate(in));
     const size_t m = in.jobs.size(), nt = in.workers.size();
     if (m == 0) return x;
@@ -276,114 +582,39 @@ class CostAwarePolicy : public GavelPolicy {
 
 }  // namespace
 
-StatusOr<GavelAllocation> SolveMinCostLp(const std::vector<std::vector<double>>& steps_per_s,
-                                         const std::vector<double>& floor_steps_per_s,
-                                         const std::vector<std::vector<double>>& cost_per_hour,
-                                         const std::vector<int>& scale_factors,
-                                         const std::vector<int>& workers) {
-  const int m = static_cast<int>(steps_per_s.size()), nt = static_cast<int>(workers.size());
-  GavelAllocation x(m, std::vector<double>(nt, 0.0));
-  if (m == 0) return x;
-  // Rows 1..m: sum_j T_mj X_mj >= floor_m (relaxed by 1e-6 relative for
-  // rounding); rows m+1..2m: sum_j X_mj <= 1; then sum_m sf_m X_mj <= workers_j.
-  LpData d;
-  d.maximize = false;
-  for (int i = 0; i < m; ++i) {
-    for (int j = 0; j < nt; ++j) {
-      const bool usable = steps_per_s[i][j] > 0;
-      d.AddCol(usable ? GLP_DB : GLP_FX, 0.0, usable ? 1.0 : 0.0, cost_per_hour[i][j]);
-    }
-  }
-  for (int i = 0; i < m; ++i) {
-    const int r = d.AddRow(GLP_LO, floor_steps_per_s[i] * (1 - 1e-6), 0.0);
-    for (int j = 0; j < nt; ++j) {
-      if (steps_per_s[i][j] > 0) d.Put(r, i * nt + j + 1, steps_per_s[i][j]);
-    }
-  }
-  for (int i = 0; i < m; ++i) {
-    const int r = d.AddRow(GLP_UP, 0.0, 1.0);
-    for (int j = 0; j < nt; ++j) {
-      if (steps_per_s[i][j] > 0) d.Put(r, i * nt + j + 1, 1.0);
-    }
-  }
-  for (int j = 0; j < nt; ++j) {
-    const int r = d.AddRow(GLP_UP, 0.0, workers[j]);
-    for (int i = 0; i < m; ++i) {
-      if (steps_per_s[i][j] > 0) d.Put(r, i * nt + j + 1, scale_factors[i]);
-    }
-  }
-  std::vector<double> cols(m * nt, 0.0);
-  if (!SolveLp(d, /*interior=*/false, &cols)) {
-    return InternalError("GLPK found no optimum for the min-cost LP (" + std::to_string(m) + " jobs)");
-  }
-  for (int i = 0; i < m; ++i) {
-    for (int j = 0; j < nt; ++j) x[i][j] = std::clamp(cols[i * nt + j], 0.0, 1.0);
-  }
-  return x;
-}
-
-StatusOr<GavelAllocation> SolveMaxMinLp(const std::vector<std::vector<double>>& coeff,
-                                        const std::vector<int>& scale_factors,
-                                        const std::vector<int>& workers) {
-  const int m = static_cast<int>(coeff.size()), nt = static_cast<int>(workers.size());
-  GavelAllocation x(m, std::vector<double>(nt, 0.0));
-  if (m == 0) return x;
-  // Columns: X_mj (m*nt), then t. Rows 1..m: sum_j coeff_mj X_mj - t >= 0;
-  // rows m+1..2m: sum_j X_mj <= 1; rows 2m+1..2m+nt: sum_m sf_m X_mj <= workers_j.
-  LpData d;
-  d.maximize = true;
-  const int ncols = m * nt + 1, t_col = ncols;
-  for (int i = 0; i < m; ++i) {
-    for (int j = 0; j < nt; ++j) d.AddCol(coeff[i][j] > 0 ? GLP_DB : GLP_FX, 0.0, coeff[i][j] > 0 ? 1.0 : 0.0, 0.0);
-  }
-  d.AddCol(GLP_LO, 0.0, 0.0, 1.0);
-  for (int i = 0; i < m; ++i) {
-    const int r = d.AddRow(GLP_LO, 0.0, 0.0);
-    for (int j = 0; j < nt; ++j) {
-      if (coeff[i][j] > 0) d.Put(r, i * nt + j + 1, coeff[i][j]);
-    }
-    d.Put(r, t_col, -1.0);
-  }
-  for (int i = 0; i < m; ++i) {
-    const int r = d.AddRow(GLP_UP, 0.0, 1.0);
-    for (int j = 0; j < nt; ++j) {
-      if (coeff[i][j] > 0) d.Put(r, i * nt + j + 1, 1.0);
-    }
-  }
-  for (int j = 0; j < nt; ++j) {
-    const int r = d.AddRow(GLP_UP, 0.0, workers[j]);
-    for (int i = 0; i < m; ++i) {
-      if (coeff[i][j] > 0) d.Put(r, i * nt + j + 1, scale_factors[i]);
-    }
-  }
-  std::vector<double> cols(ncols, 0.0);
-  // Interior point first (see the header); GLPK's can fail on degenerate
-  // problems, and then the simplex's exact vertex is used.
-  if (!SolveLp(d, /*interior=*/true, &cols) && !SolveLp(d, /*interior=*/false, &cols)) {
-    return InternalError("GLPK found no optimum for the max-min LP (" + std::to_string(m) + " jobs)");
-  }
-  for (int i = 0; i < m; ++i) {
-    for (int j = 0; j < nt; ++j) x[i][j] = std::clamp(cols[i * nt + j], 0.0, 1.0);
-  }
-  return x;
-}
-
 std::vector<std::string> GavelPolicyNames() {
-  return {"fifo", "fifo_perf", "max_min_fairness", "max_min_fairness_perf",
-          "min_total_duration", "min_total_duration_perf", "gpufleet_cost"};
+  return {"fifo", "fifo_perf", "fifo_packed", "gandiva", "max_min_fairness",
+          "max_min_fairness_perf", "max_min_fairness_packed", "finish_time_fairness",
+          "finish_time_fairness_perf", "finish_time_fairness_packed", "min_total_duration",
+          "min_total_duration_perf", "gpufleet_cost"};
 }
 
 StatusOr<std::unique_ptr<GavelPolicy>> MakeGavelPolicy(const std::string& name, uint64_t seed) {
-  if (name == "fifo") return std::unique_ptr<GavelPolicy>(new FifoPolicy(false, seed));
-  if (name == "fifo_perf") return std::unique_ptr<GavelPolicy>(new FifoPolicy(true, seed));
-  if (name == "max_min_fairness") return std::unique_ptr<GavelPolicy>(new MaxMinFairnessPolicy(false));
-  if (name == "max_min_fairness_perf") {
-    return std::unique_ptr<GavelPolicy>(new MaxMinFairnessPolicy(true));
+  for (Form form : {Form::kAgnostic, Form::kPerf, Form::kPacked}) {
+    if (name == FormName("fifo", form))
+      return std::unique_ptr<GavelPolicy>(new FifoPolicy(form, seed));
+    if (form == Form::kPacked && name == "fifo_packed:raw") {
+      return std::unique_ptr<GavelPolicy>(new FifoPolicy(form, seed, /*raw_steps=*/true));
+    }
+  }
+  for (Form form : {Form::kAgnostic, Form::kPerf, Form::kPacked}) {
+    if (name == FormName("max_min_fairness", form)) {
+      return std::unique_ptr<GavelPolicy>(new MaxMinFairnessPolicy(form));
+    }
+    if (name == FormName("finish_time_fairness", form)) {
+      return std::unique_ptr<GavelPolicy>(new FinishTimeFairnessPolicy(form));
+    }
   }
   if (name == "min_total_duration") return std::unique_ptr<GavelPolicy>(new MinTotalDurationPolicy(false));
   if (name == "min_total_duration_perf") {
     return std::unique_ptr<GavelPolicy>(new MinTotalDurationPolicy(true));
   }
+  for (const char* suffix : {":per_job", ":pruned"}) {
+    if (name == std::string("max_min_fairness_packed") + suffix) {
+      return std::unique_ptr<GavelPolicy>(new MaxMinFairnessPolicy(Form::kPacked, suffix));
+    }
+  }
+  if (name == "gandiva") return std::unique_ptr<GavelPolicy>(new GandivaPolicy(seed));
   if (name == "gpufleet_cost") return std::unique_ptr<GavelPolicy>(new CostAwarePolicy(1.0));
   // "gpufleet_cost:0.8": keep at least 80% of each job's fair throughput.
   if (name.rfind("gpufleet_cost:", 0) == 0) {

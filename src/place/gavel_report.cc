@@ -44,7 +44,8 @@ StatusOr<double> ParseDouble(std::string_view s, const std::string& where) {
 }  // namespace
 
 // Real line: "continuous-single (Fig.8),avg_JCT_hours,0.40,fifo,17.58".
-StatusOr<GavelNotebookJct> ParseGavelNotebookCsv(std::string_view text, std::string_view origin) {
+StatusOr<GavelNotebookJct> ParseGavelNotebookCsv(std::string_view text, std::string_view origin,
+                                                 GavelNotebookJct* ftf_rho) {
   GavelNotebookJct out;
   int line_no = 0;
   size_t pos = 0;
@@ -61,7 +62,8 @@ StatusOr<GavelNotebookJct> ParseGavelNotebookCsv(std::string_view text, std::str
     if (f.size() != 5) return InvalidArgumentError(where + ": expected 5 fields, got " + std::to_string(f.size()));
     if (line_no == 1 && f[0] == "trace") continue;
     const bool makespan = f[1] == "makespan_hours";
-    if (f[1] != "avg_JCT_hours" && !makespan) continue;
+    const bool ftf = f[1] == "avg_FTF_rho_vs_isolated" && ftf_rho != nullptr;
+    if (f[1] != "avg_JCT_hours" && !makespan && !ftf) continue;
     std::string trace(f[0]);
     if (const size_t p = trace.find(" ("); p != std::string::npos) trace.resize(p);
     std::string policy(f[3]);
@@ -79,19 +81,21 @@ StatusOr<GavelNotebookJct> ParseGavelNotebookCsv(std::string_view text, std::str
     }
     ASSIGN_OR_RETURN(double rate, ParseDouble(rate_field, where + ": field input_job_rate"));
     ASSIGN_OR_RETURN(double value, ParseDouble(f[4], where + ": field value"));
-    out[{trace, policy, std::round(rate * 100) / 100}] = value;
+    (ftf ? *ftf_rho : out)[{trace, policy, std::round(rate * 100) / 100}] = value;
   }
   return out;
 }
 
-StatusOr<GavelNotebookJct> LoadGavelNotebookCsv(const std::string& path) {
+StatusOr<GavelNotebookJct> LoadGavelNotebookCsv(const std::string& path,
+                                                GavelNotebookJct* ftf_rho) {
   ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
-  return ParseGavelNotebookCsv(text, path);
+  return ParseGavelNotebookCsv(text, path, ftf_rho);
 }
 
 StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& table,
                                                      const GavelCurveOptions& options,
-                                                     const GavelNotebookJct* expected) {
+                                                     const GavelNotebookJct* expected,
+                                                     const GavelNotebookJct* expected_ftf) {
   const bool is_static = options.trace == "static-multiple";
   if (options.trace != "continuous-single" && options.trace != "continuous-multiple" && !is_static) {
     return InvalidArgumentError(
@@ -156,22 +160,33 @@ StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& tab
       p.below_saturation = it->second <= 1.5 * lowest_jct;
     }
   }
+  for (GavelCurvePoint& p : points) {
+    if (expected_ftf == nullptr) break;
+    const auto it = expected_ftf->find(
+        {options.trace, options.policy, std::round(p.result.jobs_per_hour * 100) / 100});
+    if (it == expected_ftf->end()) continue;
+    p.has_gavel_ftf = true;
+    p.gavel_ftf_rho = it->second;
+  }
   return points;
 }
 
 std::string GavelCurvesToCsv(const std::string& trace, const std::vector<GavelCurvePoint>& points) {
   std::string out =
       "trace,policy,rate_per_hour,avg_jct_hours,gavel_avg_jct_hours,rel_error,avg_cost_usd,"
-      "makespan_hours,completed,measured,saturated,allocations,solve_s\n";
+      "makespan_hours,completed,measured,saturated,allocations,solve_s,avg_ftf_rho,gavel_avg_ftf_"
+      "rho,"
+      "pair_rounds\n";
   for (const GavelCurvePoint& p : points) {
     const GavelSimResult& r = p.result;
-    out += trace + "," + r.policy + "," + Fixed(r.jobs_per_hour, 2) + "," + Fixed(r.avg_jct_hours, 2) +
-           "," + (p.has_gavel ? Fixed(p.gavel_jct_hours, 2) : "") + "," +
-           (p.has_gavel ? Fixed(p.RelativeError(), 3) : "") + "," + Fixed(r.avg_cost_usd, 2) + "," +
-           Fixed(r.makespan_hours, 2) + "," +
-           std::to_string(r.completed_measured) + "," + std::to_string(r.measured_jobs) + "," +
-           (r.saturated ? "1" : "0") + "," + std::to_string(r.allocations) + "," +
-           Fixed(r.solve_seconds, 2) + "\n";
+    out += trace + "," + r.policy + "," + Fixed(r.jobs_per_hour, 2) + "," +
+           Fixed(r.avg_jct_hours, 2) + "," + (p.has_gavel ? Fixed(p.gavel_jct_hours, 2) : "") +
+           "," + (p.has_gavel ? Fixed(p.RelativeError(), 3) : "") + "," + Fixed(r.avg_cost_usd, 2) +
+           "," + Fixed(r.makespan_hours, 2) + "," + std::to_string(r.completed_measured) + "," +
+           std::to_string(r.measured_jobs) + "," + (r.saturated ? "1" : "0") + "," +
+           std::to_string(r.allocations) + "," + Fixed(r.solve_seconds, 2) + "," +
+           Fixed(r.avg_ftf_rho, 3) + "," + (p.has_gavel_ftf ? Fixed(p.gavel_ftf_rho, 2) : "") +
+           "," + std::to_string(r.pair_rounds) + "\n";
   }
   return out;
 }

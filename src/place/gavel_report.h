@@ -28,9 +28,13 @@ namespace gpufleet::place {
 using GavelNotebookJct = std::map<std::tuple<std::string, std::string, double>, double>;
 
 // Parses the CSV (trace,metric,input_job_rate_per_hour_or_jobs,policy,value);
-// keeps avg_JCT_hours and makespan_hours rows. Errors name origin:line.
-StatusOr<GavelNotebookJct> ParseGavelNotebookCsv(std::string_view text, std::string_view origin);
-StatusOr<GavelNotebookJct> LoadGavelNotebookCsv(const std::string& path);
+// keeps avg_JCT_hours and makespan_hours rows, and, when `ftf_rho` is given,
+// puts the avg_FTF_rho_vs_isolated rows there (same keys). Errors name
+// origin:line.
+StatusOr<GavelNotebookJct> ParseGavelNotebookCsv(std::string_view text, std::string_view origin,
+                                                 GavelNotebookJct* ftf_rho = nullptr);
+StatusOr<GavelNotebookJct> LoadGavelNotebookCsv(const std::string& path,
+                                                GavelNotebookJct* ftf_rho = nullptr);
 
 struct GavelCurveOptions {
   // "continuous-single", "continuous-multiple", or "static-multiple" (all jobs
@@ -50,19 +54,22 @@ struct GavelCurvePoint {
   double gavel_jct_hours = 0;
   bool below_saturation = false;  // by Gavel's curve, see above
   bool makespan = false;          // static trace: gavel_jct_hours holds Gavel's makespan
+  bool has_gavel_ftf = false;
+  double gavel_ftf_rho = 0;  // Gavel's average finish-time fairness at this rate
   double Ours() const { return makespan ? result.makespan_hours : result.avg_jct_hours; }
   double RelativeError() const {
     return has_gavel ? (Ours() - gavel_jct_hours) / gavel_jct_hours : 0;
   }
 };
 
-StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& table,
-                                                     const GavelCurveOptions& options,
-                                                     const GavelNotebookJct* expected);
+StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(
+    const GavelThroughputs& table, const GavelCurveOptions& options,
+    const GavelNotebookJct* expected, const GavelNotebookJct* expected_ftf = nullptr);
 
 // CSV: trace,policy,rate_per_hour,avg_jct_hours,gavel_avg_jct_hours,rel_error,
-// avg_cost_usd,makespan_hours,completed,measured,saturated,allocations,solve_s
-// (gavel_avg_jct_hours is Gavel's makespan for the static trace).
+// avg_cost_usd,makespan_hours,completed,measured,saturated,allocations,solve_s,
+// avg_ftf_rho,gavel_avg_ftf_rho,pair_rounds (gavel_avg_jct_hours is Gavel's
+// makespan for the static trace).
 std::string GavelCurvesToCsv(const std::string& trace, const std::vector<GavelCurvePoint>& points);
 // Two panels (JCT, cost per job) against rate; ours solid, Gavel's dashed.
 std::string GavelCurvesToSvg(const std::string& title, const std::vector<GavelCurvePoint>& points);

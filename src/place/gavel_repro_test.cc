@@ -1,5 +1,6 @@
 // Gavel's Fig. 8 (continuous-single) reproduced on a few rates below
-// saturation: average JCT of jobs 4000-5000 within 10% of the notebook values.
+// saturation: average JCT of jobs 4000-5000 within 10% of the notebook values,
+// and, where asked, the average finish-time-fairness rho within 10% too.
 // The full curves and the points that do not match are in docs/scheduling.md
 // (`gpufleet sim gavel --compare ...`).
 #include <cstdio>
@@ -16,14 +17,16 @@ namespace {
 
 std::string GavelDir() { return std::string(GPUFLEET_SOURCE_DIR) + "/../shared/traces/gavel"; }
 
-void CheckCurve(const std::string& policy, const std::vector<double>& rates) {
+void CheckCurve(const std::string& policy, const std::vector<double>& rates,
+                bool check_ftf = false) {
   const std::string dir = GavelDir();
   if (!std::filesystem::exists(dir + "/simulation_throughputs.json")) {
     GTEST_SKIP() << dir << " absent (../shared is not beside the clone)";
   }
   auto table = LoadGavelThroughputs(dir + "/simulation_throughputs.json");
   ASSERT_TRUE(table.ok()) << table.status().ToString();
-  auto expected = LoadGavelNotebookCsv(dir + "/gavel_notebook_results.csv");
+  GavelNotebookJct ftf;
+  auto expected = LoadGavelNotebookCsv(dir + "/gavel_notebook_results.csv", &ftf);
   ASSERT_TRUE(expected.ok()) << expected.status().ToString();
   GavelCurveOptions o;
   o.trace = "continuous-single";
@@ -31,7 +34,7 @@ void CheckCurve(const std::string& policy, const std::vector<double>& rates) {
   o.rates_per_hour = rates;
   o.sim.workers = {36, 36, 36};
   o.sim.price_usd_per_hour = {0.52, 1.68, 2.85};
-  auto points = RunGavelCurve(*table, o, &*expected);
+  auto points = RunGavelCurve(*table, o, &*expected, &ftf);
   ASSERT_TRUE(points.ok()) << points.status().ToString();
   for (const GavelCurvePoint& p : *points) {
     std::printf("%s %.2f jobs/h: ours %.2f h, Gavel %.2f h (%+.1f%%)\n", policy.c_str(),
@@ -41,11 +44,32 @@ void CheckCurve(const std::string& policy, const std::vector<double>& rates) {
     ASSERT_TRUE(p.below_saturation);
     EXPECT_EQ(p.result.completed_measured, 1000);
     EXPECT_LE(std::abs(p.RelativeError()), 0.10) << policy << " @" << p.result.jobs_per_hour;
+    if (!check_ftf) continue;
+    ASSERT_TRUE(p.has_gavel_ftf);
+    std::printf("  FTF rho: ours %.3f, Gavel %.2f\n", p.result.avg_ftf_rho, p.gavel_ftf_rho);
+    EXPECT_NEAR(p.result.avg_ftf_rho / p.gavel_ftf_rho, 1.0, 0.10)
+        << policy << " @" << p.result.jobs_per_hour;
   }
 }
 
-TEST(GavelReproTest, MaxMinFairnessPerfMatchesFig8) { CheckCurve("max_min_fairness_perf", {2.0, 4.0}); }
-TEST(GavelReproTest, MaxMinFairnessMatchesFig8) { CheckCurve("max_min_fairness", {2.0, 4.0}); }
+TEST(GavelReproTest, MaxMinFairnessPerfMatchesFig8) {
+  CheckCurve("max_min_fairness_perf", {2.0, 4.0}, true);
+}
+TEST(GavelReproTest, MaxMinFairnessMatchesFig8) {
+  CheckCurve("max_min_fairness", {2.0, 4.0}, true);
+}
+TEST(GavelReproTest, MaxMinFairnessPackedMatchesFig8) {
+  CheckCurve("max_min_fairness_packed", {2.4, 4.0}, true);
+}
+TEST(GavelReproTest, FinishTimeFairnessPerfMatchesFig8) {
+  CheckCurve("finish_time_fairness_perf", {2.0, 4.0});
+}
+TEST(GavelReproTest, FinishTimeFairnessMatchesFig8) {
+  CheckCurve("finish_time_fairness", {2.0, 4.0});
+}
+// Where packing starts: the cluster is full from about 4.4 jobs/h.
+TEST(GavelReproTest, FifoPackedMatchesFig8) { CheckCurve("fifo_packed", {4.4, 4.8}); }
+TEST(GavelReproTest, GandivaMatchesFig8) { CheckCurve("gandiva", {2.0, 4.4}, true); }
 TEST(GavelReproTest, FifoPerfMatchesFig8) { CheckCurve("fifo_perf", {2.0, 4.0}); }
 
 }  // namespace

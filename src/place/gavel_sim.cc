@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <random>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 namespace gpufleet::place {
 namespace {
@@ -28,10 +30,27 @@ struct JobState {
   const GavelSimJob* job = nullptr;
   double steps_done = 0;
   double cost_usd = 0;
+  double isolated_s = 0;      // time its steps done would have taken on its isolated share
+  double iso_full_steps = 0;  // its isolated-share throughput with a whole share
   std::vector<double> time_since_reset;  // per type, Gavel's _job_time_so_far
   std::vector<double> deficit;           // per type
   int alloc_index = -1;                  // row in the current allocation; -1 = none
 };
+
+// A pair of jobs the allocation gives GPU time together (packed policies).
+struct PairUnit {
+  int64_t a = 0, b = 0;                              // job ids
+  int row = 0;                                       // row in the current allocation
+  std::vector<double> a_steps_per_s, b_steps_per_s;  // co-located, per type
+};
+
+// Scheduling state of one pair, kept across resets like a job's.
+struct PairState {
+  std::vector<double> time_since_reset, deficit;
+};
+
+// Allocations below this are interior-point residue, not a decision to pack.
+constexpr double kMinPairShare = 1e-4;
 
 }  // namespace
 
@@ -89,6 +108,8 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
   }
   std::vector<double> price = options.price_usd_per_hour;
   price.resize(nt, 0.0);
+  double total_workers = 0;
+  for (int w : options.workers) total_workers += w;
   // Gavel walks types in the order v100, p100, k80 (fastest first).
   std::vector<int> type_order;
   for (const char* n : {"v100", "p100", "k80"}) {
@@ -103,11 +124,13 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
   res.policy = policy.name();
   std::vector<JobState> active;
   GavelAllocation alloc;
+  std::vector<PairUnit> pair_units;  // pairs of the current allocation
+  std::map<std::pair<int64_t, int64_t>, PairState> pair_state;
   std::vector<double> worker_time(nt, 0.0);
   size_t next = 0;
   double now = 0, last_reset = 0;
   bool ever_reset = false, need_update = false;
-  double jct_sum = 0, cost_sum = 0;
+  double jct_sum = 0, cost_sum = 0, rho_sum = 0;
   int measured_total = 0;
   for (const GavelSimJob& j : jobs) {
     if (j.id >= options.measure_begin && j.id < options.measure_end) ++measured_total;
@@ -126,6 +149,10 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
       s.job = &jobs[next];
       s.time_since_reset.assign(nt, half_round);
       s.deficit.assign(nt, 0.0);
+      GavelActiveJob probe;
+      probe.scale_factor = s.job->scale_factor;
+      for (int w = 0; w < nt; ++w) probe.steps_per_s.push_back(table.Isolated(s.job->job_type, w));
+      s.iso_full_steps = GavelIsolatedSteps(probe, options.workers, 0);
       active.push_back(std::move(s));
       need_update = true;
       ++next;
@@ -139,45 +166,101 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
     if (need_update && (!ever_reset || now - last_reset >= options.min_reset_interval_s)) {
       const double elapsed = now - last_reset;
       std::fill(worker_time.begin(), worker_time.end(), 0.0);
-      for (JobState& s : active) {
+      const auto settle = [&](std::vector<double>& time_since_reset, std::vector<double>& deficit,
+                              const std::vector<double>* row) {
         for (int w = 0; w < nt; ++w) {
-          const double got = s.time_since_reset[w] - half_round;
-          const double should = s.alloc_index >= 0 ? alloc[s.alloc_index][w] * elapsed : 0.0;
-          s.deficit[w] += should - got;
-          s.time_since_reset[w] = half_round;
+          const double got = time_since_reset[w] - half_round;
+          const double should = row != nullptr ? (*row)[w] * elapsed : 0.0;
+          deficit[w] += should - got;
+          time_since_reset[w] = half_round;
           worker_time[w] += half_round;
         }
+      };
+      for (JobState& s : active)
+        settle(s.time_since_reset, s.deficit, s.alloc_index >= 0 ? &alloc[s.alloc_index] : nullptr);
+      std::map<std::pair<int64_t, int64_t>, PairState> kept_pairs;
+      for (const PairUnit& u : pair_units) {
+        auto it = pair_state.find({u.a, u.b});
+        if (it == pair_state.end()) continue;
+        PairState st = std::move(it->second);
+        std::fill(st.time_since_reset.begin(), st.time_since_reset.end(), half_round);
+        kept_pairs[{u.a, u.b}] = std::move(st);
       }
       last_reset = now;
       ever_reset = true;
       GavelAllocationInput in;
       in.workers = options.workers;
       in.price_usd_per_hour = price;
+      in.reference_type = table.FindWorker("v100");
       for (size_t i = 0; i < active.size(); ++i) {
         const GavelSimJob& j = *active[i].job;
         GavelActiveJob a;
         a.id = j.id;
+        a.job_type = j.job_type;
         a.scale_factor = j.scale_factor;
         a.steps_remaining = j.total_steps - active[i].steps_done;
         a.seconds_since_arrival = now - j.arrival_s;
+        a.isolated_seconds = active[i].isolated_s;
         for (int w = 0; w < nt; ++w) a.steps_per_s.push_back(table.Isolated(j.job_type, w));
         in.jobs.push_back(std::move(a));
         active[i].alloc_index = static_cast<int>(i);
+      }
+      if (policy.packed()) {
+        for (size_t a = 0; a < active.size(); ++a) {
+          for (size_t b = a + 1; b < active.size(); ++b) {
+            const GavelSimJob &ja = *active[a].job, &jb = *active[b].job;
+            if (ja.scale_factor != jb.scale_factor) continue;
+            GavelPairThroughput p;
+            p.a = a, p.b = b;
+            bool any = false;
+            for (int w = 0; w < nt; ++w) {
+              const GavelColocation& c = table.Colocated(w, ja.job_type, jb.job_type);
+              const bool ok = c.measured && c.self_steps_per_s > 0 && c.other_steps_per_s > 0;
+              p.a_steps_per_s.push_back(ok ? c.self_steps_per_s : 0.0);
+              p.b_steps_per_s.push_back(ok ? c.other_steps_per_s : 0.0);
+              any = any || ok;
+            }
+            if (any) in.pairs.push_back(std::move(p));
+          }
+        }
       }
       const auto t0 = std::chrono::steady_clock::now();
       auto x = policy.Allocate(in);
       res.solve_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (!x.ok()) return x.status().WithContext("policy " + policy.name() + " at t=" + std::to_string(now) + " s");
       alloc = std::move(*x);
+      if (alloc.size() < in.jobs.size() + (policy.packed() ? in.pairs.size() : 0)) {
+        return InternalError("policy " + policy.name() + " returned too few allocation rows");
+      }
+      pair_units.clear();
+      for (size_t p = 0; policy.packed() && p < in.pairs.size(); ++p) {
+        const int row = static_cast<int>(in.jobs.size() + p);
+        if (*std::max_element(alloc[row].begin(), alloc[row].end()) < kMinPairShare) continue;
+        PairUnit u;
+        u.a = in.jobs[in.pairs[p].a].id, u.b = in.jobs[in.pairs[p].b].id;
+        u.row = row;
+        u.a_steps_per_s = in.pairs[p].a_steps_per_s, u.b_steps_per_s = in.pairs[p].b_steps_per_s;
+        PairState& st = kept_pairs[{u.a, u.b}];
+        if (st.deficit.empty())
+          st.deficit.assign(nt, 0.0), st.time_since_reset.assign(nt, half_round);
+        for (int w = 0; w < nt; ++w) worker_time[w] += half_round;
+        pair_units.push_back(std::move(u));
+      }
+      pair_state = std::move(kept_pairs);
       ++res.allocations;
       need_update = false;
     }
-    // Priorities and the greedy per-type pass.
+    // Priorities and the greedy per-type pass over jobs and pairs.
+    std::unordered_map<int64_t, size_t> index_of;
+    for (size_t i = 0; i < active.size(); ++i) index_of[active[i].job->id] = i;
     std::vector<int> order = type_order;
-    if (!policy.heterogeneity_aware()) std::shuffle(order.begin(), order.end(), shuffle_rng);
+    if (policy.shuffles_types()) std::shuffle(order.begin(), order.end(), shuffle_rng);
     std::vector<int> free = options.workers;
     std::vector<int> placed_type(active.size(), -1);
+    std::vector<double> placed_tput(active.size(), 0.0);
+    std::vector<int> placed_pair(active.size(), -1);  // index in pair_units, -1 = alone
     for (int w : order) {
+      // (priority, deficit, x, unit): unit < active.size() is a job, else a pair.
       std::vector<std::tuple<double, double, double, size_t>> queue;
       for (size_t i = 0; i < active.size(); ++i) {
         if (placed_type[i] >= 0) continue;
@@ -193,6 +276,16 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
         if (policy.strict_allocation() && priority <= 0) continue;
         queue.emplace_back(priority, s.deficit[w], x, i);
       }
+      for (size_t p = 0; p < pair_units.size(); ++p) {
+        const PairUnit& u = pair_units[p];
+        const double x = alloc[u.row][w];
+        if (x < kMinPairShare || u.a_steps_per_s[w] <= 0 || u.b_steps_per_s[w] <= 0) continue;
+        if (!index_of.count(u.a) || !index_of.count(u.b)) continue;  // one of them finished
+        const PairState& st = pair_state[{u.a, u.b}];
+        const double fraction = worker_time[w] > 0 ? st.time_since_reset[w] / worker_time[w] : 0.0;
+        queue.emplace_back(fraction > 0 ? x / fraction : x * 1e9, st.deficit[w], x,
+                           active.size() + p);
+      }
       std::sort(queue.begin(), queue.end(), [](const auto& a, const auto& b) {
         if (std::get<0>(a) != std::get<0>(b)) return std::get<0>(a) > std::get<0>(b);
         if (std::get<1>(a) != std::get<1>(b)) return std::get<1>(a) > std::get<1>(b);
@@ -201,31 +294,61 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
       });
       for (const auto& q : queue) {
         if (free[w] == 0) break;
-        const size_t i = std::get<3>(q);
-        const int sf = active[i].job->scale_factor;
-        if (sf > free[w]) continue;
+        const size_t unit = std::get<3>(q);
+        if (unit < active.size()) {
+          const int sf = active[unit].job->scale_factor;
+          if (placed_type[unit] >= 0 || sf > free[w]) continue;
+          free[w] -= sf;
+          placed_type[unit] = w;
+          placed_tput[unit] = table.Isolated(active[unit].job->job_type, w);
+          continue;
+        }
+        const size_t p = unit - active.size();
+        const size_t ia = index_of[pair_units[p].a], ib = index_of[pair_units[p].b];
+        const int sf = active[ia].job->scale_factor;
+        if (placed_type[ia] >= 0 || placed_type[ib] >= 0 || sf > free[w]) continue;
         free[w] -= sf;
-        placed_type[i] = w;
+        placed_type[ia] = placed_type[ib] = w;
+        placed_tput[ia] = pair_units[p].a_steps_per_s[w];
+        placed_tput[ib] = pair_units[p].b_steps_per_s[w];
+        placed_pair[ia] = placed_pair[ib] = static_cast<int>(p);
       }
     }
-    // Run the round.
+    // Run the round. A job alone runs at its isolated throughput; a pair's
+    // jobs at their co-located ones, the GPU's time and price split between them.
     double round_end = now;
     bool any = false;
     std::vector<double> finish(active.size(), -1);
+    std::vector<double> pair_exec(pair_units.size(), 0.0);
+    const double workers_per_job = total_workers / static_cast<double>(active.size());
     for (size_t i = 0; i < active.size(); ++i) {
       const int w = placed_type[i];
       if (w < 0) continue;
       JobState& s = active[i];
-      const double tput = table.Isolated(s.job->job_type, w);
+      const double tput = placed_tput[i];
       const double steps = std::min(std::floor(tput * options.round_s), s.job->total_steps - s.steps_done);
       const double exec = steps / tput;
       s.steps_done += steps;
-      s.time_since_reset[w] += exec;
-      worker_time[w] += exec;
-      s.cost_usd += exec / 3600 * s.job->scale_factor * price[w];
+      const double iso = s.iso_full_steps * std::min(1.0, workers_per_job / s.job->scale_factor);
+      if (iso > 0) s.isolated_s += steps / iso;
+      if (placed_pair[i] < 0) {
+        s.time_since_reset[w] += exec;
+        worker_time[w] += exec;
+        s.cost_usd += exec / 3600 * s.job->scale_factor * price[w];
+      } else {
+        pair_exec[placed_pair[i]] = std::max(pair_exec[placed_pair[i]], exec);
+        s.cost_usd += exec / 3600 * s.job->scale_factor * price[w] / 2;
+      }
       finish[i] = now + exec;
       round_end = std::max(round_end, now + exec);
       any = true;
+    }
+    for (size_t p = 0; p < pair_units.size(); ++p) {
+      if (pair_exec[p] <= 0) continue;
+      const int w = placed_type[index_of[pair_units[p].a]];
+      pair_state[{pair_units[p].a, pair_units[p].b}].time_since_reset[w] += pair_exec[p];
+      worker_time[w] += pair_exec[p];
+      ++res.pair_rounds;
     }
     ++res.rounds;
     if (!any) {
@@ -242,6 +365,7 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
       if (finish[i] >= 0 && s.steps_done >= s.job->total_steps - 1e-9) {
         if (s.job->id >= options.measure_begin && s.job->id < options.measure_end) {
           jct_sum += finish[i] - s.job->arrival_s;
+          if (s.isolated_s > 0) rho_sum += (finish[i] - s.job->arrival_s) / s.isolated_s;
           res.makespan_hours = std::max(res.makespan_hours, finish[i] / 3600);
           cost_sum += s.cost_usd;
           ++res.completed_measured;
@@ -257,6 +381,7 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
   if (res.completed_measured > 0) {
     res.avg_jct_hours = jct_sum / res.completed_measured / 3600;
     res.avg_cost_usd = cost_sum / res.completed_measured;
+    res.avg_ftf_rho = rho_sum / res.completed_measured;
   }
   return res;
 }

@@ -15,6 +15,13 @@
 // ranked by priority = X_mj / (share of that type's time the job got since the
 // reset), ties by deficit and X, and taken greedily while GPUs remain. A job
 // runs min(remaining, T*360) steps; the round ends when the last one does.
+// Packed policies: the allocation's rows past the jobs are pairs of jobs
+// (same scale factor, co-located throughputs measured in the table); a pair
+// is ranked like a job, by its allocation over the time share it got, and
+// runs on one GPU (sf GPUs) only if neither job was placed this round. Each
+// paired job runs at its co-located throughput and pays half the GPU. When
+// one finishes mid-round the other keeps its co-located pace until the end of
+// the round.
 // Metrics are over jobs [measure_begin, measure_end) by arrival order, and the
 // run ends when all of those finished (Gavel's jobs 4000-5000).
 // Thread safety: independent runs may go in parallel.
@@ -67,10 +74,15 @@ struct GavelSimResult {
   double avg_jct_hours = 0;       // over the measured jobs
   double avg_cost_usd = 0;        // GPU-hours x price, per measured job
   double makespan_hours = 0;      // last completion among the measured jobs
+  // Mean over the measured jobs of JCT / the time the job would have taken
+  // on its isolated share (1/n of the cluster, n the active jobs of each
+  // round; gavel_policy.h), Gavel's finish-time-fairness figure.
+  double avg_ftf_rho = 0;
   int measured_jobs = 0;
   int completed_measured = 0;     // < measured_jobs when the run hit max_sim_hours
   bool saturated = false;         // max_sim_hours reached first
   int64_t rounds = 0;
+  int64_t pair_rounds = 0;        // (pair, round)s run space-shared (packed policies)
   int64_t allocations = 0;        // policy solves
   double solve_seconds = 0;       // wall time spent in the policy
 };

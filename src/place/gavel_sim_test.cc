@@ -142,6 +142,14 @@ TEST(GavelReportTest, ParsesNotebookCsvAndNamesBadLines) {
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   ASSERT_EQ(e->size(), 1u);
   EXPECT_DOUBLE_EQ(e->begin()->second, 17.58);
+  GavelNotebookJct ftf;
+  e = ParseGavelNotebookCsv(
+      "continuous-single (Fig.8),avg_FTF_rho_vs_isolated,0.40,max_min_fairness_perf,0.84\n",
+      "n.csv", &ftf);
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  EXPECT_TRUE(e->empty());
+  ASSERT_EQ(ftf.size(), 1u);
+  EXPECT_DOUBLE_EQ((ftf[{"continuous-single", "max_min_fairness_perf", 0.4}]), 0.84);
   auto bad = ParseGavelNotebookCsv("a,avg_JCT_hours,x,fifo,1\n", "n.csv");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("n.csv:1"), std::string::npos);

@@ -1,0 +1,263 @@
+#include "place/gavel_lp.h"
+
+#include <glpk.h>
+
+#include <algorithm>
+#include <csetjmp>
+#include <string>
+
+namespace gpufleet::place {
+namespace {
+
+// One LP as plain arrays (GLPK's 1-based layout), so it can be rebuilt after
+// GLPK hits an internal error.
+struct LpData {
+  bool maximize = true;
+  std::vector<int> col_type, row_type;
+  std::vector<double> col_lb, col_ub, obj, row_lb, row_ub;
+  std::vector<int> ia = {0}, ja = {0};
+  std::vector<double> ar = {0.0};
+  void AddCol(int type, double lb, double ub, double objective) {
+    col_type.push_back(type), col_lb.push_back(lb), col_ub.push_back(ub), obj.push_back(objective);
+  }
+  int AddRow(int type, double lb, double ub) {
+    row_type.push_back(type), row_lb.push_back(lb), row_ub.push_back(ub);
+    return static_cast<int>(row_type.size());
+  }
+  void Put(int row, int col, double v) { ia.push_back(row), ja.push_back(col), ar.push_back(v); }
+};
+
+thread_local std::jmp_buf* t_glpk_jump = nullptr;
+void GlpkErrorHook(void*) {
+  if (t_glpk_jump != nullptr) std::longjmp(*t_glpk_jump, 1);
+}
+
+glp_prob* LoadLp(const LpData& d) {
+  glp_prob* lp = glp_create_prob();
+  glp_set_obj_dir(lp, d.maximize ? GLP_MAX : GLP_MIN);
+  glp_add_cols(lp, static_cast<int>(d.col_type.size()));
+  for (size_t c = 0; c < d.col_type.size(); ++c) {
+    glp_set_col_bnds(lp, static_cast<int>(c + 1), d.col_type[c], d.col_lb[c], d.col_ub[c]);
+    glp_set_obj_coef(lp, static_cast<int>(c + 1), d.obj[c]);
+  }
+  glp_add_rows(lp, static_cast<int>(d.row_type.size()));
+  for (size_t r = 0; r < d.row_type.size(); ++r) {
+    glp_set_row_bnds(lp, static_cast<int>(r + 1), d.row_type[r], d.row_lb[r], d.row_ub[r]);
+  }
+  glp_load_matrix(lp, static_cast<int>(d.ia.size()) - 1, d.ia.data(), d.ja.data(), d.ar.data());
+  return lp;
+}
+
+// Solves with GLPK's interior-point method or its simplex; false when there
+// is no optimum. GLPK reports internal trouble (e.g. a failed assertion in
+// the interior-point code on a degenerate problem) through its error hook,
+// which would abort the process; here it jumps back, and the thread's GLPK
+// environment, now unusable, is freed (Debian's GLPK keeps it in
+// thread-local storage, so other threads' problems are untouched). No C++ object lives inside the
+// jump region. `cols` must already hold one slot per column.
+bool SolveLp(const LpData& d, bool interior, std::vector<double>* cols) {
+  std::jmp_buf env;
+  volatile bool ok = false;
+  if (setjmp(env) == 0) {
+    t_glpk_jump = &env;
+    glp_term_out(GLP_OFF);  // GLPK's own messages, including the assertion it recovers from
+    glp_error_hook(GlpkErrorHook, nullptr);
+    glp_prob* lp = LoadLp(d);
+    if (interior) {
+      glp_iptcp parm;
+      glp_init_iptcp(&parm);
+      parm.msg_lev = GLP_MSG_OFF;
+      if (glp_interior(lp, &parm) == 0 && glp_ipt_status(lp) == GLP_OPT) {
+        for (size_t c = 0; c < cols->size(); ++c)
+          (*cols)[c] = glp_ipt_col_prim(lp, static_cast<int>(c + 1));
+        ok = true;
+      }
+    } else {
+      glp_smcp sm;
+      glp_init_smcp(&sm);
+      sm.msg_lev = GLP_MSG_OFF;
+      sm.presolve = GLP_ON;
+      if (glp_simplex(lp, &sm) == 0 && glp_get_status(lp) == GLP_OPT) {
+        for (size_t c = 0; c < cols->size(); ++c)
+          (*cols)[c] = glp_get_col_prim(lp, static_cast<int>(c + 1));
+        ok = true;
+      }
+    }
+    glp_delete_prob(lp);
+  } else {
+    glp_free_env();
+    ok = false;
+  }
+  glp_error_hook(nullptr, nullptr);
+  t_glpk_jump = nullptr;
+  return ok;
+}
+
+}  // namespace
+
+StatusOr<GavelAllocation> SolveMinCostLp(const std::vector<std::vector<double>>& steps_per_s,
+                                         const std::vector<double>& floor_steps_per_s,
+                                         const std::vector<std::vector<double>>& cost_per_hour,
+                                         const std::vector<int>& scale_factors,
+                                         const std::vector<int>& workers) {
+  const int m = static_cast<int>(steps_per_s.size()), nt = static_cast<int>(workers.size());
+  GavelAllocation x(m, std::vector<double>(nt, 0.0));
+  if (m == 0) return x;
+  // Rows 1..m: sum_j T_mj X_mj >= floor_m (relaxed by 1e-6 relative for
+  // rounding); rows m+1..2m: sum_j X_mj <= 1; then sum_m sf_m X_mj <= workers_j.
+  LpData d;
+  d.maximize = false;
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < nt; ++j) {
+      const bool usable = steps_per_s[i][j] > 0;
+      d.AddCol(usable ? GLP_DB : GLP_FX, 0.0, usable ? 1.0 : 0.0, cost_per_hour[i][j]);
+    }
+  }
+  for (int i = 0; i < m; ++i) {
+    const int r = d.AddRow(GLP_LO, floor_steps_per_s[i] * (1 - 1e-6), 0.0);
+    for (int j = 0; j < nt; ++j) {
+      if (steps_per_s[i][j] > 0) d.Put(r, i * nt + j + 1, steps_per_s[i][j]);
+    }
+  }
+  for (int i = 0; i < m; ++i) {
+    const int r = d.AddRow(GLP_UP, 0.0, 1.0);
+    for (int j = 0; j < nt; ++j) {
+      if (steps_per_s[i][j] > 0) d.Put(r, i * nt + j + 1, 1.0);
+    }
+  }
+  for (int j = 0; j < nt; ++j) {
+    const int r = d.AddRow(GLP_UP, 0.0, workers[j]);
+    for (int i = 0; i < m; ++i) {
+      if (steps_per_s[i][j] > 0) d.Put(r, i * nt + j + 1, scale_factors[i]);
+    }
+  }
+  std::vector<double> cols(m * nt, 0.0);
+  if (!SolveLp(d, /*interior=*/false, &cols)) {
+    return InternalError("GLPK found no optimum for the min-cost LP (" + std::to_string(m) +
+                         " jobs)");
+  }
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < nt; ++j) x[i][j] = std::clamp(cols[i * nt + j], 0.0, 1.0);
+  }
+  return x;
+}
+
+StatusOr<GavelAllocation> SolveMaxMinClassLp(const std::vector<GavelJobClass>& classes,
+                                             const std::vector<GavelClassPair>& pairs,
+                                             const std::vector<int>& workers, bool interior,
+                                             double* value) {
+  const int nc = static_cast<int>(classes.size()), nt = static_cast<int>(workers.size());
+  const int np = static_cast<int>(pairs.size());
+  GavelAllocation x(nc + np, std::vector<double>(nt, 0.0));
+  if (value != nullptr) *value = 0;
+  if (nc == 0) return x;
+  for (const GavelJobClass& c : classes) {
+    if (c.count < 1 || c.coeff.size() != static_cast<size_t>(nt)) {
+      return InvalidArgumentError(
+          "max-min LP: a job class has no jobs or no coefficient per GPU type");
+    }
+  }
+  for (const GavelClassPair& p : pairs) {
+    if (p.c >= static_cast<size_t>(nc) || p.d >= static_cast<size_t>(nc) ||
+        (p.c == p.d && classes[p.c].count < 2) || p.c_coeff.size() != static_cast<size_t>(nt) ||
+        p.d_coeff.size() != static_cast<size_t>(nt)) {
+      return InvalidArgumentError(
+          "max-min LP: a pair names an unknown class, pairs a job with "
+          "itself, or has no coefficient per GPU type");
+    }
+  }
+  // One job of class c is in n_d pairs with class d (d != c) and n_c - 1
+  // within its class; class pair (c, d) holds n_c n_d job pairs, (c, c)
+  // n_c (n_c - 1) / 2. Only usable (row, type) entries become columns.
+  // Rows 1..nc: objective term of a job of c - t >= 0; rows nc+1..2nc: its
+  // time <= 1; rows 2nc+1..2nc+nt: GPUs of type j.
+  LpData d;
+  d.maximize = true;
+  struct Col {
+    int row, type;
+  };
+  std::vector<Col> cols;
+  for (int c = 0; c < nc; ++c) d.AddRow(GLP_LO, 0.0, 0.0);
+  for (int c = 0; c < nc; ++c) d.AddRow(GLP_UP, 0.0, 1.0);
+  for (int j = 0; j < nt; ++j) d.AddRow(GLP_UP, 0.0, workers[j]);
+  d.AddCol(GLP_LO, 0.0, 0.0, 1.0);  // column 1: t
+  for (int c = 0; c < nc; ++c) d.Put(c + 1, 1, -1.0);
+  for (int c = 0; c < nc; ++c) {
+    const GavelJobClass& k = classes[c];
+    for (int j = 0; j < nt; ++j) {
+      if (k.coeff[j] <= 0) continue;
+      d.AddCol(GLP_DB, 0.0, 1.0, 0.0);
+      const int col = static_cast<int>(cols.size()) + 2;
+      cols.push_back({c, j});
+      d.Put(c + 1, col, k.coeff[j]);
+      d.Put(nc + c + 1, col, 1.0);
+      d.Put(2 * nc + j + 1, col, static_cast<double>(k.count) * k.scale_factor);
+    }
+  }
+  for (int q = 0; q < np; ++q) {
+    const GavelClassPair& p = pairs[q];
+    const int a = static_cast<int>(p.c), b = static_cast<int>(p.d);
+    const double na = classes[a].count, nb = classes[b].count;
+    // Gavel pairs jobs of one scale factor; the pair holds that many GPUs.
+    const double sf = std::max(classes[a].scale_factor, classes[b].scale_factor);
+    for (int j = 0; j < nt; ++j) {
+      if (p.c_coeff[j] <= 0 || p.d_coeff[j] <= 0) continue;
+      d.AddCol(GLP_DB, 0.0, 1.0, 0.0);
+      const int col = static_cast<int>(cols.size()) + 2;
+      cols.push_back({nc + q, j});
+      if (a == b) {
+        // Within a class: each job is in na - 1 such pairs, at the mean of
+        // the two sides (the same for a job type next to itself in Gavel's table).
+        d.Put(a + 1, col, (na - 1) * (p.c_coeff[j] + p.d_coeff[j]) / 2);
+        d.Put(nc + a + 1, col, na - 1);
+        d.Put(2 * nc + j + 1, col, na * (na - 1) / 2 * sf);
+      } else {
+        d.Put(a + 1, col, nb * p.c_coeff[j]);
+        d.Put(b + 1, col, na * p.d_coeff[j]);
+        d.Put(nc + a + 1, col, nb);
+        d.Put(nc + b + 1, col, na);
+        d.Put(2 * nc + j + 1, col, na * nb * sf);
+      }
+    }
+  }
+  std::vector<double> sol(cols.size() + 1, 0.0);
+  // Interior point first (see the header); GLPK's can fail on degenerate
+  // problems, and then the simplex's exact vertex is used.
+  if (!(interior && SolveLp(d, /*interior=*/true, &sol)) && !SolveLp(d, /*interior=*/false, &sol)) {
+    return InternalError("GLPK found no optimum for the max-min LP (" + std::to_string(nc) +
+                         " job classes, " + std::to_string(np) + " pairs of classes)");
+  }
+  if (value != nullptr) *value = sol[0];
+  for (size_t c = 0; c < cols.size(); ++c) {
+    x[cols[c].row][cols[c].type] = std::clamp(sol[c + 1], 0.0, 1.0);
+  }
+  return x;
+}
+
+StatusOr<GavelAllocation> SolveMaxMinPackedLp(const std::vector<std::vector<double>>& coeff,
+                                              const std::vector<GavelPairCoeff>& pairs,
+                                              const std::vector<int>& scale_factors,
+                                              const std::vector<int>& workers, bool interior,
+                                              double* value) {
+  std::vector<GavelJobClass> classes(coeff.size());
+  for (size_t i = 0; i < coeff.size(); ++i) {
+    classes[i].coeff = coeff[i];
+    classes[i].scale_factor = scale_factors[i];
+  }
+  std::vector<GavelClassPair> class_pairs(pairs.size());
+  for (size_t p = 0; p < pairs.size(); ++p) {
+    if (pairs[p].a == pairs[p].b) {
+      return InvalidArgumentError("max-min LP: a pair names the same job twice");
+    }
+    class_pairs[p] = {pairs[p].a, pairs[p].b, pairs[p].a_coeff, pairs[p].b_coeff};
+  }
+  return SolveMaxMinClassLp(classes, class_pairs, workers, interior, value);
+}
+
+StatusOr<GavelAllocation> SolveMaxMinLp(const std::vector<std::vector<double>>& coeff,
+                                        const std::vector<int>& scale_factors,
+                                        const std::vector<int>& workers) {
+  return SolveMaxMinPackedLp(coeff, {}, scale_factors, workers, /*interior=*/true);
+}
+
+}  // namespace gpufleet::place

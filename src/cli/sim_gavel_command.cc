@@ -3,6 +3,7 @@
 // average JCT and cost per job as CSV and SVG, compared with the numbers cached
 // in Gavel's notebooks when --compare is given.
 #include <cstdio>
+#include <memory>
 #include <sstream>
 
 #include "cli/command.h"
@@ -40,8 +41,8 @@ class SimGavelCommand : public Command {
         "Policy (repeatable): " + names +
             "; also max_min_fairness_packed:pruned (no pairs that time-slicing dominates), "
             "max_min_fairness_packed:per_job (Gavel's per-job LP, slow), fifo_packed:raw (packing "
-            "threshold on raw steps/s, as Gavel's code), gpufleet_cost:K "
-            "(keep K of each job's fair throughput)");
+            "threshold on raw steps/s, as Gavel's code), gpufleet_cost:K and "
+            "gpufleet_cost_packed:K (keep K of each job's fair throughput)");
     app.add_option("--rates", rates_, "Input job rates in jobs/hour (comma-separated)")
         ->delimiter(',');
     app.add_option("--compare", compare_,
@@ -76,6 +77,13 @@ class SimGavelCommand : public Command {
         ->capture_default_str();
     app.add_option("--deadline-hours", deadline_hours_, "With --choose: the deadline");
     app.add_option("--svg", svg_, "Write an SVG plot here");
+    app.add_option("--predicted-pairs", predicted_pairs_,
+                   "Packed policies decide with the co-location model's prediction for every pair "
+                   "(each pair predicted with its job types held out) while jobs run at the "
+                   "measured throughputs: 'learn' (a pair of job types that ran is measured from "
+                   "then on) or 'static' (predictions stay; only out-of-memory is learnt); the "
+                   "policy is reported as NAME@predicted-pairs-MODE")
+        ->check(CLI::IsMember({"learn", "static"}));
   }
 
   Status Run() override {
@@ -101,6 +109,12 @@ class SimGavelCommand : public Command {
       ASSIGN_OR_RETURN(expected, place::LoadGavelNotebookCsv(compare_, &expected_ftf));
     }
     if (policies_.empty()) policies_ = {"max_min_fairness_perf"};
+    std::unique_ptr<place::ColocationModel> coloc;
+    place::GavelThroughputs predicted;
+    if (!predicted_pairs_.empty()) {
+      coloc = std::make_unique<place::ColocationModel>(&table);
+      predicted = place::WithPredictedPairs(table, *coloc);
+    }
     std::vector<place::GavelCurvePoint> all;
     std::string csv;
     for (const std::string& policy : policies_) {
@@ -112,6 +126,10 @@ class SimGavelCommand : public Command {
       o.sim.workers = workers_;
       o.sim.price_usd_per_hour = prices_;
       o.sim.seed = seed_;
+      if (!predicted_pairs_.empty()) {
+        o.sim.decision_pairs = &predicted;
+        o.sim.learn_pairs = predicted_pairs_ == "learn";
+      }
       o.rates_per_hour = rates_;
       if (o.rates_per_hour.empty()) {
         for (const auto& [key, v] : expected) {
@@ -124,9 +142,10 @@ class SimGavelCommand : public Command {
       ASSIGN_OR_RETURN(std::vector<place::GavelCurvePoint> points,
                        place::RunGavelCurve(table, o, compare_.empty() ? nullptr : &expected,
                                             compare_.empty() ? nullptr : &expected_ftf));
-      for (const place::GavelCurvePoint& p : points) {
+      for (place::GavelCurvePoint& p : points) {
+        if (!predicted_pairs_.empty()) p.result.policy += "@predicted-pairs-" + predicted_pairs_;
         std::fprintf(
-            stderr, "%s %.2f %s: %s %.2f h%s, $%.2f/job, FTF rho %.3f%s%s\n", policy.c_str(),
+            stderr, "%s %.2f %s: %s %.2f h%s, $%.2f/job, FTF rho %.3f%s%s\n", p.result.policy.c_str(),
             p.result.jobs_per_hour, p.makespan ? "jobs" : "jobs/h",
             p.makespan ? "makespan" : "avg JCT", p.Ours(),
             p.has_gavel
@@ -183,6 +202,7 @@ class SimGavelCommand : public Command {
     return OkStatus();
   }
 
+  std::string predicted_pairs_;
   std::string choose_, objective_ = "fastest";
   int scale_factor_ = 1;
   double v100_hours_ = 10, deadline_hours_ = 0;

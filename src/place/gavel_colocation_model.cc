@@ -84,6 +84,25 @@ ColocationEstimate ColocationModel::Predict(int w, int a, int b, int unknown) co
   return e;
 }
 
+GavelThroughputs WithPredictedPairs(const GavelThroughputs& table, const ColocationModel& model) {
+  GavelThroughputs out = table;
+  const int nw = table.num_workers(), nj = table.num_job_types();
+  for (int w = 0; w < nw; ++w) {
+    for (int a = 0; a < nj; ++a) {
+      for (int b = a; b < nj; ++b) {
+        if (!table.Colocated(w, a, b).measured && !table.Colocated(w, b, a).measured) continue;
+        const ColocationEstimate x = model.Predict(w, a, b, a), y = model.Predict(w, a, b, b);
+        const bool ok = x.feasible && y.feasible;
+        const double self = ok ? (x.self_norm + y.self_norm) / 2 * table.Isolated(a, w) : 0.0;
+        const double other = ok ? (x.other_norm + y.other_norm) / 2 * table.Isolated(b, w) : 0.0;
+        out.SetColocated(w, a, b, self, other);
+        out.SetColocated(w, b, a, other, self);
+      }
+    }
+  }
+  return out;
+}
+
 ColocationValidation ValidateColocationModel(const ColocationModel& model,
                                              const GavelThroughputs& table, int scale_factor) {
   ColocationValidation v;

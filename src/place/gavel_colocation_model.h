@@ -52,6 +52,14 @@ struct ColocationValidation {
   int feasibility_wrong = 0;  // predicted feasible when infeasible or the reverse
 };
 
+// The table with every co-located pair replaced by the model's prediction as
+// if the pair had never been measured: the mean of the two predictions with
+// each of its job types held out (Predict(w, a, b, a) and (w, a, b, b)); the
+// pair is feasible only when both say so. Isolated throughputs are kept. The
+// simulator decides packing with it and runs the jobs on the measured table
+// (GavelSimOptions::decision_pairs), which measures what prediction errors cost.
+GavelThroughputs WithPredictedPairs(const GavelThroughputs& table, const ColocationModel& model);
+
 // Leaves each job type of `scale_factor` out in turn and predicts its pairs.
 ColocationValidation ValidateColocationModel(const ColocationModel& model,
                                              const GavelThroughputs& table, int scale_factor);

@@ -396,6 +396,34 @@ TEST(GavelGandivaTest, PairsAtRandomOnlyWhenJobsOutnumberGpus) {
   EXPECT_EQ(*again, *x);
 }
 
+TEST(GavelCostPackedTest, SharesAGpuOnlyWhenThatKeepsTheKeptPace) {
+  // Two jobs, two GPUs at $1/h; together on one GPU each keeps 0.6 of its pace.
+  GavelAllocationInput in;
+  in.workers = {2};
+  in.price_usd_per_hour = {1.0};
+  in.jobs = {Job(0, {1.0}), Job(1, {1.0})};
+  in.pairs = {Pair(0, 1, {0.6}, {0.6})};
+  // Keeping the whole fair pace (each alone on a GPU) leaves nothing to share.
+  auto x = AllocateWith("gpufleet_cost_packed", in);
+  ASSERT_TRUE(x.ok()) << x.status().ToString();
+  ExpectFeasible(in, *x, true);
+  EXPECT_NEAR((*x)[0][0], 1.0, 1e-4);
+  EXPECT_NEAR((*x)[1][0], 1.0, 1e-4);
+  EXPECT_NEAR((*x)[2][0], 0.0, 1e-4);
+  // Keeping 0.6: sharing one GPU ($1/h) beats each alone 60% of the time ($1.2/h).
+  x = AllocateWith("gpufleet_cost_packed:0.6", in);
+  ASSERT_TRUE(x.ok()) << x.status().ToString();
+  ExpectFeasible(in, *x, true);
+  EXPECT_NEAR((*x)[2][0], 1.0, 1e-4);
+  EXPECT_NEAR((*x)[0][0], 0.0, 1e-4);
+  EXPECT_NEAR((*x)[1][0], 0.0, 1e-4);
+  // The unpacked form cannot share: it runs each for 60% of the time.
+  x = AllocateWith("gpufleet_cost:0.6", in);
+  ASSERT_TRUE(x.ok()) << x.status().ToString();
+  EXPECT_NEAR((*x)[0][0], 0.6, 1e-4);
+  EXPECT_FALSE(AllocateWith("gpufleet_cost_packed:1.5", in).ok());
+}
+
 TEST(GavelPackedSimTest, PairedJobsRunTogetherAndSplitTheGpu) {
   // Two 3600-step jobs on one GPU at 1 step/s alone, 0.8 each together:
   // packed, both finish at 4500 s; each pays half the GPU. On its isolated
@@ -425,6 +453,40 @@ TEST(GavelPackedSimTest, PairedJobsRunTogetherAndSplitTheGpu) {
   ASSERT_TRUE(r2.ok()) << r2.status().ToString();
   EXPECT_GT(r2->avg_jct_hours, 1.5);
   EXPECT_EQ(r2->pair_rounds, 0);
+}
+
+TEST(GavelPackedSimTest, APairWronglyDecidedFeasibleCostsARoundAndIsLearnt) {
+  // Measured: the pair is out of memory. The decision table believes 0.8
+  // each. The pair is tried once (a round without progress, paid for), then
+  // known infeasible; the jobs then take turns as with the measured table.
+  GavelThroughputs measured = GavelThroughputs::FromTable({"v100"}, {{"J", 1}}, {{1.0}});
+  measured.SetColocated(0, 0, 0, 0, 0);
+  GavelThroughputs believed = measured;
+  believed.SetColocated(0, 0, 0, 0.8, 0.8);
+  std::vector<GavelSimJob> jobs(2);
+  for (int i = 0; i < 2; ++i) jobs[i].id = i, jobs[i].total_steps = 3600;
+  GavelSimOptions o;
+  o.workers = {1};
+  o.price_usd_per_hour = {2.0};
+  o.measure_begin = 0;
+  o.measure_end = 2;
+  auto p = MakeGavelPolicy("max_min_fairness_packed", 0);
+  ASSERT_TRUE(p.ok());
+  auto truth = SimulateGavel(measured, jobs, **p, o);
+  ASSERT_TRUE(truth.ok()) << truth.status().ToString();
+  EXPECT_EQ(truth->pair_rounds, 0);
+  o.decision_pairs = &believed;
+  auto wrong = SimulateGavel(measured, jobs, **p, o);
+  ASSERT_TRUE(wrong.ok()) << wrong.status().ToString();
+  EXPECT_EQ(wrong->completed_measured, 2);
+  EXPECT_EQ(wrong->pair_oom_rounds, 1);
+  EXPECT_EQ(wrong->pair_rounds, 1);
+  // The lost round delays both jobs and costs its GPU time (0.1 h at $2/h, shared).
+  EXPECT_NEAR(wrong->avg_jct_hours - truth->avg_jct_hours, 0.1, 1e-6);
+  EXPECT_NEAR(wrong->avg_cost_usd - truth->avg_cost_usd, 0.1, 1e-6);
+  GavelThroughputs other_shape = GavelThroughputs::FromTable({"v100", "k80"}, {{"J", 1}}, {{1.0, 1.0}});
+  o.decision_pairs = &other_shape;
+  EXPECT_FALSE(SimulateGavel(measured, jobs, **p, o).ok());
 }
 
 }  // namespace

@@ -142,15 +142,22 @@ StatusOr<GavelAllocation> SolveMinCostLp(const std::vector<std::vector<double>>&
   return x;
 }
 
-StatusOr<GavelAllocation> SolveMaxMinClassLp(const std::vector<GavelJobClass>& classes,
-                                             const std::vector<GavelClassPair>& pairs,
-                                             const std::vector<int>& workers, bool interior,
-                                             double* value) {
+namespace {
+
+// One column of the class LP: its allocation row, GPU type, and the GPUs it
+// holds per unit (the coefficient in its type's GPU row).
+struct ClassCol {
+  int row, type;
+  double gpus;
+};
+
+// Builds the class LP (see the header): column 1 is t, rows 1..nc the
+// classes' objective terms minus t, nc+1..2nc their time, then the GPU rows.
+Status BuildClassLp(const std::vector<GavelJobClass>& classes,
+                    const std::vector<GavelClassPair>& pairs, const std::vector<int>& workers,
+                    LpData* lp, std::vector<ClassCol>* cols) {
   const int nc = static_cast<int>(classes.size()), nt = static_cast<int>(workers.size());
   const int np = static_cast<int>(pairs.size());
-  GavelAllocation x(nc + np, std::vector<double>(nt, 0.0));
-  if (value != nullptr) *value = 0;
-  if (nc == 0) return x;
   for (const GavelJobClass& c : classes) {
     if (c.count < 1 || c.coeff.size() != static_cast<size_t>(nt)) {
       return InvalidArgumentError(
@@ -169,29 +176,32 @@ StatusOr<GavelAllocation> SolveMaxMinClassLp(const std::vector<GavelJobClass>& c
   // One job of class c is in n_d pairs with class d (d != c) and n_c - 1
   // within its class; class pair (c, d) holds n_c n_d job pairs, (c, c)
   // n_c (n_c - 1) / 2. Only usable (row, type) entries become columns.
-  // Rows 1..nc: objective term of a job of c - t >= 0; rows nc+1..2nc: its
-  // time <= 1; rows 2nc+1..2nc+nt: GPUs of type j.
-  LpData d;
+  LpData& d = *lp;
   d.maximize = true;
-  struct Col {
-    int row, type;
-  };
-  std::vector<Col> cols;
   for (int c = 0; c < nc; ++c) d.AddRow(GLP_LO, 0.0, 0.0);
   for (int c = 0; c < nc; ++c) d.AddRow(GLP_UP, 0.0, 1.0);
   for (int j = 0; j < nt; ++j) d.AddRow(GLP_UP, 0.0, workers[j]);
   d.AddCol(GLP_LO, 0.0, 0.0, 1.0);  // column 1: t
   for (int c = 0; c < nc; ++c) d.Put(c + 1, 1, -1.0);
+  // Entries go in the order objective, time, GPUs (GLPK's interior point is
+  // sensitive to it on degenerate problems; the reproduced curves used it).
+  auto add_col = [&](int row, int type, double gpus) {
+    d.AddCol(GLP_DB, 0.0, 1.0, 0.0);
+    cols->push_back({row, type, gpus});
+    return static_cast<int>(cols->size()) + 1;
+  };
+  auto put_gpus = [&](int col) {
+    const ClassCol& k = (*cols)[col - 2];
+    d.Put(2 * nc + k.type + 1, col, k.gpus);
+  };
   for (int c = 0; c < nc; ++c) {
     const GavelJobClass& k = classes[c];
     for (int j = 0; j < nt; ++j) {
       if (k.coeff[j] <= 0) continue;
-      d.AddCol(GLP_DB, 0.0, 1.0, 0.0);
-      const int col = static_cast<int>(cols.size()) + 2;
-      cols.push_back({c, j});
+      const int col = add_col(c, j, static_cast<double>(k.count) * k.scale_factor);
       d.Put(c + 1, col, k.coeff[j]);
       d.Put(nc + c + 1, col, 1.0);
-      d.Put(2 * nc + j + 1, col, static_cast<double>(k.count) * k.scale_factor);
+      put_gpus(col);
     }
   }
   for (int q = 0; q < np; ++q) {
@@ -202,36 +212,97 @@ StatusOr<GavelAllocation> SolveMaxMinClassLp(const std::vector<GavelJobClass>& c
     const double sf = std::max(classes[a].scale_factor, classes[b].scale_factor);
     for (int j = 0; j < nt; ++j) {
       if (p.c_coeff[j] <= 0 || p.d_coeff[j] <= 0) continue;
-      d.AddCol(GLP_DB, 0.0, 1.0, 0.0);
-      const int col = static_cast<int>(cols.size()) + 2;
-      cols.push_back({nc + q, j});
       if (a == b) {
         // Within a class: each job is in na - 1 such pairs, at the mean of
         // the two sides (the same for a job type next to itself in Gavel's table).
+        const int col = add_col(nc + q, j, na * (na - 1) / 2 * sf);
         d.Put(a + 1, col, (na - 1) * (p.c_coeff[j] + p.d_coeff[j]) / 2);
         d.Put(nc + a + 1, col, na - 1);
-        d.Put(2 * nc + j + 1, col, na * (na - 1) / 2 * sf);
+        put_gpus(col);
       } else {
+        const int col = add_col(nc + q, j, na * nb * sf);
         d.Put(a + 1, col, nb * p.c_coeff[j]);
         d.Put(b + 1, col, na * p.d_coeff[j]);
         d.Put(nc + a + 1, col, nb);
         d.Put(nc + b + 1, col, na);
-        d.Put(2 * nc + j + 1, col, na * nb * sf);
+        put_gpus(col);
       }
     }
   }
-  std::vector<double> sol(cols.size() + 1, 0.0);
-  // Interior point first (see the header); GLPK's can fail on degenerate
-  // problems, and then the simplex's exact vertex is used.
-  if (!(interior && SolveLp(d, /*interior=*/true, &sol)) && !SolveLp(d, /*interior=*/false, &sol)) {
-    return InternalError("GLPK found no optimum for the max-min LP (" + std::to_string(nc) +
-                         " job classes, " + std::to_string(np) + " pairs of classes)");
-  }
-  if (value != nullptr) *value = sol[0];
+  return OkStatus();
+}
+
+// Interior point first when asked (see the header); GLPK's can fail on
+// degenerate problems, and then the simplex's exact vertex is used.
+bool SolveInteriorOrSimplex(const LpData& d, bool interior, std::vector<double>* sol) {
+  return (interior && SolveLp(d, /*interior=*/true, sol)) || SolveLp(d, /*interior=*/false, sol);
+}
+
+GavelAllocation ClassAllocation(size_t rows, size_t nt, const std::vector<ClassCol>& cols,
+                                const std::vector<double>& sol) {
+  GavelAllocation x(rows, std::vector<double>(nt, 0.0));
   for (size_t c = 0; c < cols.size(); ++c) {
     x[cols[c].row][cols[c].type] = std::clamp(sol[c + 1], 0.0, 1.0);
   }
   return x;
+}
+
+}  // namespace
+
+StatusOr<GavelAllocation> SolveMaxMinClassLp(const std::vector<GavelJobClass>& classes,
+                                             const std::vector<GavelClassPair>& pairs,
+                                             const std::vector<int>& workers, bool interior,
+                                             double* value) {
+  if (value != nullptr) *value = 0;
+  const size_t rows = classes.size() + pairs.size();
+  if (classes.empty()) return GavelAllocation(rows, std::vector<double>(workers.size(), 0.0));
+  LpData d;
+  std::vector<ClassCol> cols;
+  RETURN_IF_ERROR(BuildClassLp(classes, pairs, workers, &d, &cols));
+  std::vector<double> sol(cols.size() + 1, 0.0);
+  if (!SolveInteriorOrSimplex(d, interior, &sol)) {
+    return InternalError("GLPK found no optimum for the max-min LP (" +
+                         std::to_string(classes.size()) + " job classes, " +
+                         std::to_string(pairs.size()) + " pairs of classes)");
+  }
+  if (value != nullptr) *value = sol[0];
+  return ClassAllocation(rows, workers.size(), cols, sol);
+}
+
+StatusOr<GavelAllocation> SolveCheapestFairClassLp(const std::vector<GavelJobClass>& classes,
+                                                   const std::vector<GavelClassPair>& pairs,
+                                                   const std::vector<int>& workers,
+                                                   const std::vector<double>& price_usd_per_hour,
+                                                   double keep) {
+  const size_t rows = classes.size() + pairs.size();
+  if (classes.empty()) return GavelAllocation(rows, std::vector<double>(workers.size(), 0.0));
+  LpData d;
+  std::vector<ClassCol> cols;
+  RETURN_IF_ERROR(BuildClassLp(classes, pairs, workers, &d, &cols));
+  std::vector<double> fair(cols.size() + 1, 0.0);
+  if (!SolveInteriorOrSimplex(d, /*interior=*/true, &fair)) {
+    return InternalError("GLPK found no optimum for the max-min LP (" +
+                         std::to_string(classes.size()) + " job classes)");
+  }
+  // Each class's objective term in the fair allocation becomes its floor.
+  const size_t nc = classes.size();
+  std::vector<double> term(nc, 0.0);
+  for (size_t e = 1; e < d.ia.size(); ++e) {
+    if (d.ja[e] >= 2 && d.ia[e] >= 1 && static_cast<size_t>(d.ia[e]) <= nc) {
+      term[d.ia[e] - 1] += d.ar[e] * fair[d.ja[e] - 1];
+    }
+  }
+  for (size_t c = 0; c < nc; ++c) d.row_lb[c] = keep * term[c] * (1 - 1e-6);
+  d.maximize = false;
+  d.col_type[0] = GLP_FX, d.col_lb[0] = d.col_ub[0] = 0.0, d.obj[0] = 0.0;
+  for (size_t c = 0; c < cols.size(); ++c) {
+    const size_t t = static_cast<size_t>(cols[c].type);
+    d.obj[c + 1] = cols[c].gpus * (t < price_usd_per_hour.size() ? price_usd_per_hour[t] : 0.0);
+  }
+  std::vector<double> cheap(cols.size() + 1, 0.0);
+  // A floor the simplex finds numerically infeasible keeps the fair allocation.
+  const std::vector<double>& sol = SolveLp(d, /*interior=*/false, &cheap) ? cheap : fair;
+  return ClassAllocation(rows, workers.size(), cols, sol);
 }
 
 StatusOr<GavelAllocation> SolveMaxMinPackedLp(const std::vector<std::vector<double>>& coeff,

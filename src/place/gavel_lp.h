@@ -70,6 +70,18 @@ StatusOr<GavelAllocation> SolveMaxMinClassLp(const std::vector<GavelJobClass>& c
                                              const std::vector<int>& workers, bool interior,
                                              double* value = nullptr);
 
+// gpufleet's cost-aware form of the class LP: its max-min allocation first
+// (interior point), then the cheapest allocation (simplex) that gives every
+// class at least `keep` of its objective term there. Cost = sum over columns
+// of price_j x the GPUs the column holds (dollars per hour of busy GPUs): two
+// jobs sharing one GPU pay for one. Falls back to the max-min allocation when
+// the floors are numerically infeasible.
+StatusOr<GavelAllocation> SolveCheapestFairClassLp(const std::vector<GavelJobClass>& classes,
+                                                   const std::vector<GavelClassPair>& pairs,
+                                                   const std::vector<int>& workers,
+                                                   const std::vector<double>& price_usd_per_hour,
+                                                   double keep);
+
 // The same without pairs (interior point first).
 StatusOr<GavelAllocation> SolveMaxMinLp(const std::vector<std::vector<double>>& coeff,
                                         const std::vector<int>& scale_factors,

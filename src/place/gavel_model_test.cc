@@ -90,6 +90,31 @@ TEST(GavelColocationModelTest, StandInsGiveTheirPairs) {
   EXPECT_FALSE(m.Predict(1, 0, 2, 0).feasible);  // nothing measured on worker 1
 }
 
+TEST(GavelColocationModelTest, PredictedPairTableIgnoresEachPairsOwnMeasurement) {
+  // Three job types with the same profile. Every pair among a, b and itself
+  // keeps 0.6, except (a, b), measured at 0.9; every pair with c is out of
+  // memory (0).
+  auto t = GavelThroughputs::FromTable({"x", "y"}, {{"a", 1}, {"b", 1}, {"c", 1}},
+                                       {{1, 2}, {1, 2}, {1, 2}});
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      const double keep = (i == 2 || j == 2) ? 0.0 : (i + j == 1 ? 0.9 : 0.6);
+      t.SetColocated(0, i, j, keep, keep);
+    }
+  }
+  ColocationModel m(&t, 2);
+  const GavelThroughputs p = WithPredictedPairs(t, m);
+  // (a, b) comes from the stand-ins' pairs (0.6), not its own 0.9.
+  EXPECT_NEAR(p.Colocated(0, 0, 1).self_steps_per_s, 0.6, 1e-9);
+  EXPECT_NEAR(p.Colocated(0, 1, 0).other_steps_per_s, 0.6, 1e-9);
+  // (a, c): a's stand-ins (b, c) are out of memory with c; c's stand-ins
+  // (a, b) say a keeps 0.6-0.9. Both held-out predictions must say feasible.
+  EXPECT_EQ(p.Colocated(0, 0, 2).self_steps_per_s, 0.0);
+  EXPECT_TRUE(p.Colocated(0, 0, 2).measured);
+  EXPECT_FALSE(p.Colocated(1, 0, 1).measured);  // nothing measured on y stays so
+  EXPECT_EQ(p.Isolated(0, 1), 2.0);
+}
+
 // The figures in docs/scheduling.md: leave-one-out on Gavel's own table.
 TEST(GavelModelValidationTest, PredictsGavelThroughputsAndPairs) {
   const std::string path = GavelDir() + "/simulation_throughputs.json";

@@ -47,10 +47,12 @@ std::vector<GavelPairCoeff> PackablePairs(const GavelAllocationInput& in,
 // seconds; over Gavel's 26 job types it has at most ~10^3 whatever the load.
 // Each job gets its class's share, each job pair its class pair's. Falls
 // back to one class per job when the job types are unknown or the pairs of
-// two classes are not all given.
+// two classes are not all given. With `cheapest_keep` > 0 the allocation is
+// the cheapest one keeping that share of each class's max-min term
+// (SolveCheapestFairClassLp, at the input's prices).
 StatusOr<GavelAllocation> SolvePackedByClass(const GavelAllocationInput& in,
                                              const std::vector<double>& scale, bool by_class,
-                                             bool prune) {
+                                             bool prune, double cheapest_keep = 0) {
   const size_t m = in.jobs.size();
   std::vector<GavelPairCoeff> pairs = PackablePairs(in, scale, prune);
   std::map<std::tuple<int, int, double>, size_t> class_index;
@@ -112,10 +114,20 @@ StatusOr<GavelAllocation> SolvePackedByClass(const GavelAllocationInput& in,
     for (size_t i = 0; i < m; ++i) {
       for (double v : in.jobs[i].steps_per_s) coeff[i].push_back(v * scale[i]);
     }
-    return SolveMaxMinPackedLp(coeff, pairs, sf, in.workers, /*interior=*/true);
+    if (cheapest_keep <= 0) return SolveMaxMinPackedLp(coeff, pairs, sf, in.workers, /*interior=*/true);
+    // One class per job.
+    classes.assign(m, GavelJobClass{});
+    for (size_t i = 0; i < m; ++i) classes[i] = {1, sf[i], coeff[i]};
+    class_pairs.clear();
+    for (const GavelPairCoeff& p : pairs) class_pairs.push_back({p.a, p.b, p.a_coeff, p.b_coeff});
+    return SolveCheapestFairClassLp(classes, class_pairs, in.workers, in.price_usd_per_hour,
+                                    cheapest_keep);
   }
   ASSIGN_OR_RETURN(GavelAllocation y,
-                   SolveMaxMinClassLp(classes, class_pairs, in.workers, /*interior=*/true));
+                   cheapest_keep > 0
+                       ? SolveCheapestFairClassLp(classes, class_pairs, in.workers,
+                                                  in.price_usd_per_hour, cheapest_keep)
+                       : SolveMaxMinClassLp(classes, class_pairs, in.workers, /*interior=*/true));
   GavelAllocation x(m + pairs.size());
   for (size_t i = 0; i < m; ++i) x[i] = y[cls[i]];
   for (size_t p = 0; p < pairs.size(); ++p) x[m + p] = y[classes.size() + pair_of[p]];
@@ -369,11 +381,15 @@ class MaxMinFairnessPolicy : public GavelPolicy {
   // ":pruned" = the class LP without pairs that time-slicing dominates;
   // ":per_job" = one row per job, every pair, as Gavel writes the LP
   // (seconds per solve at 100 jobs; to check what the class LP changes).
-  explicit MaxMinFairnessPolicy(Form form, const std::string& suffix = "")
+  // `cheapest_keep` > 0 (packed only): gpufleet's cost-aware packed form,
+  // the cheapest allocation keeping that share of each job's max-min term
+  // (see CostAwarePolicy).
+  explicit MaxMinFairnessPolicy(Form form, const std::string& suffix = "", double cheapest_keep = 0)
       : perf_(form != Form::kAgnostic),
         packed_(form == Form::kPacked),
         by_class_(suffix != ":per_job"),
-        prune_(suffix == ":pruned"),
+        prune_(suffix == ":pruned" || cheapest_keep > 0),
+        cheapest_keep_(cheapest_keep),
         name_(FormName("max_min_fairness", form) + suffix) {}
   const std::string& name() const override { return name_; }
   bool heterogeneity_aware() const override { return perf_; }
@@ -402,11 +418,12 @@ class MaxMinFairnessPolicy : public GavelPolicy {
       for (size_t t = 0; t < nt; ++t) coeff[i][t] = in.jobs[i].steps_per_s[t] * scale[i];
     }
     if (!packed_) return SolveMaxMinLp(coeff, sf, in.workers);
-    return SolvePackedByClass(in, scale, by_class_, prune_);
+    return SolvePackedByClass(in, scale, by_class_, prune_, cheapest_keep_);
   }
 
  private:
   bool perf_, packed_, by_class_, prune_;
+  double cheapest_keep_;
   std::string name_;
 };
 
@@ -542,15 +559,25 @@ class MinTotalDurationPolicy : public GavelPolicy {
 // that barely gains on a V100 runs on a P100, and the V100 goes to one that
 // gains most. Only allocated types are used (strict), so no job drifts onto
 // an idle expensive GPU.
+//
+// `gpufleet_cost_packed`: the same over Gavel's space-sharing LP (pairs that
+// time-slicing dominates dropped, as `max_min_fairness_packed:pruned`), over
+// classes of interchangeable jobs; a pair pays for one GPU, so two jobs that
+// keep their pace sharing a GPU halve its bill.
 class CostAwarePolicy : public GavelPolicy {
  public:
-  explicit CostAwarePolicy(double keep)
-      : keep_(keep), name_(keep == 1.0 ? "gpufleet_cost" : "gpufleet_cost:" + std::to_string(keep).substr(0, 4)) {}
+  CostAwarePolicy(double keep, bool packed)
+      : keep_(keep),
+        packed_(packed),
+        name_(std::string(packed ? "gpufleet_cost_packed" : "gpufleet_cost") +
+              (keep == 1.0 ? "" : ":" + std::to_string(keep).substr(0, 4))) {}
   const std::string& name() const override { return name_; }
   bool heterogeneity_aware() const override { return true; }
   bool strict_allocation() const override { return true; }
+  bool packed() const override { return packed_; }
 
   StatusOr<GavelAllocation> Allocate(const GavelAllocationInput& in) override {
+    if (packed_) return MaxMinFairnessPolicy(Form::kPacked, "", keep_).Allocate(in);
     MaxMinFairnessPolicy perf(Form::kPerf);
     ASSIGN_OR_RETURN(GavelAllocation x, perf.Allocate(in));
     const size_t m = in.jobs.size(), nt = in.workers.size();
@@ -577,6 +604,7 @@ class CostAwarePolicy : public GavelPolicy {
 
  private:
   double keep_;
+  bool packed_;
   std::string name_;
 };
 
@@ -586,7 +614,7 @@ std::vector<std::string> GavelPolicyNames() {
   return {"fifo", "fifo_perf", "fifo_packed", "gandiva", "max_min_fairness",
           "max_min_fairness_perf", "max_min_fairness_packed", "finish_time_fairness",
           "finish_time_fairness_perf", "finish_time_fairness_packed", "min_total_duration",
-          "min_total_duration_perf", "gpufleet_cost"};
+          "min_total_duration_perf", "gpufleet_cost", "gpufleet_cost_packed"};
 }
 
 StatusOr<std::unique_ptr<GavelPolicy>> MakeGavelPolicy(const std::string& name, uint64_t seed) {
@@ -615,13 +643,15 @@ StatusOr<std::unique_ptr<GavelPolicy>> MakeGavelPolicy(const std::string& name, 
     }
   }
   if (name == "gandiva") return std::unique_ptr<GavelPolicy>(new GandivaPolicy(seed));
-  if (name == "gpufleet_cost") return std::unique_ptr<GavelPolicy>(new CostAwarePolicy(1.0));
   // "gpufleet_cost:0.8": keep at least 80% of each job's fair throughput.
-  if (name.rfind("gpufleet_cost:", 0) == 0) {
+  for (const std::string base : {"gpufleet_cost", "gpufleet_cost_packed"}) {
+    const bool packed = base == "gpufleet_cost_packed";
+    if (name == base) return std::unique_ptr<GavelPolicy>(new CostAwarePolicy(1.0, packed));
+    if (name.rfind(base + ":", 0) != 0) continue;
     char* end = nullptr;
-    const double keep = std::strtod(name.c_str() + 14, &end);
+    const double keep = std::strtod(name.c_str() + base.size() + 1, &end);
     if (end != nullptr && *end == '\0' && keep > 0 && keep <= 1) {
-      return std::unique_ptr<GavelPolicy>(new CostAwarePolicy(keep));
+      return std::unique_ptr<GavelPolicy>(new CostAwarePolicy(keep, packed));
     }
     return InvalidArgumentError("policy \"" + name + "\": the kept share must be in (0, 1]");
   }

@@ -176,7 +176,7 @@ std::string GavelCurvesToCsv(const std::string& trace, const std::vector<GavelCu
       "trace,policy,rate_per_hour,avg_jct_hours,gavel_avg_jct_hours,rel_error,avg_cost_usd,"
       "makespan_hours,completed,measured,saturated,allocations,solve_s,avg_ftf_rho,gavel_avg_ftf_"
       "rho,"
-      "pair_rounds\n";
+      "pair_rounds,pair_oom_rounds\n";
   for (const GavelCurvePoint& p : points) {
     const GavelSimResult& r = p.result;
     out += trace + "," + r.policy + "," + Fixed(r.jobs_per_hour, 2) + "," +
@@ -186,7 +186,7 @@ std::string GavelCurvesToCsv(const std::string& trace, const std::vector<GavelCu
            std::to_string(r.measured_jobs) + "," + (r.saturated ? "1" : "0") + "," +
            std::to_string(r.allocations) + "," + Fixed(r.solve_seconds, 2) + "," +
            Fixed(r.avg_ftf_rho, 3) + "," + (p.has_gavel_ftf ? Fixed(p.gavel_ftf_rho, 2) : "") +
-           "," + std::to_string(r.pair_rounds) + "\n";
+           "," + std::to_string(r.pair_rounds) + "," + std::to_string(r.pair_oom_rounds) + "\n";
   }
   return out;
 }

@@ -41,7 +41,8 @@ struct JobState {
 struct PairUnit {
   int64_t a = 0, b = 0;                              // job ids
   int row = 0;                                       // row in the current allocation
-  std::vector<double> a_steps_per_s, b_steps_per_s;  // co-located, per type
+  std::vector<double> a_steps_per_s, b_steps_per_s;  // co-located as measured, per type
+  std::vector<char> decided_ok;                      // per type: the decision believed it feasible
 };
 
 // Scheduling state of one pair, kept across resets like a job's.
@@ -137,6 +138,13 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
   }
   res.measured_jobs = measured_total;
   const double half_round = options.round_s / 2;
+  if (options.decision_pairs != nullptr && (options.decision_pairs->num_workers() != nt ||
+                                            options.decision_pairs->num_job_types() != table.num_job_types())) {
+    return InvalidArgumentError("decision_pairs: not the shape of the simulated table");
+  }
+  // The pair throughputs decisions are made with; learns out-of-memory pairs.
+  GavelThroughputs decide = options.decision_pairs ? *options.decision_pairs : GavelThroughputs();
+  const GavelThroughputs& decide_from = options.decision_pairs ? decide : table;
 
   while (res.completed_measured < measured_total) {
     if (now > options.max_sim_hours * 3600) {
@@ -205,6 +213,7 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
         in.jobs.push_back(std::move(a));
         active[i].alloc_index = static_cast<int>(i);
       }
+      std::vector<std::pair<std::vector<double>, std::vector<double>>> measured_pairs;
       if (policy.packed()) {
         for (size_t a = 0; a < active.size(); ++a) {
           for (size_t b = a + 1; b < active.size(); ++b) {
@@ -212,15 +221,23 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
             if (ja.scale_factor != jb.scale_factor) continue;
             GavelPairThroughput p;
             p.a = a, p.b = b;
+            std::vector<double> real_a, real_b;
             bool any = false;
             for (int w = 0; w < nt; ++w) {
-              const GavelColocation& c = table.Colocated(w, ja.job_type, jb.job_type);
-              const bool ok = c.measured && c.self_steps_per_s > 0 && c.other_steps_per_s > 0;
-              p.a_steps_per_s.push_back(ok ? c.self_steps_per_s : 0.0);
-              p.b_steps_per_s.push_back(ok ? c.other_steps_per_s : 0.0);
-              any = any || ok;
+              // Decided with decide_from's values, run at the measured ones.
+              auto put = [&](const GavelThroughputs& t, std::vector<double>& sa, std::vector<double>& sb) {
+                const GavelColocation& c = t.Colocated(w, ja.job_type, jb.job_type);
+                const bool ok = c.measured && c.self_steps_per_s > 0 && c.other_steps_per_s > 0;
+                sa.push_back(ok ? c.self_steps_per_s : 0.0);
+                sb.push_back(ok ? c.other_steps_per_s : 0.0);
+              };
+              put(decide_from, p.a_steps_per_s, p.b_steps_per_s);
+              put(table, real_a, real_b);
+              any = any || p.a_steps_per_s.back() > 0;
             }
-            if (any) in.pairs.push_back(std::move(p));
+            if (!any) continue;
+            in.pairs.push_back(std::move(p));
+            measured_pairs.emplace_back(std::move(real_a), std::move(real_b));
           }
         }
       }
@@ -239,7 +256,10 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
         PairUnit u;
         u.a = in.jobs[in.pairs[p].a].id, u.b = in.jobs[in.pairs[p].b].id;
         u.row = row;
-        u.a_steps_per_s = in.pairs[p].a_steps_per_s, u.b_steps_per_s = in.pairs[p].b_steps_per_s;
+        u.a_steps_per_s = measured_pairs[p].first, u.b_steps_per_s = measured_pairs[p].second;
+        for (int w = 0; w < nt; ++w) {
+          u.decided_ok.push_back(in.pairs[p].a_steps_per_s[w] > 0 && in.pairs[p].b_steps_per_s[w] > 0);
+        }
         PairState& st = kept_pairs[{u.a, u.b}];
         if (st.deficit.empty())
           st.deficit.assign(nt, 0.0), st.time_since_reset.assign(nt, half_round);
@@ -279,7 +299,7 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
       for (size_t p = 0; p < pair_units.size(); ++p) {
         const PairUnit& u = pair_units[p];
         const double x = alloc[u.row][w];
-        if (x < kMinPairShare || u.a_steps_per_s[w] <= 0 || u.b_steps_per_s[w] <= 0) continue;
+        if (x < kMinPairShare || !u.decided_ok[w]) continue;
         if (!index_of.count(u.a) || !index_of.count(u.b)) continue;  // one of them finished
         const PairState& st = pair_state[{u.a, u.b}];
         const double fraction = worker_time[w] > 0 ? st.time_since_reset[w] / worker_time[w] : 0.0;
@@ -326,8 +346,11 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
       if (w < 0) continue;
       JobState& s = active[i];
       const double tput = placed_tput[i];
-      const double steps = std::min(std::floor(tput * options.round_s), s.job->total_steps - s.steps_done);
-      const double exec = steps / tput;
+      // Zero: a pair the decision wrongly thought feasible, out of memory; it
+      // holds the GPU for the round.
+      const double steps =
+          tput > 0 ? std::min(std::floor(tput * options.round_s), s.job->total_steps - s.steps_done) : 0.0;
+      const double exec = tput > 0 ? steps / tput : options.round_s;
       s.steps_done += steps;
       const double iso = s.iso_full_steps * std::min(1.0, workers_per_job / s.job->scale_factor);
       if (iso > 0) s.isolated_s += steps / iso;
@@ -346,6 +369,18 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
     for (size_t p = 0; p < pair_units.size(); ++p) {
       if (pair_exec[p] <= 0) continue;
       const int w = placed_type[index_of[pair_units[p].a]];
+      const double ra = pair_units[p].a_steps_per_s[w], rb = pair_units[p].b_steps_per_s[w];
+      const bool oom = ra <= 0 || rb <= 0;
+      if (oom) {
+        ++res.pair_oom_rounds;
+        pair_units[p].decided_ok[w] = 0;
+      }
+      if (options.decision_pairs != nullptr && (oom || options.learn_pairs)) {
+        const int ta = active[index_of[pair_units[p].a]].job->job_type;
+        const int tb = active[index_of[pair_units[p].b]].job->job_type;
+        decide.SetColocated(w, ta, tb, oom ? 0 : ra, oom ? 0 : rb);
+        decide.SetColocated(w, tb, ta, oom ? 0 : rb, oom ? 0 : ra);
+      }
       pair_state[{pair_units[p].a, pair_units[p].b}].time_since_reset[w] += pair_exec[p];
       worker_time[w] += pair_exec[p];
       ++res.pair_rounds;

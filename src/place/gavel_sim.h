@@ -66,6 +66,17 @@ struct GavelSimOptions {
   int64_t measure_end = 5000;
   double max_sim_hours = 1e5;  // guard against a saturated run never ending
   uint64_t seed = 0;           // the agnostic policies' worker-type shuffle
+  // Packed policies: decide with this table's pair throughputs (for example
+  // WithPredictedPairs, gavel_colocation_model.h) while the jobs run at the
+  // simulated table's measured ones. A pair decided feasible that the
+  // measured table has out of memory holds its GPU for the round without
+  // progress and is then known infeasible for the rest of the run (on that
+  // GPU type). nullptr: decide with the measured table. Same shape as it.
+  const GavelThroughputs* decision_pairs = nullptr;
+  // With decision_pairs: a pair of job types that ran together on a GPU type
+  // is known from then on at its measured throughputs (what the agent's step
+  // times would show); false: the predictions stay, only out-of-memory is learnt.
+  bool learn_pairs = true;
 };
 
 struct GavelSimResult {
@@ -83,6 +94,7 @@ struct GavelSimResult {
   bool saturated = false;         // max_sim_hours reached first
   int64_t rounds = 0;
   int64_t pair_rounds = 0;        // (pair, round)s run space-shared (packed policies)
+  int64_t pair_oom_rounds = 0;    // of those, pairs out of memory (decision_pairs wrong)
   int64_t allocations = 0;        // policy solves
   double solve_seconds = 0;       // wall time spent in the policy
 };

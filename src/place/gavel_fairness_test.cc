@@ -424,19 +424,30 @@ TEST(GavelCostPackedTest, SharesAGpuOnlyWhenThatKeepsTheKeptPace) {
   EXPECT_FALSE(AllocateWith("gpufleet_cost_packed:1.5", in).ok());
 }
 
+// Two 3600-step jobs, both measured.
+std::vector<GavelSimJob> TwoJobs() {
+  std::vector<GavelSimJob> jobs(2);
+  for (int i = 0; i < 2; ++i) jobs[i].id = i, jobs[i].total_steps = 3600;
+  return jobs;
+}
+
+GavelSimOptions OneGpuAtTwoDollars() {
+  GavelSimOptions o;
+  o.workers = {1};
+  o.price_usd_per_hour = {2.0};
+  o.measure_begin = 0;
+  o.measure_end = 2;
+  return o;
+}
+
 TEST(GavelPackedSimTest, PairedJobsRunTogetherAndSplitTheGpu) {
   // Two 3600-step jobs on one GPU at 1 step/s alone, 0.8 each together:
   // packed, both finish at 4500 s; each pays half the GPU. On its isolated
   // share (half the GPU) each would take 7200 s: rho = 0.625.
   GavelThroughputs t = GavelThroughputs::FromTable({"v100"}, {{"J", 1}}, {{1.0}});
   t.SetColocated(0, 0, 0, 0.8, 0.8);
-  std::vector<GavelSimJob> jobs(2);
-  for (int i = 0; i < 2; ++i) jobs[i].id = i, jobs[i].total_steps = 3600;
-  GavelSimOptions o;
-  o.workers = {1};
-  o.price_usd_per_hour = {2.0};
-  o.measure_begin = 0;
-  o.measure_end = 2;
+  const std::vector<GavelSimJob> jobs = TwoJobs();
+  GavelSimOptions o = OneGpuAtTwoDollars();
   auto p = MakeGavelPolicy("max_min_fairness_packed", 0);
   ASSERT_TRUE(p.ok());
   auto r = SimulateGavel(t, jobs, **p, o);
@@ -463,13 +474,8 @@ TEST(GavelPackedSimTest, APairWronglyDecidedFeasibleCostsARoundAndIsLearnt) {
   measured.SetColocated(0, 0, 0, 0, 0);
   GavelThroughputs believed = measured;
   believed.SetColocated(0, 0, 0, 0.8, 0.8);
-  std::vector<GavelSimJob> jobs(2);
-  for (int i = 0; i < 2; ++i) jobs[i].id = i, jobs[i].total_steps = 3600;
-  GavelSimOptions o;
-  o.workers = {1};
-  o.price_usd_per_hour = {2.0};
-  o.measure_begin = 0;
-  o.measure_end = 2;
+  const std::vector<GavelSimJob> jobs = TwoJobs();
+  GavelSimOptions o = OneGpuAtTwoDollars();
   auto p = MakeGavelPolicy("max_min_fairness_packed", 0);
   ASSERT_TRUE(p.ok());
   auto truth = SimulateGavel(measured, jobs, **p, o);

@@ -47,6 +47,33 @@ class DeviceAccumulator {
   std::map<std::pair<int64_t, int>, ChargeLine> lines_;
 };
 
+// Holders by id without a node per holder (a month's report looks up tens of
+// thousands): ids in order beside pointers, binary-searched. The meter's list
+// is already in id order; any other is sorted here.
+class HolderIndex {
+ public:
+  explicit HolderIndex(const std::vector<Holder>& holders) {
+    std::vector<size_t> order(holders.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    auto by_id = [&](size_t a, size_t b) { return holders[a].id < holders[b].id; };
+    if (!std::is_sorted(order.begin(), order.end(), by_id)) std::stable_sort(order.begin(), order.end(), by_id);
+    ids_.reserve(order.size());
+    ptrs_.reserve(order.size());
+    for (size_t i : order) ids_.push_back(holders[i].id), ptrs_.push_back(&holders[i]);
+  }
+  // nullptr when absent; *pos (when given) is its place, for side tables of size().
+  const Holder* Find(int64_t id, size_t* pos = nullptr) const {
+    auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
+    if (it == ids_.end() || *it != id) return nullptr;
+    if (pos != nullptr) *pos = static_cast<size_t>(it - ids_.begin());
+    return ptrs_[it - ids_.begin()];
+  }
+
+ private:
+  std::vector<int64_t> ids_;
+  std::vector<const Holder*> ptrs_;
+};
+
 }  // namespace
 
 StatusOr<Basis> ParseBasis(std::string_view s) {
@@ -172,25 +199,24 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
   }
   // The holders by id; L.holders gets those the period charges (a fleet's
   // history may hold far more holders than one period sees).
-  std::unordered_map<int64_t, const Holder*> by_id;
-  by_id.reserve(holders.size());
-  for (const Holder& h : holders) by_id.emplace(h.id, &h);
-  // Holder -> HAMi share (shares.h; <= 0: none), for the holders seen so far.
-  std::unordered_map<int64_t, double> hami;
+  const HolderIndex by_id(holders);
+  // Holder -> HAMi share (shares.h; <= 0: none), computed when first needed
+  // (NaN: not yet).
+  std::vector<double> hami(holders.size(), std::nan(""));
   auto hami_share = [&](int64_t id) {
-    auto [it, inserted] = hami.try_emplace(id, 0.0);
-    if (inserted) {
-      auto h = by_id.find(id);
-      if (h != by_id.end()) {
-        StatusOr<double> share = HamiShare(*h->second);
-        if (!share.ok()) {
-          L.warnings.push_back(share.status().message() + " (charged without a share)");
-        } else {
-          it->second = *share;
-        }
+    size_t pos = 0;
+    const Holder* h = by_id.Find(id, &pos);
+    if (h == nullptr) return 0.0;
+    if (std::isnan(hami[pos])) {
+      hami[pos] = 0;
+      StatusOr<double> share = HamiShare(*h);
+      if (!share.ok()) {
+        L.warnings.push_back(share.status().message() + " (charged without a share)");
+      } else {
+        hami[pos] = *share;
       }
     }
-    return it->second;
+    return hami[pos];
   };
   Holder unattributed;
   unattributed.id = kUnattributed;
@@ -284,9 +310,10 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
       line.device = device;
       L.lines.push_back(line);
       if (line.holder > 0 && L.holders.count(line.holder) == 0) {
-        auto h = by_id.find(line.holder);
         // Shares ownership of the whole list, points at this holder.
-        if (h != by_id.end()) L.holders.emplace(line.holder, std::shared_ptr<const Holder>(holders_ptr, h->second));
+        if (const Holder* h = by_id.Find(line.holder)) {
+          L.holders.emplace(line.holder, std::shared_ptr<const Holder>(holders_ptr, h));
+        }
       }
     }
     acc.Clear();
@@ -395,8 +422,8 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
         }
         std::vector<size_t> victims, neighbours;
         for (size_t i = 0; i < m.holders.size(); ++i) {
-          auto h = by_id.find(m.holders[i].holder);
-          bool v = h != by_id.end() && IsVictim(*h->second, cw->workloads);
+          const Holder* h = by_id.Find(m.holders[i].holder);
+          bool v = h != nullptr && IsVictim(*h, cw->workloads);
           (v ? victims : neighbours).push_back(i);
         }
         if (victims.empty() || neighbours.empty()) {

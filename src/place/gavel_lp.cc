@@ -247,6 +247,22 @@ GavelAllocation ClassAllocation(size_t rows, size_t nt, const std::vector<ClassC
   return x;
 }
 
+// Builds the class LP into *d / *cols and solves its max-min form into *sol
+// (t first, then the columns).
+Status SolveClassMaxMin(const std::vector<GavelJobClass>& classes,
+                        const std::vector<GavelClassPair>& pairs, const std::vector<int>& workers,
+                        bool interior, LpData* d, std::vector<ClassCol>* cols,
+                        std::vector<double>* sol) {
+  RETURN_IF_ERROR(BuildClassLp(classes, pairs, workers, d, cols));
+  sol->assign(cols->size() + 1, 0.0);
+  if (!SolveInteriorOrSimplex(*d, interior, sol)) {
+    return InternalError("GLPK found no optimum for the max-min LP (" +
+                         std::to_string(classes.size()) + " job classes, " +
+                         std::to_string(pairs.size()) + " pairs of classes)");
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 StatusOr<GavelAllocation> SolveMaxMinClassLp(const std::vector<GavelJobClass>& classes,
@@ -258,13 +274,8 @@ StatusOr<GavelAllocation> SolveMaxMinClassLp(const std::vector<GavelJobClass>& c
   if (classes.empty()) return GavelAllocation(rows, std::vector<double>(workers.size(), 0.0));
   LpData d;
   std::vector<ClassCol> cols;
-  RETURN_IF_ERROR(BuildClassLp(classes, pairs, workers, &d, &cols));
-  std::vector<double> sol(cols.size() + 1, 0.0);
-  if (!SolveInteriorOrSimplex(d, interior, &sol)) {
-    return InternalError("GLPK found no optimum for the max-min LP (" +
-                         std::to_string(classes.size()) + " job classes, " +
-                         std::to_string(pairs.size()) + " pairs of classes)");
-  }
+  std::vector<double> sol;
+  RETURN_IF_ERROR(SolveClassMaxMin(classes, pairs, workers, interior, &d, &cols, &sol));
   if (value != nullptr) *value = sol[0];
   return ClassAllocation(rows, workers.size(), cols, sol);
 }
@@ -278,12 +289,8 @@ StatusOr<GavelAllocation> SolveCheapestFairClassLp(const std::vector<GavelJobCla
   if (classes.empty()) return GavelAllocation(rows, std::vector<double>(workers.size(), 0.0));
   LpData d;
   std::vector<ClassCol> cols;
-  RETURN_IF_ERROR(BuildClassLp(classes, pairs, workers, &d, &cols));
-  std::vector<double> fair(cols.size() + 1, 0.0);
-  if (!SolveInteriorOrSimplex(d, /*interior=*/true, &fair)) {
-    return InternalError("GLPK found no optimum for the max-min LP (" +
-                         std::to_string(classes.size()) + " job classes)");
-  }
+  std::vector<double> fair;
+  RETURN_IF_ERROR(SolveClassMaxMin(classes, pairs, workers, /*interior=*/true, &d, &cols, &fair));
   // Each class's objective term in the fair allocation becomes its floor.
   const size_t nc = classes.size();
   std::vector<double> term(nc, 0.0);

@@ -142,9 +142,9 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
                                             options.decision_pairs->num_job_types() != table.num_job_types())) {
     return InvalidArgumentError("decision_pairs: not the shape of the simulated table");
   }
-  // The pair throughputs decisions are made with; learns out-of-memory pairs.
-  GavelThroughputs decide = options.decision_pairs ? *options.decision_pairs : GavelThroughputs();
-  const GavelThroughputs& decide_from = options.decision_pairs ? decide : table;
+  // The pair throughputs decisions are made with (without decision_pairs,
+  // the measured table), updated from what pairs show when they run.
+  GavelThroughputs decide = options.decision_pairs ? *options.decision_pairs : table;
 
   while (res.completed_measured < measured_total) {
     if (now > options.max_sim_hours * 3600) {
@@ -224,14 +224,14 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
             std::vector<double> real_a, real_b;
             bool any = false;
             for (int w = 0; w < nt; ++w) {
-              // Decided with decide_from's values, run at the measured ones.
+              // Decided with decide's values, run at the measured ones.
               auto put = [&](const GavelThroughputs& t, std::vector<double>& sa, std::vector<double>& sb) {
                 const GavelColocation& c = t.Colocated(w, ja.job_type, jb.job_type);
                 const bool ok = c.measured && c.self_steps_per_s > 0 && c.other_steps_per_s > 0;
                 sa.push_back(ok ? c.self_steps_per_s : 0.0);
                 sb.push_back(ok ? c.other_steps_per_s : 0.0);
               };
-              put(decide_from, p.a_steps_per_s, p.b_steps_per_s);
+              put(decide, p.a_steps_per_s, p.b_steps_per_s);
               put(table, real_a, real_b);
               any = any || p.a_steps_per_s.back() > 0;
             }
@@ -375,6 +375,8 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
         ++res.pair_oom_rounds;
         pair_units[p].decided_ok[w] = 0;
       }
+      // Only a decision table learns: writing the measured table back would
+      // make (b, a) the mirror of (a, b), which Gavel measured separately.
       if (options.decision_pairs != nullptr && (oom || options.learn_pairs)) {
         const int ta = active[index_of[pair_units[p].a]].job->job_type;
         const int tb = active[index_of[pair_units[p].b]].job->job_type;

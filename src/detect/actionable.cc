@@ -1,7 +1,6 @@
 #include "detect/actionable.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <set>
 #include <string>
 #include <string_view>
@@ -36,13 +35,7 @@ std::string ContentionEvidence(const EvalContext& ctx, const Finding& f) {
     if (other == device || workloads.empty() || !other.starts_with(gpu + "/p")) continue;
     return "neighbour on another partition of the GPU: " + other + " (" + Join(workloads) + ")";
   }
-  if (f.estimated_slowdown >= kMinContentionSlowdown) {
-    char buf[96];
-    std::snprintf(buf, sizeof(buf), "slowdown %.0f%% against its own previous 30 minutes",
-                  100 * f.estimated_slowdown);
-    return buf;
-  }
-  return "";
+  return f.slowdown_evidence;
 }
 
 }  // namespace
@@ -125,7 +118,7 @@ void KeepActionable(const EvalContext& ctx, std::vector<Finding>& findings,
     f.severity = "info";
     f.summary = "memory_bound on " + f.devices.front() + " (" + f.rule +
                 " conditions held, but no neighbour on the device and no slowdown against its "
-                "own baseline: informational)";
+                "own baseline that a neighbour explains: informational)";
     f.causes.clear();
     out.push_back(std::move(f));
   }

@@ -15,10 +15,9 @@
 //   - Contention needs evidence. A contention finding (the three rule kinds)
 //     states its evidence in the summary and as an Evidence entry: a
 //     neighbour on the device (a second workload on it, or a workload on
-//     another partition of the same GPU) or a measured slowdown of at least
-//     kMinContentionSlowdown against its own previous 30 minutes (step
-//     durations when the workload reports them, else SM activity; see
-//     root_cause.h). Without either it becomes kind memory_bound, severity
+//     another partition of the same GPU) or a slowdown against its own
+//     previous 30 minutes that a neighbour explains and nothing else does
+//     (Finding::slowdown_evidence, root_cause.h). Without either it becomes kind memory_bound, severity
 //     "info" (one per rule and device, key memory_bound/<rule>/<device>, the
 //     rule kept in Finding::rule): a job that is memory-bound on its own.
 //
@@ -30,10 +29,9 @@
 
 #include "detect/detector.h"
 #include "detect/finding.h"
+#include "detect/root_cause.h"
 
 namespace gpufleet::detect {
-
-inline constexpr double kMinContentionSlowdown = 0.05;
 
 struct ActionableStats {
   uint64_t memory_bound = 0;  // contention findings without evidence of contention

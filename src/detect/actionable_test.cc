@@ -15,7 +15,10 @@ Finding Make(std::string kind, std::string device) {
   f.kind = kind;
   f.key = kind + "/" + device;
   f.devices = {device};
-  if (kind == kKindMemoryContention) f.estimated_slowdown = 0.2;
+  if (kind == kKindMemoryContention) {
+    f.estimated_slowdown = 0.2;
+    f.slowdown_evidence = "slowdown 20% against its own previous 30 minutes";
+  }
   if (kind == kKindCaptureTrigger) {
     f.capture_name = "low_utilization";
     f.capture_command = {"nsys", "profile"};
@@ -81,6 +84,7 @@ TEST(ActionableTest, ContentionNeedsANeighbourOrASlowdown) {
   for (const char* d : {"n1/0", "n1/1", "n1/2/p1"}) {
     Finding f = Make(kKindMemoryContention, d);
     f.estimated_slowdown = 0.01;
+    f.slowdown_evidence.clear();
     findings.push_back(f);
   }
   Finding sustained = Make(kKindSustained, "n1/0");  // a second rule on the solo GPU

@@ -23,6 +23,7 @@
 #include "detect/baseline_store.h"
 #include "detect/detect_config.h"
 #include "detect/finding.h"
+#include "detect/root_cause.h"
 #include "store/window_store.h"
 
 namespace gpufleet::detect {
@@ -58,6 +59,7 @@ class DetectionEngine {
   class BaselineDetector* baseline_detector_ = nullptr;  // owned by detectors_
   int64_t last_flush_ns_ = 0;
   ActionableStats actionable_;
+  ReferenceBook references_;  // contention references held per device (root_cause.h)
 };
 
 }  // namespace gpufleet::detect

@@ -62,6 +62,9 @@ struct Finding {
   std::vector<Evidence> evidence;
   double estimated_slowdown = 0;   // 0-1 fraction of throughput lost; 0 = unknown
   std::vector<CauseShare> causes;  // largest share first; empty when not classified
+  // Contention findings: why the measured slowdown shows a neighbour
+  // (detect/root_cause.h); empty when it does not.
+  std::string slowdown_evidence;
   // platform (node contention) | cloud-ops (cloud-specific) | the owning team
   // (workload-specific findings)
   std::string team;

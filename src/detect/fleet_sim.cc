@@ -37,6 +37,7 @@ enum Metric {
   kMiss,
   kLink,
   kPcie,
+  kClock,
   kInfo,
   kStep,
   kMetrics
@@ -49,6 +50,7 @@ constexpr const char* kMetricNames[kMetrics] = {"gpu_utilization_ratio",
                                                 "gpu_l2_miss_ratio",
                                                 "gpu_interconnect_bytes_per_second",
                                                 "gpu_pcie_receive_bytes_per_second",
+                                                "gpu_clock_hertz",
                                                 "gpu_workload_info",
                                                 "gpu_workload_step_duration_seconds"};
 
@@ -103,7 +105,7 @@ struct FleetSim::Gpu {
   size_t cursor = 0;
 };
 
-FleetSim::FleetSim(const FleetSimOptions& options) : options_(options), rng_(options.seed) {
+FleetSim::FleetSim(const FleetSimOptions& options) : options_(options), rng_(options.seed), clock_rng_(options.seed ^ 0x5eedc10cULL) {
   GPUFLEET_CHECK(!options_.colocation.empty());
   for (size_t ni = 0; ni < std::size(kNodes); ++ni) {
     const NodeSpec& n = kNodes[ni];
@@ -127,6 +129,7 @@ FleetSim::FleetSim(const FleetSimOptions& options) : options_(options), rng_(opt
         g.labels[m] = base;
         g.labels[m].Set("__name__", kMetricNames[m]);
       }
+      g.labels[kClock].Set("domain", "sm");
       for (Metric m : {kInfo, kStep}) {
         g.labels[m].Set("workload_name", workload);
         g.labels[m].Set("workload_pod", workload + "-" + n.cloud);
@@ -358,6 +361,7 @@ bool FleetSim::Step(WindowStore& store, int64_t* now_ns) {
 
 void FleetSim::Emit(WindowStore& store, Gpu& g, int64_t t) {
   std::normal_distribution<double> noise(0, 0.01);
+  std::normal_distribution<double> clock_noise(0, 0.005);
   auto clamp01 = [](double x) { return std::clamp(x, 0.0, 1.0); };
 
   // Active episodes: at most one per GPU timeline, plus fleet- and
@@ -455,6 +459,9 @@ void FleetSim::Emit(WindowStore& store, Gpu& g, int64_t t) {
   // Links in bytes/s: the catalog's per-direction peak, both directions.
   put(kLink, te, clamp01(sig.link + noise(rng_)) * 2 * g.spec->interconnect_bytes_per_s);
   put(kPcie, te, clamp01(sig.pcie + noise(rng_)) * g.spec->pcie_bytes_per_s);
+  // The SM clock as every vendor reports it, in MHz steps.
+  put(kClock, te,
+      std::round(sig.sm_clock * (1 + clock_noise(clock_rng_)) * g.spec->max_sm_clock_hz / 1e6) * 1e6);
   if (info && (t / options_.interval_ns) % 6 == 0) {
     put(kInfo, te, 1);
     if (active && IsContention(kind) && active->neighbour_visible) {

@@ -124,6 +124,7 @@ class FleetSim {
 
   const FleetSimOptions options_;
   std::mt19937_64 rng_;
+  std::mt19937_64 clock_rng_;  // the clock's noise, apart so the other draws stay as they were
   std::vector<Gpu> gpus_;
   std::vector<SimEpisode> episodes_;
   int64_t tick_ = 0;

@@ -133,6 +133,7 @@ DeviceSignals Throttled(const TenantProfile& p, double clock_factor) {
   out.link = p.link / dilation;
   out.pcie = p.pcie / dilation;
   out.step_s = p.step_s * dilation;
+  out.sm_clock = c;
   return out;
 }
 

@@ -41,6 +41,7 @@ struct DeviceSignals {
   double util = 0, sm_active = 0, occupancy = 0, bandwidth = 0, stall = 0, l2_miss = 0;
   double link = 0, pcie = 0;
   double step_s = 0;  // the victim's (or only) workload's step time
+  double sm_clock = 1;  // SM clock, share of the model's maximum
 };
 
 DeviceSignals Solo(const TenantProfile& p);

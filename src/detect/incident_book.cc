@@ -136,7 +136,9 @@ void MergeObservation(IncidentRecord& open, const IncidentRecord& obs, int64_t n
   open.window_start_ns =
       std::min(open.window_start_ns, obs.window_start_ns != 0 ? obs.window_start_ns : now_ns);
   open.window_end_ns = obs.window_end_ns != 0 ? obs.window_end_ns : now_ns;
-  open.estimated_slowdown = obs.estimated_slowdown;
+  // The worst the incident has been: a finding still held after its cause
+  // has gone compares against a reference the episode has entered.
+  open.estimated_slowdown = std::max(open.estimated_slowdown, obs.estimated_slowdown);
   open.causes = obs.causes;
   open.evidence = obs.evidence;
   ++open.observations;

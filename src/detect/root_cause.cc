@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "detect/device_series.h"
@@ -18,20 +19,31 @@ double Pos(double x) { return std::isfinite(x) && x > 0 ? x : 0; }
 
 std::string Pct(double x) { return std::to_string(static_cast<int>(std::lround(x * 100))) + "%"; }
 
-// Window means of one metric for one device; NaN when absent.
-struct Means {
-  double now = std::nan("");
-  double ref = std::nan("");
-};
-
-Means MeansFor(const DeviceSeriesMap& m, const std::string& device, int64_t now, int64_t window,
-               int64_t start, int64_t reference) {
-  Means out;
+// Mean of one device's series over [from, to]; NaN when absent.
+double DeviceMean(const DeviceSeriesMap& m, const std::string& device, int64_t from, int64_t to) {
   auto it = m.find(device);
-  if (it == m.end()) return out;
-  if (auto v = MeanIn(it->second.points, now - window, now)) out.now = *v;
-  if (auto v = MeanIn(it->second.points, start - reference, start)) out.ref = *v;
-  return out;
+  if (it == m.end()) return std::nan("");
+  return MeanIn(it->second.points, from, to).value_or(std::nan(""));
+}
+
+// Standard deviation of the means of consecutive `width` stretches of
+// [from, to]; NaN with fewer than three stretches that have points.
+double StretchMeanSpread(const DeviceSeriesMap& m, const std::string& device, int64_t from,
+                         int64_t to, int64_t width) {
+  auto it = m.find(device);
+  std::vector<double> means;
+  if (it != m.end() && width > 0) {
+    for (int64_t b = from; b + width <= to; b += width) {
+      if (auto v = MeanIn(it->second.points, b, b + width - 1)) means.push_back(*v);
+    }
+  }
+  return means.size() >= 3 ? StdDev(means) : std::nan("");
+}
+
+std::string Fmt(const char* format, double a, double b = 0, double c = 0) {
+  char buf[192];
+  std::snprintf(buf, sizeof(buf), format, a, b, c);
+  return buf;
 }
 
 }  // namespace
@@ -44,6 +56,65 @@ double EstimateSlowdown(const CauseSignals& s) {
     slowdown = 1 - s.sm_active / s.sm_active_ref;
   }
   return std::clamp(std::isfinite(slowdown) ? slowdown : 0, 0.0, 1.0);
+}
+
+std::string SlowdownEvidence(const CauseSignals& s, double slowdown) {
+  if (!(slowdown >= kMinContentionSlowdown)) return "";
+  if (!(s.step_s > 0 && s.step_ref_s > 0)) {
+    return Fmt("SM activity down %.0f%% against its own previous 30 minutes", 100 * slowdown);
+  }
+  // Within the workload's own short-term variation: its normal, not a neighbour.
+  if (std::isfinite(s.step_ref_spread_s) && s.step_s <= s.step_ref_s + 3 * s.step_ref_spread_s) {
+    return "";
+  }
+  // A neighbour keeps the device busy and at its clock; a job waiting off
+  // the GPU leaves it idle, a throttled GPU runs at a lower clock.
+  const double kept = 1 - slowdown / 2;
+  if (s.sm_active_ref > 0 && std::isfinite(s.sm_active) && s.sm_active < s.sm_active_ref * kept) {
+    return "";
+  }
+  if (s.clock_ref > 0 && std::isfinite(s.clock) && s.clock < s.clock_ref * kept) return "";
+  // What the neighbour uses more of: the largest rise.
+  const char* what = nullptr;
+  double rise = kMinRise, from = 0, to = 0;
+  auto consider = [&](const char* name, double now, double ref) {
+    if (std::isfinite(now) && std::isfinite(ref) && now - ref >= rise) {
+      what = name;
+      rise = now - ref;
+      from = ref;
+      to = now;
+    }
+  };
+  consider("DRAM bandwidth", s.bandwidth, s.bandwidth_ref);
+  consider("L2 miss share", s.miss, s.miss_ref);
+  consider("link use", s.link, s.link_ref);
+  consider("SM activity", s.sm_active, s.sm_active_ref);
+  consider("memory stall share", s.stall, s.stall_ref);
+  if (what == nullptr) return "";
+  std::string why = Fmt(
+      "slowdown %.0f%% against its own previous 30 minutes (mean step %.3g s vs %.3g s, beyond its "
+      "own 2-minute variation",
+      100 * slowdown, s.step_s, s.step_ref_s);
+  why += std::isfinite(s.clock) && s.clock_ref > 0 ? ", SM clock kept" : "";
+  return why + "), with " + what + Fmt(" up from %.2f to %.2f", from, to);
+}
+
+const ReferenceBook::Held* ReferenceBook::Find(const std::string& device) const {
+  auto it = held_.find(device);
+  return it == held_.end() ? nullptr : &it->second;
+}
+
+void ReferenceBook::Hold(const std::string& device, const CauseSignals& ref, int64_t now_ns) {
+  auto [it, added] = held_.try_emplace(device);
+  if (added) {
+    it->second.ref = ref;
+    it->second.since_ns = now_ns;
+  }
+  it->second.seen_ns = now_ns;
+}
+
+void ReferenceBook::Prune(int64_t before_ns) {
+  std::erase_if(held_, [&](const auto& kv) { return kv.second.seen_ns < before_ns; });
 }
 
 std::vector<CauseShare> ClassifyCauses(const RootCauseConfig& c, const CauseSignals& s,
@@ -86,17 +157,24 @@ std::vector<CauseShare> ClassifyCauses(const RootCauseConfig& c, const CauseSign
 }
 
 void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
-                      std::vector<Finding>& findings) {
-  int64_t earliest = ctx.now_ns;
-  bool any = false;
-  for (const Finding& f : findings) {
-    if (!IsContention(f.kind)) continue;
-    any = true;
-    earliest = std::min(earliest, f.window_start_ns);
-  }
-  if (!any) return;
+                      std::vector<Finding>& findings, ReferenceBook& book) {
   const int64_t now = ctx.now_ns;
-  const int64_t from = std::min(earliest, now - config.window_ns) - config.reference_ns;
+  // A reference ends where the finding's run began, so it is the normal
+  // state rather than the contended one; for a run older than half the
+  // reference (a condition that also holds on healthy jobs) it ends where
+  // the current window begins.
+  auto reference_end = [&](const Finding& f) {
+    return now - f.window_start_ns <= config.reference_ns / 2 ? f.window_start_ns
+                                                               : now - config.window_ns;
+  };
+  int64_t from = now;
+  for (const Finding& f : findings) {
+    if (IsContention(f.kind)) from = std::min(from, reference_end(f) - config.reference_ns);
+  }
+  if (from == now) {
+    book.Prune(now - config.window_ns);
+    return;
+  }
   auto read = [&](std::string_view metric) {
     return ReadDeviceSeries(ctx.store, metric, from, now);
   };
@@ -106,47 +184,99 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
   const DeviceSeriesMap link = read("gpu_interconnect_bytes_per_second");
   const DeviceSeriesMap pcie_rx = read("gpu_pcie_receive_bytes_per_second");
   const DeviceSeriesMap step = read("gpu_workload_step_duration_seconds");
+  const DeviceSeriesMap stall = read(config.stall_metric);
+  const DeviceSeriesMap clock = ReadDeviceSeries(ctx.store, "gpu_clock_hertz", from, now, "domain", "sm");
 
+  // Each device once per evaluation, whichever of its findings comes first.
+  struct Device {
+    CauseSignals s;
+    std::string evidence;
+  };
+  std::map<std::string, Device> devices;
   for (Finding& f : findings) {
     if (!IsContention(f.kind) || f.devices.empty()) continue;
     const std::string& dev = f.devices[0];
-    // The reference ends where the finding's run began, so the reference is
-    // the normal state rather than the contended one.
-    auto means = [&](const DeviceSeriesMap& m) {
-      return MeansFor(m, dev, now, config.window_ns, f.window_start_ns, config.reference_ns);
-    };
-    CauseSignals s;
-    Means b = means(bw), ms = means(miss), a = means(sm), st = means(step);
-    s.bandwidth = b.now;
-    s.bandwidth_ref = b.ref;
-    s.miss = ms.now;
-    s.miss_ref = ms.ref;
-    s.sm_active = a.now;
-    s.sm_active_ref = a.ref;
-    s.step_s = st.now;
-    s.step_ref_s = st.ref;
     const GpuModelSpec* spec = HardwareCatalog::Default().Find(f.subject.Get("model"));
-    s.link = s.link_ref = 0;
-    if (spec != nullptr && spec->stream_bandwidth_ratio > 0) s.achievable = spec->stream_bandwidth_ratio;
-    if (spec != nullptr) {
-      if (spec->interconnect_bytes_per_s > 0) {
-        Means l = means(link);
+    auto link_use = [&](int64_t a, int64_t b) {
+      double use = 0;  // max of interconnect and PCIe utilization
+      if (spec != nullptr && spec->interconnect_bytes_per_s > 0) {
         // The metric counts both directions; the spec is per direction.
-        if (std::isfinite(l.now)) s.link = l.now / (2 * spec->interconnect_bytes_per_s);
-        if (std::isfinite(l.ref)) s.link_ref = l.ref / (2 * spec->interconnect_bytes_per_s);
+        const double l = DeviceMean(link, dev, a, b);
+        if (std::isfinite(l)) use = l / (2 * spec->interconnect_bytes_per_s);
       }
-      if (spec->pcie_bytes_per_s > 0) {
-        Means p = means(pcie_rx);
-        if (std::isfinite(p.now)) s.link = std::max(s.link, p.now / spec->pcie_bytes_per_s);
-        if (std::isfinite(p.ref)) s.link_ref = std::max(s.link_ref, p.ref / spec->pcie_bytes_per_s);
+      if (spec != nullptr && spec->pcie_bytes_per_s > 0) {
+        const double p = DeviceMean(pcie_rx, dev, a, b);
+        if (std::isfinite(p)) use = std::max(use, p / spec->pcie_bytes_per_s);
+      }
+      return use;
+    };
+    auto [it, added] = devices.try_emplace(dev);
+    CauseSignals& s = it->second.s;
+    if (added) {
+      const int64_t a = now - config.window_ns;
+      s.bandwidth = DeviceMean(bw, dev, a, now);
+      s.miss = DeviceMean(miss, dev, a, now);
+      s.sm_active = DeviceMean(sm, dev, a, now);
+      s.step_s = DeviceMean(step, dev, a, now);
+      s.clock = DeviceMean(clock, dev, a, now);
+      s.stall = DeviceMean(stall, dev, a, now);
+      s.link = link_use(a, now);
+      if (spec != nullptr && spec->stream_bandwidth_ratio > 0) {
+        s.achievable = spec->stream_bandwidth_ratio;
+      }
+      const ReferenceBook::Held* h = book.Find(dev);
+      if (h != nullptr) {
+        const CauseSignals* held = &h->ref;
+        s.bandwidth_ref = held->bandwidth_ref;
+        s.miss_ref = held->miss_ref;
+        s.sm_active_ref = held->sm_active_ref;
+        s.step_ref_s = held->step_ref_s;
+        s.step_ref_spread_s = held->step_ref_spread_s;
+        s.clock_ref = held->clock_ref;
+        s.stall_ref = held->stall_ref;
+        s.link_ref = held->link_ref;
+      } else {
+        const int64_t b = reference_end(f), r = b - config.reference_ns;
+        s.bandwidth_ref = DeviceMean(bw, dev, r, b);
+        s.miss_ref = DeviceMean(miss, dev, r, b);
+        s.sm_active_ref = DeviceMean(sm, dev, r, b);
+        s.step_ref_s = DeviceMean(step, dev, r, b);
+        s.step_ref_spread_s = StretchMeanSpread(step, dev, r, b, config.window_ns);
+        s.clock_ref = DeviceMean(clock, dev, r, b);
+        s.stall_ref = DeviceMean(stall, dev, r, b);
+        s.link_ref = link_use(r, b);
+      }
+      const double slowdown = EstimateSlowdown(s);
+      std::string evidence = SlowdownEvidence(s, slowdown);
+      if (h == nullptr) {
+        if (!evidence.empty()) book.Hold(dev, s, now);  // counts after `window`
+      } else if (now - h->since_ns < config.window_ns) {
+        if (evidence.empty()) {
+          book.Release(dev);  // a moment's slowdown
+        } else {
+          book.Hold(dev, s, now);
+        }
+      } else if (slowdown < kMinContentionSlowdown) {
+        book.Release(dev);  // over
+      } else {
+        // Counts; kept through a passing lapse of the other conditions.
+        book.Hold(dev, s, now);
+        it->second.evidence =
+            !evidence.empty()
+                ? evidence
+                : Fmt("slowdown %.0f%% against the reference held since the slowdown began "
+                      "(mean step %.3g s vs %.3g s)",
+                      100 * slowdown, s.step_s, s.step_ref_s);
       }
     }
     f.estimated_slowdown = EstimateSlowdown(s);
+    f.slowdown_evidence = it->second.evidence;
     f.causes = ClassifyCauses(config, s, f.estimated_slowdown);
     if (!f.causes.empty()) {
       f.summary += "; " + f.causes.front().explanation;
     }
   }
+  book.Prune(now - config.window_ns);
 }
 
 }  // namespace gpufleet::detect

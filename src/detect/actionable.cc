@@ -122,6 +122,33 @@ void KeepActionable(const EvalContext& ctx, std::vector<Finding>& findings,
     f.causes.clear();
     out.push_back(std::move(f));
   }
+  // A baseline deviation is evidence for the finding that names its cause
+  // on the same device; alone it names none: a lead, not an incident.
+  std::vector<Finding> deviations;
+  std::erase_if(out, [&](Finding& f) {
+    if (f.kind != kKindBaselineDeviation) return false;
+    deviations.push_back(std::move(f));
+    return true;
+  });
+  for (Finding& d : deviations) {
+    Finding* explained = nullptr;
+    for (Finding& f : out) {
+      if (f.severity == "info" || f.kind == kKindBaselineDeviation) continue;
+      for (const std::string& dev : f.devices) {
+        if (std::find(d.devices.begin(), d.devices.end(), dev) != d.devices.end()) explained = &f;
+      }
+      if (explained != nullptr) break;
+    }
+    if (explained != nullptr) {
+      ++stats.baseline_folded;
+      for (Evidence& e : d.evidence) explained->evidence.push_back(std::move(e));
+      continue;
+    }
+    ++stats.baseline_informational;
+    d.severity = "info";
+    d.summary += " (no detector names a cause: informational)";
+    out.push_back(std::move(d));
+  }
   std::sort(out.begin(), out.end(),
             [](const Finding& a, const Finding& b) { return a.key < b.key; });
   findings = std::move(out);

@@ -20,6 +20,11 @@
 //     (Finding::slowdown_evidence, root_cause.h). Without either it becomes kind memory_bound, severity
 //     "info" (one per rule and device, key memory_bound/<rule>/<device>, the
 //     rule kept in Finding::rule): a job that is memory-bound on its own.
+//   - A baseline deviation is evidence, not a cause: on a device with an
+//     alerting finding of another kind (contention, cross-cloud, variance,
+//     low utilization) its evidence moves onto that finding; alone it
+//     stays a baseline_deviation of severity "info" (no alert), a lead for
+//     whoever looks at the device.
 //
 // Drops are counted in ActionableStats, never silent. Private to detect/.
 #pragma once
@@ -38,6 +43,8 @@ struct ActionableStats {
   uint64_t idle_device_findings = 0;   // findings dropped: idle devices only
   uint64_t captures_attached = 0;      // triggers moved onto an incident's finding
   uint64_t captures_as_incident = 0;   // triggers that became their condition's incident
+  uint64_t baseline_folded = 0;         // baseline deviations moved onto a finding's evidence
+  uint64_t baseline_informational = 0;  // baseline deviations with no cause: severity info
 };
 
 // Rewrites `findings` in place (see above); adds to `stats`.

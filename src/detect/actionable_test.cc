@@ -108,5 +108,39 @@ TEST(ActionableTest, ContentionNeedsANeighbourOrASlowdown) {
   EXPECT_EQ(findings[3].evidence.back().series, "contention_evidence");
 }
 
+// A deviation from the learned baseline says something changed, not what:
+// beside a finding that names the cause it is that finding's evidence; alone
+// it is informational.
+TEST(ActionableTest, BaselineDeviationIsEvidenceOrInformational) {
+  WindowStore store(WindowStoreOptions{});
+  EvalContext ctx{store, kT0, {}};
+  ctx.workloads_by_device["n1/0"] = {"train-a"};
+  ctx.workloads_by_device["n1/1"] = {"train-b"};
+  auto deviation = [](const char* device) {
+    Finding f = Make(kKindBaselineDeviation, device);
+    f.severity = "warning";
+    f.summary = "gpu_sm_active_ratio on " + std::string(device) + " -3.1 sigma from its baseline";
+    Evidence e;
+    e.series = "gpu_sm_active_ratio{gpu=\"0\",node=\"n1\"}";
+    f.evidence.push_back(e);
+    return f;
+  };
+  Finding contention = Make(kKindMemoryContention, "n1/0");
+  contention.severity = "warning";
+  std::vector<Finding> findings = {deviation("n1/0"), contention, deviation("n1/1")};
+  ActionableStats stats;
+  KeepActionable(ctx, findings, stats);
+  ASSERT_EQ(findings.size(), 2u);  // sorted by key
+  EXPECT_EQ(findings[0].kind, kKindBaselineDeviation);
+  EXPECT_EQ(findings[0].devices[0], "n1/1");
+  EXPECT_EQ(findings[0].severity, "info");
+  EXPECT_EQ(findings[1].kind, kKindMemoryContention);
+  bool carried = false;
+  for (const Evidence& e : findings[1].evidence) carried |= e.series.starts_with("gpu_sm_active");
+  EXPECT_TRUE(carried);
+  EXPECT_EQ(stats.baseline_folded, 1u);
+  EXPECT_EQ(stats.baseline_informational, 1u);
+}
+
 }  // namespace
 }  // namespace gpufleet::detect

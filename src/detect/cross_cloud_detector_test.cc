@@ -11,12 +11,26 @@ namespace {
 using testing::kS;
 using testing::kT0;
 
-std::vector<Finding> Compare(double aws_s, double gcp_s) {
+// One workload on node "a" (aws) and node "g" (gcp), one GPU each.
+struct Job {
+  double aws_s, gcp_s;
+  double gcp_activity = 0.9;  // SM activity on gcp; aws runs at 0.9
+};
+
+std::vector<Finding> Compare(const std::vector<Job>& jobs) {
   WindowStore store(WindowStoreOptions{});
-  for (auto [node, cloud, step] : {std::tuple{"a", "aws", aws_s}, std::tuple{"g", "gcp", gcp_s}}) {
-    Labels l = testing::DeviceLabels("gpu_workload_step_duration_seconds", "0", node, cloud);
-    l.Set("workload_name", "bert");
-    for (int i = 0; i < 60; ++i) store.Append(l, kT0 + i * 10 * kS, step * (1 + 0.01 * (i % 3)));
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const std::string gpu = std::to_string(j);
+    for (auto [node, cloud, step, activity] :
+         {std::tuple{"a", "aws", jobs[j].aws_s, 0.9}, std::tuple{"g", "gcp", jobs[j].gcp_s, jobs[j].gcp_activity}}) {
+      Labels l = testing::DeviceLabels("gpu_workload_step_duration_seconds", gpu, node, cloud);
+      l.Set("workload_name", "job-" + gpu);
+      const Labels a = testing::DeviceLabels("gpu_sm_active_ratio", gpu, node, cloud);
+      for (int i = 0; i < 60; ++i) {
+        store.Append(l, kT0 + i * 10 * kS, step * (1 + 0.01 * (i % 3)));
+        store.Append(a, kT0 + i * 10 * kS, activity);
+      }
+    }
   }
   CrossCloudDetector d(CrossCloudConfig{});
   EvalContext ctx{store, kT0 + 600 * kS, {}};
@@ -25,16 +39,32 @@ std::vector<Finding> Compare(double aws_s, double gcp_s) {
   return out;
 }
 
-TEST(CrossCloudDetectorTest, SameSpeedGivesNoFinding) { EXPECT_TRUE(Compare(1.0, 1.1).empty()); }
+TEST(CrossCloudDetectorTest, SameSpeedGivesNoFinding) {
+  EXPECT_TRUE(Compare({{1.0, 1.05, 0.86}}).empty());
+}
 
+// gcp's GPU waits a third of the time (network, storage): idle while slow.
 TEST(CrossCloudDetectorTest, FlagsTheSlowCloud) {
-  auto found = Compare(1.0, 1.5);
+  auto found = Compare({{1.0, 1.5, 0.6}});
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].kind, "cloud_specific");
   EXPECT_EQ(found[0].subject.Get("cloud"), "gcp");
   EXPECT_EQ(found[0].team, "cloud-ops");
   EXPECT_EQ(found[0].devices, std::vector<std::string>{"g/0"});
   EXPECT_NEAR(found[0].estimated_slowdown, 1 - 1.0 / 1.5, 0.01);
+}
+
+// Slower with the GPU as busy as elsewhere: a neighbour or a throttled
+// clock, which the contention detectors judge.
+TEST(CrossCloudDetectorTest, SlowButBusyIsNotCloudSpecific) {
+  EXPECT_TRUE(Compare({{1.0, 1.5, 0.9}}).empty());
+}
+
+// One job waiting on its own input on a node whose other jobs run as fast
+// as elsewhere is not the cloud; the whole node slowed is.
+TEST(CrossCloudDetectorTest, TheWholeNodeSlowsNotOneJob) {
+  EXPECT_TRUE(Compare({{1.0, 1.5, 0.6}, {2.0, 2.0}, {0.5, 0.5}}).empty());
+  EXPECT_EQ(Compare({{1.0, 1.5, 0.6}, {2.0, 2.8, 0.65}, {0.5, 0.5}}).size(), 2u);
 }
 
 TEST(CaptureDetectorTest, LowUtilizationTriggersOnceWithCooldown) {

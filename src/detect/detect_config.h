@@ -71,7 +71,7 @@ struct CrossCloudConfig {
   bool enabled = true;
   std::string metric = "gpu_workload_step_duration_seconds";
   int64_t window_ns = 15LL * 60'000'000'000;
-  double max_gap = 0.4;    // slowest cloud's median / fastest's - 1
+  double max_gap = 0.1;    // slowest cloud's median / fastest's - 1
   size_t min_points = 10;  // per cloud
 };
 

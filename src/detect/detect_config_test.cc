@@ -27,7 +27,7 @@ TEST(DetectConfigTest, DefaultsCarryTheFieldRules) {
   EXPECT_DOUBLE_EQ(c.rules[2].conditions[0].value, 0.2);
   EXPECT_DOUBLE_EQ(c.baseline.max_sigma, 2);
   EXPECT_DOUBLE_EQ(c.variance.max_cv, 0.05);
-  EXPECT_DOUBLE_EQ(c.cross_cloud.max_gap, 0.4);
+  EXPECT_DOUBLE_EQ(c.cross_cloud.max_gap, 0.1);
   ASSERT_EQ(c.captures.size(), 2u);
   EXPECT_EQ(c.captures[0].for_ns, 5 * kMin);
   EXPECT_DOUBLE_EQ(c.captures[0].condition.value, 0.3);

@@ -78,9 +78,11 @@ struct CrossCloudConfig {
 // Root-cause classification of contention findings.
 struct RootCauseConfig {
   std::string miss_metric = "gpu_l2_miss_ratio";
-  double miss_high = 0.45;           // above = cache-miss-like pressure
-  double bandwidth_saturated = 0.9;  // above = DRAM bandwidth saturation
-  double interconnect_busy = 0.5;    // interconnect/PCIe utilization above = peer traffic
+  // Causes are what rose against the reference (root_cause.h); the levels
+  // below count when there is no reference.
+  double miss_high = 0.45;            // miss share above = cache-miss-like pressure
+  double bandwidth_saturated = 0.85;  // of the device's reach, above = DRAM saturated
+  double interconnect_busy = 0.5;     // interconnect/PCIe utilization above = peer traffic
   std::string stall_metric = "gpu_memory_stall_ratio";
   int64_t window_ns = 2LL * 60'000'000'000;      // averaging window of the signals
   int64_t reference_ns = 30LL * 60'000'000'000;  // before the finding: the "normal" level

@@ -136,10 +136,14 @@ void MergeObservation(IncidentRecord& open, const IncidentRecord& obs, int64_t n
   open.window_start_ns =
       std::min(open.window_start_ns, obs.window_start_ns != 0 ? obs.window_start_ns : now_ns);
   open.window_end_ns = obs.window_end_ns != 0 ? obs.window_end_ns : now_ns;
-  // The worst the incident has been: a finding still held after its cause
-  // has gone compares against a reference the episode has entered.
+  // The worst the incident has been, and the causes seen then: a finding
+  // still held after its cause has gone compares against a reference the
+  // episode has entered, where nothing has risen any more.
+  if (!obs.causes.empty() &&
+      (open.causes.empty() || obs.estimated_slowdown >= open.estimated_slowdown)) {
+    open.causes = obs.causes;
+  }
   open.estimated_slowdown = std::max(open.estimated_slowdown, obs.estimated_slowdown);
-  open.causes = obs.causes;
   open.evidence = obs.evidence;
   ++open.observations;
   if (!obs.team.empty()) open.team = obs.team;

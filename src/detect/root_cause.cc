@@ -122,20 +122,19 @@ std::vector<CauseShare> ClassifyCauses(const RootCauseConfig& c, const CauseSign
   // Bandwidth as a share of what the device reaches, not of its data sheet.
   const double reach = s.achievable > 0 && s.achievable <= 1 ? s.achievable : 1;
   const double bw = s.bandwidth / reach, bw_ref = s.bandwidth_ref / reach;
-  const bool saturated = bw > c.bandwidth_saturated;
-  // Each score: how far past its threshold plus how much it rose, so a signal
-  // that is high but was always high counts less than one that jumped.
-  double pressure = 0, saturation = 0, coherency = 0;
-  if (s.miss > c.miss_high) {
-    pressure = (s.miss - c.miss_high) + Pos(s.miss - s.miss_ref);
-    if (saturated) pressure *= 0.5;  // misses are expected when DRAM is the bottleneck
-  }
-  if (saturated) {
-    saturation = (bw - c.bandwidth_saturated) * 4 + Pos(bw - bw_ref);
-  }
-  if (s.link > c.interconnect_busy) {
-    coherency = (s.link - c.interconnect_busy) + Pos(s.link - s.link_ref);
-  }
+  // What a neighbour took: the rise of each shared resource against the
+  // reference (a signal without a reference counts by its level above the
+  // configured one). A resource that was always busy is not what changed.
+  auto rise = [](double now, double ref, double level) {
+    if (!std::isfinite(now)) return 0.0;
+    if (!std::isfinite(ref)) return Pos(now - level);
+    return now - ref >= kMinRise ? now - ref : 0.0;
+  };
+  // DRAM counts as saturated above bandwidth_saturated of its reach: at that
+  // mean load queueing already stretches memory latency several-fold.
+  const double saturation = bw > c.bandwidth_saturated ? rise(bw, bw_ref, c.bandwidth_saturated) : 0;
+  const double pressure = rise(s.miss, s.miss_ref, c.miss_high);
+  const double coherency = rise(s.link, s.link_ref, c.interconnect_busy);
   const double total = pressure + saturation + coherency;
   std::vector<CauseShare> out;
   if (!(total > 0)) return out;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "detect/detect_test_util.h"
 #include "detect/detection_engine.h"
 #include "schema/hardware_catalog.h"
@@ -31,7 +33,7 @@ TEST(RootCauseTest, NormalSignalsGiveNoCause) {
 
 TEST(RootCauseTest, MissesHighBandwidthNotSaturatedIsMemoryPressure) {
   CauseSignals s = Normal();
-  s.bandwidth = 0.88;
+  s.bandwidth = 0.8;  // under 0.85 of the reach
   s.miss = 0.65;
   s.sm_active = 0.6;
   const double slowdown = EstimateSlowdown(s);
@@ -87,6 +89,19 @@ TEST(RootCauseTest, BusyLinksAreCoherencyAndSharesSplit) {
   EXPECT_EQ(causes[1].cause, "memory_pressure");
   EXPECT_NEAR(causes[0].share + causes[1].share, 1, 1e-12);
   EXPECT_GT(causes[0].share, causes[1].share);
+}
+
+// The cause is what changed: misses and links that were always this high
+// are the job's own profile, and without a reference their level decides.
+TEST(RootCauseTest, WhatWasAlwaysHighIsNotTheCause) {
+  CauseSignals s = Normal();
+  s.miss = s.miss_ref = 0.7;
+  s.link = s.link_ref = 0.8;
+  EXPECT_TRUE(ClassifyCauses(Config(), s, 0.3).empty());
+  s.miss_ref = std::nan("");
+  auto causes = ClassifyCauses(Config(), s, 0.3);
+  ASSERT_EQ(causes.size(), 1u);
+  EXPECT_EQ(causes[0].cause, "memory_pressure");
 }
 
 TEST(RootCauseTest, StepTimesDriveTheSlowdownEstimate) {

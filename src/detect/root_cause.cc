@@ -60,6 +60,9 @@ double EstimateSlowdown(const CauseSignals& s) {
 
 std::string SlowdownEvidence(const CauseSignals& s, double slowdown) {
   if (!(slowdown >= kMinContentionSlowdown)) return "";
+  // A workload that reports steps but made none in the window has stopped
+  // (a checkpoint, a stall): a neighbour slows steps, it does not stop them.
+  if (s.step_ref_s > 0 && !(s.step_s > 0)) return "";
   if (!(s.step_s > 0 && s.step_ref_s > 0)) {
     return Fmt("SM activity down %.0f%% against its own previous 30 minutes", 100 * slowdown);
   }

@@ -28,7 +28,8 @@
 // range against the reference: a job that only changed phase, or caught up
 // after a checkpoint, keeps its own profile). When
 // the device reports no step durations the slowdown is the drop in SM
-// activity and is evidence by itself.
+// activity and is evidence by itself; a workload that reports steps but made
+// none in the window has stopped (a checkpoint), which is no evidence.
 //
 // The evidence must hold at every evaluation for `window` (2 minutes)
 // before it counts, like a rule's `for`: a phase change or a checkpoint's

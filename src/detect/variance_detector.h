@@ -3,11 +3,11 @@
 // the distribution is classified as heavy-tailed (p99/p50 > tail_ratio_max),
 // bimodal (Sarle's bimodality coefficient > bimodality_min) or noisy.
 // The decision uses the step-to-step (von Neumann, MSSD) estimate of the
-// deviation, sqrt(mean((x[i] - x[i-1])^2) / 2) without the two largest
-// differences, which equals the standard
-// deviation for independent steps but ignores a level shift (a neighbour
-// arriving, a throttled clock): those are the contention and baseline
-// detectors' business, not jitter.
+// deviation, sqrt(mean((x[i] - x[i-1])^2) / 2) without the largest 2% of
+// differences (at least two), which equals the standard deviation for
+// independent steps but ignores level shifts (a neighbour arriving, a
+// throttled clock, a serving engine alternating prefill and decode): those
+// are phases, the contention detectors' business, not jitter.
 // One finding per workload instance (workload_pod, else workload_name, else
 // device). Evaluated at most once a minute (findings are repeated between),
 // since the window is minutes long and sorting every 10 s is wasted work.

@@ -17,9 +17,9 @@
 //     neighbour on the device (a second workload on it, or a workload on
 //     another partition of the same GPU) or a slowdown against its own
 //     previous 30 minutes that a neighbour explains and nothing else does
-//     (Finding::slowdown_evidence, root_cause.h). Without either it becomes kind memory_bound, severity
-//     "info" (one per rule and device, key memory_bound/<rule>/<device>, the
-//     rule kept in Finding::rule): a job that is memory-bound on its own.
+//     (Finding::slowdown_evidence, root_cause.h). Without either it becomes kind memory_bound,
+//     severity "info" (one per rule and device, key memory_bound/<rule>/<device>, the rule kept in
+//     Finding::rule): a job that is memory-bound on its own.
 //   - A baseline deviation is evidence, not a cause: on a device with an
 //     alerting finding of another kind (contention, cross-cloud, variance,
 //     low utilization) its evidence moves onto that finding; alone it
@@ -43,7 +43,7 @@ struct ActionableStats {
   uint64_t idle_device_findings = 0;   // findings dropped: idle devices only
   uint64_t captures_attached = 0;      // triggers moved onto an incident's finding
   uint64_t captures_as_incident = 0;   // triggers that became their condition's incident
-  uint64_t baseline_folded = 0;         // baseline deviations moved onto a finding's evidence
+  uint64_t baseline_folded = 0;        // baseline deviations moved onto a finding's evidence
   uint64_t baseline_informational = 0;  // baseline deviations with no cause: severity info
 };
 

@@ -22,7 +22,8 @@ std::vector<Finding> Compare(const std::vector<Job>& jobs) {
   for (size_t j = 0; j < jobs.size(); ++j) {
     const std::string gpu = std::to_string(j);
     for (auto [node, cloud, step, activity] :
-         {std::tuple{"a", "aws", jobs[j].aws_s, 0.9}, std::tuple{"g", "gcp", jobs[j].gcp_s, jobs[j].gcp_activity}}) {
+         {std::tuple{"a", "aws", jobs[j].aws_s, 0.9},
+          std::tuple{"g", "gcp", jobs[j].gcp_s, jobs[j].gcp_activity}}) {
       Labels l = testing::DeviceLabels("gpu_workload_step_duration_seconds", gpu, node, cloud);
       l.Set("workload_name", "job-" + gpu);
       const Labels a = testing::DeviceLabels("gpu_sm_active_ratio", gpu, node, cloud);

@@ -105,7 +105,8 @@ struct FleetSim::Gpu {
   size_t cursor = 0;
 };
 
-FleetSim::FleetSim(const FleetSimOptions& options) : options_(options), rng_(options.seed), clock_rng_(options.seed ^ 0x5eedc10cULL) {
+FleetSim::FleetSim(const FleetSimOptions& options)
+    : options_(options), rng_(options.seed), clock_rng_(options.seed ^ 0x5eedc10cULL) {
   GPUFLEET_CHECK(!options_.colocation.empty());
   for (size_t ni = 0; ni < std::size(kNodes); ++ni) {
     const NodeSpec& n = kNodes[ni];
@@ -461,7 +462,8 @@ void FleetSim::Emit(WindowStore& store, Gpu& g, int64_t t) {
   put(kPcie, te, clamp01(sig.pcie + noise(rng_)) * g.spec->pcie_bytes_per_s);
   // The SM clock as every vendor reports it, in MHz steps.
   put(kClock, te,
-      std::round(sig.sm_clock * (1 + clock_noise(clock_rng_)) * g.spec->max_sm_clock_hz / 1e6) * 1e6);
+      std::round(sig.sm_clock * (1 + clock_noise(clock_rng_)) * g.spec->max_sm_clock_hz / 1e6) *
+          1e6);
   if (info && (t / options_.interval_ns) % 6 == 0) {
     put(kInfo, te, 1);
     if (active && IsContention(kind) && active->neighbour_visible) {

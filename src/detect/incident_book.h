@@ -60,7 +60,8 @@ struct IncidentRecord {
   int64_t acknowledged_at_ns = 0;  // 0 until a person acknowledges it (IncidentStore)
   int64_t window_start_ns = 0;
   int64_t window_end_ns = 0;
-  double estimated_slowdown = 0;  // 0.25 = the affected work runs 25% slower (the most seen while open)
+  // 0.25 = the affected work runs 25% slower (the most seen while open)
+  double estimated_slowdown = 0;
   std::vector<IncidentCause> causes;
   std::string capture_path;  // output of a deep-instrumentation capture, "" when none
   std::vector<IncidentEvidence> evidence;

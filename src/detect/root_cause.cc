@@ -135,7 +135,8 @@ std::vector<CauseShare> ClassifyCauses(const RootCauseConfig& c, const CauseSign
   };
   // DRAM counts as saturated above bandwidth_saturated of its reach: at that
   // mean load queueing already stretches memory latency several-fold.
-  const double saturation = bw > c.bandwidth_saturated ? rise(bw, bw_ref, c.bandwidth_saturated) : 0;
+  const double saturation =
+      bw > c.bandwidth_saturated ? rise(bw, bw_ref, c.bandwidth_saturated) : 0;
   const double pressure = rise(s.miss, s.miss_ref, c.miss_high);
   const double coherency = rise(s.link, s.link_ref, c.interconnect_busy);
   const double total = pressure + saturation + coherency;
@@ -167,7 +168,7 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
   // the current window begins.
   auto reference_end = [&](const Finding& f) {
     return now - f.window_start_ns <= config.reference_ns / 2 ? f.window_start_ns
-                                                               : now - config.window_ns;
+                                                              : now - config.window_ns;
   };
   int64_t from = now;
   for (const Finding& f : findings) {
@@ -187,7 +188,8 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
   const DeviceSeriesMap pcie_rx = read("gpu_pcie_receive_bytes_per_second");
   const DeviceSeriesMap step = read("gpu_workload_step_duration_seconds");
   const DeviceSeriesMap stall = read(config.stall_metric);
-  const DeviceSeriesMap clock = ReadDeviceSeries(ctx.store, "gpu_clock_hertz", from, now, "domain", "sm");
+  const DeviceSeriesMap clock =
+      ReadDeviceSeries(ctx.store, "gpu_clock_hertz", from, now, "domain", "sm");
 
   // Each device once per evaluation, whichever of its findings comes first.
   struct Device {

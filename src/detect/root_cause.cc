@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "detect/device_series.h"
 #include "schema/hardware_catalog.h"
@@ -19,25 +22,59 @@ double Pos(double x) { return std::isfinite(x) && x > 0 ? x : 0; }
 
 std::string Pct(double x) { return std::to_string(static_cast<int>(std::lround(x * 100))) + "%"; }
 
-// Mean of one device's series over [from, to]; NaN when absent.
-double DeviceMean(const DeviceSeriesMap& m, const std::string& device, int64_t from, int64_t to) {
-  auto it = m.find(device);
-  if (it == m.end()) return std::nan("");
-  return MeanIn(it->second.points, from, to).value_or(std::nan(""));
-}
-
 // Standard deviation of the means of consecutive `width` stretches of
 // [from, to]; NaN with fewer than three stretches that have points.
-double StretchMeanSpread(const DeviceSeriesMap& m, const std::string& device, int64_t from,
-                         int64_t to, int64_t width) {
-  auto it = m.find(device);
+double StretchMeanSpread(std::span<const WindowPoint> points, int64_t from, int64_t to,
+                         int64_t width) {
   std::vector<double> means;
-  if (it != m.end() && width > 0) {
-    for (int64_t b = from; b + width <= to; b += width) {
-      if (auto v = MeanIn(it->second.points, b, b + width - 1)) means.push_back(*v);
-    }
+  for (int64_t b = from; width > 0 && b + width <= to; b += width) {
+    if (auto v = MeanIn(points, b, b + width - 1)) means.push_back(*v);
   }
   return means.size() >= 3 ? StdDev(means) : std::nan("");
+}
+
+// The windows one device's signals are averaged over.
+struct Span {
+  int64_t now_from = 0, now_to = 0;  // the current window
+  int64_t ref_from = 0, ref_to = 0;  // the reference
+};
+
+// One metric's means for one device; NaN when absent.
+struct Means {
+  double now = std::nan(""), ref = std::nan("");
+  double spread = std::nan("");  // of the reference's window-long stretches
+  size_t points = 0;             // of the series they came from
+};
+using MeansMap = std::map<std::string, Means>;
+
+// Means of `metric` for the devices in `spans`, computed on the store's own
+// points (no copy: this runs at every evaluation). When a device has
+// several series of the metric the one with the most points wins, as in
+// ReadDeviceSeries; with `only_label`, only series whose label has
+// `only_value`.
+MeansMap ReadMeans(const WindowStore& store, std::string_view metric, int64_t from, int64_t to,
+                   const std::map<std::string, Span>& spans, bool spread = false,
+                   std::string_view only_label = {}, std::string_view only_value = {}) {
+  MeansMap out;
+  store.ForEach(metric, from, to, [&](const Labels& labels, std::span<const WindowPoint> pts) {
+    if (!only_label.empty() && labels.Get(only_label) != only_value) return;
+    std::string device = DeviceKey(labels);
+    auto sp = spans.find(device);
+    if (sp == spans.end()) return;
+    Means& m = out[std::move(device)];
+    if (pts.size() <= m.points) return;
+    const Span& w = sp->second;
+    m.points = pts.size();
+    m.now = MeanIn(pts, w.now_from, w.now_to).value_or(std::nan(""));
+    m.ref = MeanIn(pts, w.ref_from, w.ref_to).value_or(std::nan(""));
+    if (spread) m.spread = StretchMeanSpread(pts, w.ref_from, w.ref_to, w.now_to - w.now_from);
+  });
+  return out;
+}
+
+Means Of(const MeansMap& m, const std::string& device) {
+  auto it = m.find(device);
+  return it == m.end() ? Means{} : it->second;
 }
 
 std::string Fmt(const char* format, double a, double b = 0, double c = 0) {
@@ -170,28 +207,36 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
     return now - f.window_start_ns <= config.reference_ns / 2 ? f.window_start_ns
                                                               : now - config.window_ns;
   };
+  // Each device once per evaluation, with the spans of whichever of its
+  // findings comes first.
+  std::map<std::string, Span> spans;
   int64_t from = now;
   for (const Finding& f : findings) {
-    if (IsContention(f.kind)) from = std::min(from, reference_end(f) - config.reference_ns);
+    if (!IsContention(f.kind) || f.devices.empty()) continue;
+    const int64_t end = reference_end(f);
+    if (!spans.try_emplace(f.devices[0], Span{now - config.window_ns, now,
+                                              end - config.reference_ns, end})
+             .second) {
+      continue;
+    }
+    from = std::min(from, end - config.reference_ns);
   }
-  if (from == now) {
+  if (spans.empty()) {
     book.Prune(now - config.window_ns);
     return;
   }
-  auto read = [&](std::string_view metric) {
-    return ReadDeviceSeries(ctx.store, metric, from, now);
-  };
-  const DeviceSeriesMap bw = read("gpu_memory_bandwidth_utilization_ratio");
-  const DeviceSeriesMap miss = read(config.miss_metric);
-  const DeviceSeriesMap sm = read("gpu_sm_active_ratio");
-  const DeviceSeriesMap link = read("gpu_interconnect_bytes_per_second");
-  const DeviceSeriesMap pcie_rx = read("gpu_pcie_receive_bytes_per_second");
-  const DeviceSeriesMap step = read("gpu_workload_step_duration_seconds");
-  const DeviceSeriesMap stall = read(config.stall_metric);
-  const DeviceSeriesMap clock =
-      ReadDeviceSeries(ctx.store, "gpu_clock_hertz", from, now, "domain", "sm");
+  auto read = [&](std::string_view metric) { return ReadMeans(ctx.store, metric, from, now, spans); };
+  const MeansMap bw = read("gpu_memory_bandwidth_utilization_ratio");
+  const MeansMap miss = read(config.miss_metric);
+  const MeansMap sm = read("gpu_sm_active_ratio");
+  const MeansMap link = read("gpu_interconnect_bytes_per_second");
+  const MeansMap pcie_rx = read("gpu_pcie_receive_bytes_per_second");
+  const MeansMap stall = read(config.stall_metric);
+  const MeansMap step =
+      ReadMeans(ctx.store, "gpu_workload_step_duration_seconds", from, now, spans, true);
+  const MeansMap clock =
+      ReadMeans(ctx.store, "gpu_clock_hertz", from, now, spans, false, "domain", "sm");
 
-  // Each device once per evaluation, whichever of its findings comes first.
   struct Device {
     CauseSignals s;
     std::string evidence;
@@ -201,55 +246,47 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
     if (!IsContention(f.kind) || f.devices.empty()) continue;
     const std::string& dev = f.devices[0];
     const GpuModelSpec* spec = HardwareCatalog::Default().Find(f.subject.Get("model"));
-    auto link_use = [&](int64_t a, int64_t b) {
-      double use = 0;  // max of interconnect and PCIe utilization
+    // Max of interconnect and PCIe utilization, now and in the reference.
+    auto link_use = [&](bool ref) {
+      double use = 0;
       if (spec != nullptr && spec->interconnect_bytes_per_s > 0) {
         // The metric counts both directions; the spec is per direction.
-        const double l = DeviceMean(link, dev, a, b);
-        if (std::isfinite(l)) use = l / (2 * spec->interconnect_bytes_per_s);
+        const Means l = Of(link, dev);
+        const double v = ref ? l.ref : l.now;
+        if (std::isfinite(v)) use = v / (2 * spec->interconnect_bytes_per_s);
       }
       if (spec != nullptr && spec->pcie_bytes_per_s > 0) {
-        const double p = DeviceMean(pcie_rx, dev, a, b);
-        if (std::isfinite(p)) use = std::max(use, p / spec->pcie_bytes_per_s);
+        const Means p = Of(pcie_rx, dev);
+        const double v = ref ? p.ref : p.now;
+        if (std::isfinite(v)) use = std::max(use, v / spec->pcie_bytes_per_s);
       }
       return use;
     };
     auto [it, added] = devices.try_emplace(dev);
     CauseSignals& s = it->second.s;
     if (added) {
-      const int64_t a = now - config.window_ns;
-      s.bandwidth = DeviceMean(bw, dev, a, now);
-      s.miss = DeviceMean(miss, dev, a, now);
-      s.sm_active = DeviceMean(sm, dev, a, now);
-      s.step_s = DeviceMean(step, dev, a, now);
-      s.clock = DeviceMean(clock, dev, a, now);
-      s.stall = DeviceMean(stall, dev, a, now);
-      s.link = link_use(a, now);
+      const Means b = Of(bw, dev), ms = Of(miss, dev), a = Of(sm, dev), st = Of(step, dev),
+                  ck = Of(clock, dev), sl = Of(stall, dev);
+      s.bandwidth = b.now;
+      s.miss = ms.now;
+      s.sm_active = a.now;
+      s.step_s = st.now;
+      s.clock = ck.now;
+      s.stall = sl.now;
+      s.link = link_use(false);
       if (spec != nullptr && spec->stream_bandwidth_ratio > 0) {
         s.achievable = spec->stream_bandwidth_ratio;
       }
       const ReferenceBook::Held* h = book.Find(dev);
-      if (h != nullptr) {
-        const CauseSignals* held = &h->ref;
-        s.bandwidth_ref = held->bandwidth_ref;
-        s.miss_ref = held->miss_ref;
-        s.sm_active_ref = held->sm_active_ref;
-        s.step_ref_s = held->step_ref_s;
-        s.step_ref_spread_s = held->step_ref_spread_s;
-        s.clock_ref = held->clock_ref;
-        s.stall_ref = held->stall_ref;
-        s.link_ref = held->link_ref;
-      } else {
-        const int64_t b = reference_end(f), r = b - config.reference_ns;
-        s.bandwidth_ref = DeviceMean(bw, dev, r, b);
-        s.miss_ref = DeviceMean(miss, dev, r, b);
-        s.sm_active_ref = DeviceMean(sm, dev, r, b);
-        s.step_ref_s = DeviceMean(step, dev, r, b);
-        s.step_ref_spread_s = StretchMeanSpread(step, dev, r, b, config.window_ns);
-        s.clock_ref = DeviceMean(clock, dev, r, b);
-        s.stall_ref = DeviceMean(stall, dev, r, b);
-        s.link_ref = link_use(r, b);
-      }
+      const CauseSignals* held = h != nullptr ? &h->ref : nullptr;
+      s.bandwidth_ref = held ? held->bandwidth_ref : b.ref;
+      s.miss_ref = held ? held->miss_ref : ms.ref;
+      s.sm_active_ref = held ? held->sm_active_ref : a.ref;
+      s.step_ref_s = held ? held->step_ref_s : st.ref;
+      s.step_ref_spread_s = held ? held->step_ref_spread_s : st.spread;
+      s.clock_ref = held ? held->clock_ref : ck.ref;
+      s.stall_ref = held ? held->stall_ref : sl.ref;
+      s.link_ref = held ? held->link_ref : link_use(true);
       const double slowdown = EstimateSlowdown(s);
       std::string evidence = SlowdownEvidence(s, slowdown);
       if (h == nullptr) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <set>
+#include <unordered_set>
 
 #include "detect/baseline_store.h"
 #include "detect/detection_engine.h"
@@ -40,6 +41,9 @@ StatusOr<ReplayResult> RunReplay(const DetectConfig& config, ReplayReader& reade
   ReplayResult result;
   Status failed;
   std::set<std::string> devices;
+  // The reader hands out one interned Labels per series: a series seen once
+  // needs no device key again.
+  std::unordered_set<const Labels*> seen_series;
   bool first = true;
   int64_t next_tick = 0;
   auto evaluate = [&](int64_t t) {
@@ -71,7 +75,8 @@ StatusOr<ReplayResult> RunReplay(const DetectConfig& config, ReplayReader& reade
     }
     result.last_ns = std::max(result.last_ns, ts);
     store.Append(labels, ts, value);
-    if (!labels.Get("gpu_uuid").empty() || !labels.Get("gpu").empty()) {
+    if (seen_series.insert(&labels).second &&
+        (!labels.Get("gpu_uuid").empty() || !labels.Get("gpu").empty())) {
       if (devices.size() < 1'000'000) devices.insert(DeviceKey(labels));
     }
   });

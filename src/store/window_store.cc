@@ -1,6 +1,7 @@
 #include "store/window_store.h"
 
 #include <algorithm>
+#include <functional>
 #include <mutex>
 #include <shared_mutex>
 #include <string>
@@ -10,16 +11,13 @@
 namespace gpufleet {
 namespace {
 
-// FNV-1a over names and values with separators, so {a="bc"} != {ab="c"}.
+// Names and values hashed a word at a time (std::hash) and mixed in order,
+// each as its own string, so {a="bc"} != {ab="c"}. Runs for every sample
+// appended; equal hashes are still compared label by label.
 uint64_t HashLabels(const Labels& labels) {
-  uint64_t h = 1469598103934665603ULL;
+  uint64_t h = 0x9e3779b97f4a7c15ULL;
   auto mix = [&h](std::string_view s) {
-    for (unsigned char c : s) {
-      h ^= c;
-      h *= 1099511628211ULL;
-    }
-    h ^= 0xff;
-    h *= 1099511628211ULL;
+    h ^= std::hash<std::string_view>{}(s) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
   };
   for (const auto& [name, value] : labels.pairs()) {
     mix(name);

@@ -155,5 +155,53 @@ TEST(FleetSimTest, SoloMemoryBoundJobsRaiseNoContentionIncident) {
   std::filesystem::remove_all(dir);
 }
 
+// A regression floor on the scored quality (docs/detection.md has the full
+// 64 GPU-day figures): eight hours of the fleet with every kind of episode
+// and hard negative, through the replay path. Contention incidents must be
+// true ones, episodes of >= 10% found, the slowdown estimated within 5
+// points, and no hard negative may open a contention incident.
+TEST(FleetSimTest, ContentionIncidentsAreTrueAndTheirSlowdownClose) {
+  if (!std::filesystem::exists(GavelPath())) GTEST_SKIP() << GavelPath() << " absent (../shared)";
+  auto table = LoadGavelColocation(GavelPath());
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  FleetSimOptions o;
+  o.colocation = table->pairs;
+  o.duration_s = 8 * 3600;
+  o.seed = 5;
+  const std::string dir = ::testing::TempDir() + "/gpufleet_fleet_sim_quality";
+  auto rec = WriteSimRecording(o, dir);
+  ASSERT_TRUE(rec.ok()) << rec.status().ToString();
+  ReplayReader reader;
+  ASSERT_TRUE(reader.AddFile(rec->series_path).ok());
+  auto result = RunReplay(DefaultDetectConfig(), reader);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  auto text = ReadFileToString(rec->truth_path);
+  ASSERT_TRUE(text.ok());
+  uint64_t bad = 0;
+  std::vector<std::string> errors;
+  auto rows = ParseTruthCsv(*text, rec->truth_path, &bad, &errors);
+  ASSERT_TRUE(rows.ok());
+  const ReplayScore score = ScoreReplay(DefaultDetectConfig(), *result, *rows);
+  const ScoreLine* contention = nullptr;
+  for (const ScoreLine& l : score.lines) {
+    if (l.kind == "contention" && l.cause.empty()) contention = &l;
+  }
+  ASSERT_NE(contention, nullptr);
+  ASSERT_GE(contention->episodes, 5) << "too few episodes to judge";
+  EXPECT_GE(contention->precision(), 0.9);
+  const int big = contention->bucket_episodes[2] + contention->bucket_episodes[3];
+  const int found = contention->bucket_detected[2] + contention->bucket_detected[3];
+  EXPECT_GE(found, big * 9 / 10) << found << " of " << big << " episodes of >= 10%";
+  ASSERT_GT(contention->slowdown_scored, 0);
+  EXPECT_LE(contention->slowdown_abs_error_sum / contention->slowdown_scored, 0.05);
+  for (const NegativeLine& n : score.negatives) {
+    for (const char* kind :
+         {"memory_contention", "sustained_contention", "latency_bound_contention"}) {
+      EXPECT_EQ(n.false_by_kind.count(kind), 0u) << n.kind << ": " << kind;
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace gpufleet::detect

@@ -93,6 +93,32 @@ TEST_P(IncidentLifecycleTest, FirstFindingOpensAndRepeatsUpdate) {
   EXPECT_EQ(r->devices, (std::vector<std::string>{"n1/3", "n1/4"}));
 }
 
+// The incident keeps its worst estimate and the causes seen then: a finding
+// held on after its episode compares against a reference the episode has
+// entered and estimates less, with nothing risen.
+TEST_P(IncidentLifecycleTest, KeepsTheWorstSlowdownAndItsCauses) {
+  IncidentLifecycle life(*book_);
+  auto with = [](double slowdown, const char* cause) {
+    Finding f = Contention("3");
+    f.estimated_slowdown = slowdown;
+    if (cause != nullptr) f.causes = {CauseShare{cause, 1, std::string(cause) + " explains all"}};
+    return f;
+  };
+  LifecycleStep s1 = life.Step({with(0.3, "coherency")}, 100 * kS);
+  ASSERT_EQ(s1.observed.size(), 1u);
+  life.Step({with(0.05, nullptr)}, 110 * kS);
+  life.Step({with(0.1, "memory_pressure")}, 120 * kS);
+  std::optional<IncidentRecord> r = *book_->Get(s1.observed[0].id);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_DOUBLE_EQ(r->estimated_slowdown, 0.3);
+  ASSERT_EQ(r->causes.size(), 1u);
+  EXPECT_EQ(r->causes[0].name, "coherency");
+  life.Step({with(0.4, "bandwidth_saturation")}, 130 * kS);
+  r = *book_->Get(s1.observed[0].id);
+  EXPECT_DOUBLE_EQ(r->estimated_slowdown, 0.4);
+  EXPECT_EQ(r->causes[0].name, "bandwidth_saturation");
+}
+
 TEST_P(IncidentLifecycleTest, ResolvesOnlyAfterResolveAfterOfAbsence) {
   LifecyclePolicy policy;
   policy.resolve_after_ns = 120 * kS;

@@ -97,7 +97,7 @@ struct NegativeLine {
   int windows = 0;
   double exposure_gpu_days = 0;  // sum of the windows' lengths
   int false_incidents = 0;
-  int informational = 0;  // memory_bound, no alert
+  int informational = 0;  // severity info (memory_bound, lone baseline deviations), no alert
   std::map<std::string, int> false_by_kind;
 };
 

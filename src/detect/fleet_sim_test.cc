@@ -108,6 +108,31 @@ TEST(FleetSimTest, SlowdownsFollowGavelsTable) {
   EXPECT_LT(drawn.front(), 0.05);  // the hardest pairs are in
 }
 
+// The fleet of `o` written to `dir` in the replay format, replayed through
+// the shipped detectors and scored against its truth.
+struct Scored {
+  ReplayResult result;
+  std::vector<TruthRow> rows;
+  ReplayScore score;
+};
+void RecordReplayScore(const FleetSimOptions& o, const std::string& dir, Scored* out) {
+  auto rec = WriteSimRecording(o, dir);
+  ASSERT_TRUE(rec.ok()) << rec.status().ToString();
+  ReplayReader reader;
+  ASSERT_TRUE(reader.AddFile(rec->series_path).ok());
+  auto result = RunReplay(DefaultDetectConfig(), reader);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  auto text = ReadFileToString(rec->truth_path);
+  ASSERT_TRUE(text.ok());
+  uint64_t bad = 0;
+  std::vector<std::string> errors;
+  auto rows = ParseTruthCsv(*text, rec->truth_path, &bad, &errors);
+  ASSERT_TRUE(rows.ok());
+  out->result = std::move(*result);
+  out->rows = std::move(*rows);
+  out->score = ScoreReplay(DefaultDetectConfig(), out->result, out->rows);
+}
+
 // A memory-bound job alone at full speed (GPU 3 of every node) is scored
 // through the replay path with nothing else injected: it may be reported as
 // memory_bound (informational) but never as contention.
@@ -127,25 +152,14 @@ TEST(FleetSimTest, SoloMemoryBoundJobsRaiseNoContentionIncident) {
   o.duration_s = 3 * 3600;
   o.seed = 4;
   const std::string dir = ::testing::TempDir() + "/gpufleet_fleet_sim_solo";
-  auto rec = WriteSimRecording(o, dir);
-  ASSERT_TRUE(rec.ok()) << rec.status().ToString();
-  ReplayReader reader;
-  ASSERT_TRUE(reader.AddFile(rec->series_path).ok());
-  auto result = RunReplay(DefaultDetectConfig(), reader);
-  ASSERT_TRUE(result.ok()) << result.status().ToString();
-  auto text = ReadFileToString(rec->truth_path);
-  ASSERT_TRUE(text.ok());
-  uint64_t bad = 0;
-  std::vector<std::string> errors;
-  auto rows = ParseTruthCsv(*text, rec->truth_path, &bad, &errors);
-  ASSERT_TRUE(rows.ok());
-  ASSERT_EQ(rows->size(), 4u);  // one solo_memory_bound window per node
-  const ReplayScore score = ScoreReplay(DefaultDetectConfig(), *result, *rows);
-  for (const IncidentRecord& inc : result->incidents) {
+  Scored run;
+  ASSERT_NO_FATAL_FAILURE(RecordReplayScore(o, dir, &run));
+  ASSERT_EQ(run.rows.size(), 4u);  // one solo_memory_bound window per node
+  for (const IncidentRecord& inc : run.result.incidents) {
     if (inc.subject.Get("gpu") != "3") continue;
     EXPECT_NE(ScoredKind(inc.kind), "contention") << inc.summary;
   }
-  for (const NegativeLine& n : score.negatives) {
+  for (const NegativeLine& n : run.score.negatives) {
     EXPECT_EQ(n.kind, "solo_memory_bound");
     EXPECT_EQ(n.false_by_kind.count("memory_contention") +
                   n.false_by_kind.count("sustained_contention") +
@@ -169,21 +183,10 @@ TEST(FleetSimTest, ContentionIncidentsAreTrueAndTheirSlowdownClose) {
   o.duration_s = 8 * 3600;
   o.seed = 5;
   const std::string dir = ::testing::TempDir() + "/gpufleet_fleet_sim_quality";
-  auto rec = WriteSimRecording(o, dir);
-  ASSERT_TRUE(rec.ok()) << rec.status().ToString();
-  ReplayReader reader;
-  ASSERT_TRUE(reader.AddFile(rec->series_path).ok());
-  auto result = RunReplay(DefaultDetectConfig(), reader);
-  ASSERT_TRUE(result.ok()) << result.status().ToString();
-  auto text = ReadFileToString(rec->truth_path);
-  ASSERT_TRUE(text.ok());
-  uint64_t bad = 0;
-  std::vector<std::string> errors;
-  auto rows = ParseTruthCsv(*text, rec->truth_path, &bad, &errors);
-  ASSERT_TRUE(rows.ok());
-  const ReplayScore score = ScoreReplay(DefaultDetectConfig(), *result, *rows);
+  Scored run;
+  ASSERT_NO_FATAL_FAILURE(RecordReplayScore(o, dir, &run));
   const ScoreLine* contention = nullptr;
-  for (const ScoreLine& l : score.lines) {
+  for (const ScoreLine& l : run.score.lines) {
     if (l.kind == "contention" && l.cause.empty()) contention = &l;
   }
   ASSERT_NE(contention, nullptr);
@@ -194,7 +197,7 @@ TEST(FleetSimTest, ContentionIncidentsAreTrueAndTheirSlowdownClose) {
   EXPECT_GE(found, big * 9 / 10) << found << " of " << big << " episodes of >= 10%";
   ASSERT_GT(contention->slowdown_scored, 0);
   EXPECT_LE(contention->slowdown_abs_error_sum / contention->slowdown_scored, 0.05);
-  for (const NegativeLine& n : score.negatives) {
+  for (const NegativeLine& n : run.score.negatives) {
     for (const char* kind :
          {"memory_contention", "sustained_contention", "latency_bound_contention"}) {
       EXPECT_EQ(n.false_by_kind.count(kind), 0u) << n.kind << ": " << kind;

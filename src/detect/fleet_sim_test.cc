@@ -108,6 +108,17 @@ TEST(FleetSimTest, SlowdownsFollowGavelsTable) {
   EXPECT_LT(drawn.front(), 0.05);  // the hardest pairs are in
 }
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
+#define GPUFLEET_TEST_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(GPUFLEET_TEST_SANITIZED)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
 // The fleet of `o` written to `dir` in the replay format, replayed through
 // the shipped detectors and scored against its truth.
 struct Scored {
@@ -175,6 +186,7 @@ TEST(FleetSimTest, SoloMemoryBoundJobsRaiseNoContentionIncident) {
 // true ones, episodes of >= 10% found, the slowdown estimated within 5
 // points, and no hard negative may open a contention incident.
 TEST(FleetSimTest, ContentionIncidentsAreTrueAndTheirSlowdownClose) {
+  if (kSanitized) GTEST_SKIP() << "minutes under sanitizers; the -Werror build runs it";
   if (!std::filesystem::exists(GavelPath())) GTEST_SKIP() << GavelPath() << " absent (../shared)";
   auto table = LoadGavelColocation(GavelPath());
   ASSERT_TRUE(table.ok()) << table.status().ToString();

@@ -40,12 +40,10 @@ std::string SeriesName(std::string_view metric, const Labels& subject) {
 }
 
 DeviceSeriesMap ReadDeviceSeries(const WindowStore& store, std::string_view metric, int64_t from_ns,
-                                 int64_t to_ns, std::string_view only_label,
-                                 std::string_view only_value) {
+                                 int64_t to_ns) {
   DeviceSeriesMap out;
   store.ForEach(metric, from_ns, to_ns,
                 [&](const Labels& labels, std::span<const WindowPoint> pts) {
-                  if (!only_label.empty() && labels.Get(only_label) != only_value) return;
                   DeviceSeries& d = out[DeviceKey(labels)];
                   if (pts.size() > d.points.size()) {
                     d.labels = labels;

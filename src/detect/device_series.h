@@ -34,11 +34,9 @@ struct DeviceSeries {
 using DeviceSeriesMap = std::map<std::string, DeviceSeries>;  // by DeviceKey
 
 // Reads `metric` over [from_ns, to_ns]; when a device has several series of
-// the metric (e.g. two methods) the one with the most points wins. With
-// `only_label`, only series whose label has `only_value` (domain="sm").
+// the metric (e.g. two methods) the one with the most points wins.
 DeviceSeriesMap ReadDeviceSeries(const WindowStore& store, std::string_view metric, int64_t from_ns,
-                                 int64_t to_ns, std::string_view only_label = {},
-                                 std::string_view only_value = {});
+                                 int64_t to_ns);
 
 // The latest value at or before t_ns and not older than lookback_ns.
 std::optional<double> ValueAt(std::span<const WindowPoint> points, int64_t t_ns,

@@ -239,6 +239,7 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
 
   struct Device {
     CauseSignals s;
+    double slowdown = 0;
     std::string evidence;
   };
   std::map<std::string, Device> devices;
@@ -287,7 +288,7 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
       s.clock_ref = held ? held->clock_ref : ck.ref;
       s.stall_ref = held ? held->stall_ref : sl.ref;
       s.link_ref = held ? held->link_ref : link_use(true);
-      const double slowdown = EstimateSlowdown(s);
+      const double slowdown = it->second.slowdown = EstimateSlowdown(s);
       std::string evidence = SlowdownEvidence(s, slowdown);
       if (h == nullptr) {
         if (!evidence.empty()) book.Hold(dev, s, now);  // counts after `window`
@@ -310,7 +311,7 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
                       100 * slowdown, s.step_s, s.step_ref_s);
       }
     }
-    f.estimated_slowdown = EstimateSlowdown(s);
+    f.estimated_slowdown = it->second.slowdown;
     f.slowdown_evidence = it->second.evidence;
     f.causes = ClassifyCauses(config, s, f.estimated_slowdown);
     if (!f.causes.empty()) {

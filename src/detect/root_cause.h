@@ -3,14 +3,15 @@
 // from a job slowed by something else.
 //
 // Over the finding's last `window` against the `reference` before the
-// finding started, per device:
-// - memory_pressure: cache-miss-like signal above miss_high and risen, while
-//   bandwidth is not saturated;
-// - bandwidth_saturation: DRAM bandwidth above bandwidth_saturated;
-// - coherency: interconnect or PCIe utilization above interconnect_busy and
-//   risen, with throughput (SM activity) down.
-// Each cause scores its excess over the threshold and its rise over the
-// reference; shares are the normalized scores. The estimated slowdown is
+// finding started (before the current window when the finding's run is
+// older than half the reference), per device, a cause is what rose by at
+// least kMinRise:
+// - memory_pressure: the cache-miss-like share;
+// - bandwidth_saturation: DRAM bandwidth, when above bandwidth_saturated of
+//   what the device reaches;
+// - coherency: interconnect or PCIe utilization.
+// Without a reference a signal counts by its level above miss_high /
+// interconnect_busy. Shares are the normalized rises. The estimated slowdown is
 // 1 - reference step time / current step time when the device reports step
 // durations, else the relative drop in SM activity.
 //

@@ -13,7 +13,7 @@ the ingest rate that metering costs is printed too; --cost-pairs N repeats that 
 times (on, off, off, on, ... so drift in the machine's load falls on both) and prints
 the median share.
 
-Printed per receiver: samples/s, failed requests, resident set (VmRSS) before and after,
+Printed per receiver: samples/s, failed requests, CPU per sample, resident set (VmRSS) before and after,
 and memory per active series = (RSS after - RSS before) / series. Then the ratio
 gpufleet / VictoriaMetrics of the ingest rates (> 1 means gpufleet is faster).
 If `gpufleet server` is not built, that half is skipped with a message.
@@ -65,6 +65,13 @@ def rss_mb(pid):
     return 0.0
 
 
+def cpu_s(pid):
+    """User + system CPU seconds of a process so far (all its threads)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def stop(proc):
     if proc.poll() is None:
         proc.terminate()
@@ -82,6 +89,7 @@ def measure(name, cmd, ready_url, write_url, args, tmp):
         wait_ready(ready_url, proc)
         time.sleep(1)
         before = rss_mb(proc.pid)
+        cpu_before = cpu_s(proc.pid)
         out = subprocess.run(
             [args.load, "--url", write_url, "--gpus", str(args.gpus), "--rounds",
              str(args.rounds), "--connections", str(args.connections)],
@@ -89,6 +97,10 @@ def measure(name, cmd, ready_url, write_url, args, tmp):
         if out.stderr:
             print(f"{name}: {out.stderr.strip()}", file=sys.stderr)
         result = json.loads(out.stdout.strip().splitlines()[-1])
+        # CPU the receiver spent during the load, per sample: unlike the rate,
+        # it does not move with what else the machine runs.
+        result["cpu_us_per_sample"] = round(
+            (cpu_s(proc.pid) - cpu_before) * 1e6 / max(1, result["samples"]), 3)
         time.sleep(2)  # let background flushes settle before reading memory
         after = rss_mb(proc.pid)
         result.update(rss_before_mb=round(before, 1), rss_after_mb=round(after, 1),
@@ -158,6 +170,11 @@ def main():
             for name, rs in runs.items():  # the median run of each
                 results[name] = sorted(rs, key=lambda r: r["samples_per_second"])[len(rs) // 2]
             results["metering_shares"] = [round(x, 4) for x in shares]
+            # The same share in CPU per sample (metering's part of the
+            # server's CPU), steadier than the rate on a busy machine.
+            results["metering_cpu_shares"] = [
+                round(1 - off["cpu_us_per_sample"] / on["cpu_us_per_sample"], 4)
+                for on, off in zip(runs["gpufleet"], runs["gpufleet-no-cost"])]
         else:
             print(f"SKIP gpufleet: no `gpufleet server` at {args.gpufleet}", file=sys.stderr)
     finally:
@@ -171,7 +188,8 @@ def main():
             continue
         print(f"{name:16s} {r['samples_per_second']:>12,.0f} samples/s  "
               f"{r['failed_requests']} failed requests  RSS {r['rss_before_mb']} -> "
-              f"{r['rss_after_mb']} MB  ({r['bytes_per_series']} bytes per active series)")
+              f"{r['rss_after_mb']} MB  ({r['bytes_per_series']} bytes per active series)  "
+              f"{r['cpu_us_per_sample']} us CPU per sample")
     if "gpufleet" in results:
         ratio = (results["gpufleet"]["samples_per_second"] /
                  results["victoriametrics"]["samples_per_second"])
@@ -179,13 +197,16 @@ def main():
         print(f"ratio gpufleet / victoriametrics: {ratio:.2f} "
               f"({'faster' if ratio >= 1 else 'slower'})")
     if "gpufleet-no-cost" in results:
-        shares = sorted(results["metering_shares"])
-        share = shares[len(shares) // 2] if len(shares) % 2 else \
-            (shares[len(shares) // 2 - 1] + shares[len(shares) // 2]) / 2
-        results["metering_share_of_ingest"] = round(share, 4)
-        print(f"cost metering: {100 * share:.1f}% of the ingest rate, median of "
-              f"{len(shares)} pairs ({', '.join(f'{100 * x:.1f}%' for x in results['metering_shares'])}) "
-              "(gpufleet with the ledger on vs off, same run)")
+        for key, out, what in (("metering_shares", "metering_share_of_ingest", "ingest rate"),
+                               ("metering_cpu_shares", "metering_share_of_cpu",
+                                "server CPU per sample")):
+            shares = sorted(results[key])
+            share = shares[len(shares) // 2] if len(shares) % 2 else \
+                (shares[len(shares) // 2 - 1] + shares[len(shares) // 2]) / 2
+            results[out] = round(share, 4)
+            print(f"cost metering: {100 * share:.1f}% of the {what}, median of "
+                  f"{len(shares)} pairs ({', '.join(f'{100 * x:.1f}%' for x in results[key])}) "
+                  "(gpufleet with the ledger on vs off, same run)")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <tuple>
 #include <utility>
 
+#include "cost/meter_journal.h"
 #include "detect/device_series.h"
 
 namespace gpufleet::cost {
@@ -58,23 +60,6 @@ std::string HolderKey(const Labels& l) {
 bool HasHolder(const Labels& l) {
   return !l.Get("workload_pod").empty() || !l.Get("workload_slurm_job").empty();
 }
-
-struct MinuteDelta {
-  int64_t present = 0;
-  double util_sum = 0;
-  int64_t util_n = 0;
-  double bw_sum = 0;
-  int64_t bw_n = 0;
-  double energy_j = 0;
-  int64_t last_up_ms = -1, last_util_ms = -1, last_bw_ms = -1;
-};
-
-struct HolderDelta {
-  int64_t present = 0;
-  double util_sum = 0;
-  int64_t util_n = 0;
-  int64_t last_info_ms = -1, last_util_ms = -1;
-};
 
 // The key of a gauge's cursor floor after a restart: (device, kind, holder).
 uint64_t FloorKey(int64_t device, Kind kind, int64_t holder) {
@@ -130,6 +115,20 @@ const std::vector<Migration>& CostMigrations() {
        "groups TEXT NOT NULL, energy_pos_j REAL NOT NULL, "
        "PRIMARY KEY (device, day)) WITHOUT ROWID;"
        "CREATE TABLE cost_days_done (day INTEGER PRIMARY KEY);"},
+      // Counter cursors keyed by device first: a write's devices are
+      // neighbours in the table, so a commit rewrites a few pages instead of
+      // one page per series hash (most of the table at fleet scale). Rows
+      // carried over keep device 0; a series' newest row wins on load.
+      {"cost", 4,
+       "CREATE TABLE cost_counter_cursors (device INTEGER NOT NULL, series INTEGER NOT NULL, "
+       "last_ms INTEGER NOT NULL, last_value REAL NOT NULL, "
+       "PRIMARY KEY (device, series)) WITHOUT ROWID;"
+       "INSERT INTO cost_counter_cursors (device, series, last_ms, last_value) "
+       "SELECT 0, series, last_ms, last_value FROM cost_cursors;"
+       "DROP TABLE cost_cursors;"},
+      // The journal (cost/meter_journal.h): one row per metered write until
+      // a fold adds it to the tables above.
+      {"cost", 5, "CREATE TABLE cost_journal (id INTEGER PRIMARY KEY, body BLOB NOT NULL);"},
       // HAMi core / memory limits of a holder (cost/shares.h). Components of
       // their own, so they number apart from the rollup's "cost" versions.
       {"cost_hami", 1,
@@ -165,6 +164,8 @@ StatusOr<Statement*> Meter::Cached(int slot, const char* sql) {
 
 Status Meter::LoadLocked() {
   if (loaded_) return OkStatus();
+  // What the journal holds is part of the tables the cursors come from.
+  RETURN_IF_ERROR(FoldLocked());
   // Everything a restarted meter needs in memory, in five queries: ids of
   // known devices and holders, counter cursors, and per (device, kind[,
   // holder]) the last metered timestamp, below which a resent gauge sample
@@ -181,12 +182,16 @@ Status Meter::LoadLocked() {
     if (!row) break;
     holder_ids_[h.ColumnText(1)] = h.ColumnInt64(0);
   }
-  ASSIGN_OR_RETURN(Statement c,
-                   db_->Prepare("SELECT series, last_ms, last_value FROM cost_cursors"));
+  // SQLite takes the bare columns of a MAX() aggregate from the row holding
+  // the maximum: each series' newest cursor.
+  ASSIGN_OR_RETURN(Statement c, db_->Prepare("SELECT series, MAX(last_ms), last_value FROM "
+                                             "cost_counter_cursors GROUP BY series"));
   while (true) {
     ASSIGN_OR_RETURN(bool row, c.Step());
     if (!row) break;
-    cursors_[static_cast<uint64_t>(c.ColumnInt64(0))] = {c.ColumnInt64(1), c.ColumnDouble(2)};
+    Cursor& k = cursors_[static_cast<uint64_t>(c.ColumnInt64(0))];
+    k.last_ms = c.ColumnInt64(1);
+    k.last_value = c.ColumnDouble(2);
   }
   ASSIGN_OR_RETURN(Statement m, db_->Prepare("SELECT device, MAX(last_up_ms), MAX(last_util_ms), "
                                              "MAX(last_bw_ms) FROM cost_minutes GROUP BY device"));
@@ -253,9 +258,8 @@ StatusOr<int64_t> Meter::HolderId(const Labels& labels) {
 
 Status Meter::Record(const std::vector<RemoteWriteSeries>& series) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::unordered_map<uint64_t, Cursor> moved;  // applied to cursors_ after COMMIT
   MeterCounters delta;
-  Status st = RecordLocked(series, moved, delta);
+  Status st = RecordLocked(series, delta);
   if (!st.ok()) {
     counters_.write_errors++;
     // Ids and cursors of a rolled-back transaction are gone with it: start
@@ -268,44 +272,47 @@ Status Meter::Record(const std::vector<RemoteWriteSeries>& series) {
     loaded_ = false;
     return st;
   }
-  for (const auto& [sid, c] : moved) cursors_[sid] = c;
   counters_.samples_metered += delta.samples_metered;
   counters_.samples_duplicate += delta.samples_duplicate;
   counters_.counter_resets += delta.counter_resets;
+  if (FoldDueLocked()) {
+    // The write is committed (in the journal) whatever the fold does; a
+    // failed fold rolled back and the next one takes the same rows.
+    if (!FoldLocked().ok()) {
+      counters_.fold_errors++;
+      ForgetAbsentRows();
+    }
+  }
   return OkStatus();
 }
 
-Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
-                           std::unordered_map<uint64_t, Cursor>& moved, MeterCounters& delta) {
-  std::map<std::pair<int64_t, int64_t>, MinuteDelta> minutes;
-  std::map<std::tuple<int64_t, int64_t, int64_t>, HolderDelta> holder_minutes;
-
+Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series, MeterCounters& delta) {
   RETURN_IF_ERROR(LoadLocked());
-  std::unordered_map<uint64_t, Cursor> counters;  // energy cursors to persist
+  MeterDeltas d;
   Transaction tx(db_);
   bool begun = false;
   for (const RemoteWriteSeries& s : series) {
     Kind kind = KindOf(s.labels.Get("__name__"));
     if (kind == Kind::kNone || s.samples.empty()) continue;
-    if ((kind == Kind::kHolder || kind == Kind::kHolderUtil) && !HasHolder(s.labels)) continue;
+    const bool held = kind == Kind::kHolder || kind == Kind::kHolderUtil;
+    if (held && !HasHolder(s.labels)) continue;
     if (!begun) {
       RETURN_IF_ERROR(tx.Begin());
       begun = true;
     }
-    ASSIGN_OR_RETURN(int64_t dev, DeviceId(s.labels));
-    int64_t holder = 0;
-    if (kind == Kind::kHolder || kind == Kind::kHolderUtil) {
-      ASSIGN_OR_RETURN(holder, HolderId(s.labels));
+    const uint64_t sid = SeriesId(s.labels);
+    auto [it, fresh] = cursors_.try_emplace(sid);
+    Cursor& c = it->second;
+    if (c.device == 0) {
+      ASSIGN_OR_RETURN(c.device, DeviceId(s.labels));
+      if (held) {
+        ASSIGN_OR_RETURN(c.holder, HolderId(s.labels));
+      }
+      if (auto f = floors_.find(FloorKey(c.device, kind, c.holder)); fresh && f != floors_.end()) {
+        c.last_ms = f->second;  // a gauge first seen since a restart
+      }
     }
-    uint64_t sid = SeriesId(s.labels);
-    Cursor c;
-    if (auto m = moved.find(sid); m != moved.end()) {
-      c = m->second;
-    } else if (auto k = cursors_.find(sid); k != cursors_.end()) {
-      c = k->second;
-    } else if (auto f = floors_.find(FloorKey(dev, kind, holder)); f != floors_.end()) {
-      c.last_ms = f->second;  // a gauge first seen since a restart
-    }
+    const int64_t dev = c.device, holder = c.holder;
     for (const RemoteWriteSample& p : s.samples) {
       if (p.timestamp_ms <= c.last_ms || !std::isfinite(p.value)) {
         delta.samples_duplicate++;
@@ -316,20 +323,20 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
       delta.samples_metered++;
       switch (kind) {
         case Kind::kUp: {
-          MinuteDelta& m = minutes[{dev, minute}];
+          MinuteDelta& m = d.minutes[{dev, minute}];
           m.present++;
           m.last_up_ms = std::max(m.last_up_ms, p.timestamp_ms);
           break;
         }
         case Kind::kUtil: {
-          MinuteDelta& m = minutes[{dev, minute}];
+          MinuteDelta& m = d.minutes[{dev, minute}];
           m.util_sum += p.value;
           m.util_n++;
           m.last_util_ms = std::max(m.last_util_ms, p.timestamp_ms);
           break;
         }
         case Kind::kBandwidth: {
-          MinuteDelta& m = minutes[{dev, minute}];
+          MinuteDelta& m = d.minutes[{dev, minute}];
           m.bw_sum += p.value;
           m.bw_n++;
           m.last_bw_ms = std::max(m.last_bw_ms, p.timestamp_ms);
@@ -337,22 +344,22 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
         }
         case Kind::kEnergy:
           if (c.last_ms >= 0) {
-            double d = p.value - c.last_value;
-            if (d < 0) {
-              d = p.value;
+            double e = p.value - c.last_value;
+            if (e < 0) {
+              e = p.value;
               delta.counter_resets++;
             }
-            minutes[{dev, minute}].energy_j += d;
+            d.minutes[{dev, minute}].energy_j += e;
           }
           break;
         case Kind::kHolder: {
-          HolderDelta& h = holder_minutes[{dev, minute, holder}];
+          HolderDelta& h = d.holders[{dev, minute, holder}];
           h.present++;
           h.last_info_ms = std::max(h.last_info_ms, p.timestamp_ms);
           break;
         }
         case Kind::kHolderUtil: {
-          HolderDelta& h = holder_minutes[{dev, minute, holder}];
+          HolderDelta& h = d.holders[{dev, minute, holder}];
           h.util_sum += p.value;
           h.util_n++;
           h.last_util_ms = std::max(h.last_util_ms, p.timestamp_ms);
@@ -361,17 +368,72 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
         case Kind::kNone:
           break;
       }
-      c = {p.timestamp_ms, p.value};
+      c.last_ms = p.timestamp_ms;
+      c.last_value = p.value;
     }
-    moved[sid] = c;
-    if (kind == Kind::kEnergy) counters[sid] = c;
+    if (kind == Kind::kEnergy)
+      d.cursors[{dev, static_cast<int64_t>(sid)}] = {c.last_ms, c.last_value};
   }
   if (!begun) return OkStatus();
+  if (!d.empty()) {
+    ASSIGN_OR_RETURN(Statement * ins, Cached(5, "INSERT INTO cost_journal (body) VALUES (?)"));
+    RETURN_IF_ERROR(ins->Reset());
+    RETURN_IF_ERROR(ins->BindBlob(1, EncodeDeltas(d)).Run());
+    RETURN_IF_ERROR(ins->Reset());
+  }
+  RETURN_IF_ERROR(tx.Commit());
+  if (!d.empty()) {
+    journal_rows_++;
+    const auto [first, last] = d.MinuteRange();
+    journal_first_minute_ = std::min(journal_first_minute_, first);
+    journal_last_minute_ = std::max(journal_last_minute_, last);
+  }
+  return OkStatus();
+}
 
+bool Meter::FoldDueLocked() const {
+  // Writes of one device-minute come every scrape interval until the minute
+  // is over: fold once the journal's first minute is two minutes behind its
+  // last (late samples become one more delta), or when it is long (a
+  // backfill sending many minutes at once).
+  return journal_rows_ > 0 &&
+         (journal_last_minute_ - journal_first_minute_ >= 120 || journal_rows_ >= kFoldRows);
+}
+
+Status Meter::FoldLocked() {
+  Transaction tx(db_);
+  RETURN_IF_ERROR(tx.Begin());
+  ASSIGN_OR_RETURN(Statement * q, Cached(6, "SELECT id, body FROM cost_journal ORDER BY id"));
+  RETURN_IF_ERROR(q->Reset());
+  MeterDeltas all;
+  int64_t last_id = -1;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) break;
+    last_id = q->ColumnInt64(0);
+    RETURN_IF_ERROR(DecodeDeltasInto(
+        q->ColumnBlob(1), db_->path() + ": cost_journal row " + std::to_string(last_id), all));
+  }
+  RETURN_IF_ERROR(q->Reset());
+  if (last_id >= 0) {
+    RETURN_IF_ERROR(WriteDeltasLocked(all));
+    ASSIGN_OR_RETURN(Statement * del, Cached(7, "DELETE FROM cost_journal WHERE id <= ?"));
+    RETURN_IF_ERROR(del->Reset());
+    RETURN_IF_ERROR(del->Bind(1, last_id).Run());
+    RETURN_IF_ERROR(del->Reset());
+  }
+  RETURN_IF_ERROR(tx.Commit());
+  journal_rows_ = 0;
+  journal_first_minute_ = std::numeric_limits<int64_t>::max();
+  journal_last_minute_ = std::numeric_limits<int64_t>::min();
+  return OkStatus();
+}
+
+Status Meter::WriteDeltasLocked(const MeterDeltas& d) {
   std::vector<std::pair<int64_t, int64_t>> touched;
-  touched.reserve(minutes.size() + holder_minutes.size());
-  for (const auto& [k, m] : minutes) touched.push_back(k);
-  for (const auto& [k, h] : holder_minutes) touched.push_back({std::get<0>(k), std::get<1>(k)});
+  touched.reserve(d.minutes.size() + d.holders.size());
+  for (const auto& [k, m] : d.minutes) touched.push_back(k);
+  for (const auto& [k, h] : d.holders) touched.push_back({std::get<0>(k), std::get<1>(k)});
   RETURN_IF_ERROR(InvalidateRollupLocked(touched));
   ASSIGN_OR_RETURN(Statement * up_minute_ptr,
                    Cached(2,
@@ -393,7 +455,7 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
                           "excluded.last_bw_ms)"));
   Statement& up_minute = *up_minute_ptr;
   RETURN_IF_ERROR(up_minute.Reset());
-  for (const auto& [k, m] : minutes) {
+  for (const auto& [k, m] : d.minutes) {
     RETURN_IF_ERROR(up_minute.Bind(1, k.first)
                         .Bind(2, k.second)
                         .Bind(3, m.present)
@@ -419,7 +481,7 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
                           "last_util_ms = MAX(last_util_ms, excluded.last_util_ms)"));
   Statement& up_holder = *up_holder_ptr;
   RETURN_IF_ERROR(up_holder.Reset());
-  for (const auto& [k, h] : holder_minutes) {
+  for (const auto& [k, h] : d.holders) {
     RETURN_IF_ERROR(up_holder.Bind(1, std::get<0>(k))
                         .Bind(2, std::get<1>(k))
                         .Bind(3, std::get<2>(k))
@@ -433,19 +495,20 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
   }
   ASSIGN_OR_RETURN(Statement * up_cursor_ptr,
                    Cached(4,
-                          "INSERT INTO cost_cursors (series, last_ms, last_value) VALUES "
-                          "(?, ?, ?) ON CONFLICT (series) DO UPDATE SET last_ms = "
-                          "excluded.last_ms, last_value = excluded.last_value"));
+                          "INSERT INTO cost_counter_cursors (device, series, last_ms, last_value) "
+                          "VALUES (?, ?, ?, ?) ON CONFLICT (device, series) DO UPDATE SET "
+                          "last_ms = excluded.last_ms, last_value = excluded.last_value"));
   Statement& up_cursor = *up_cursor_ptr;
   RETURN_IF_ERROR(up_cursor.Reset());
-  for (const auto& [sid, c] : counters) {
-    RETURN_IF_ERROR(up_cursor.Bind(1, static_cast<int64_t>(sid))
-                        .Bind(2, c.last_ms)
-                        .Bind(3, c.last_value)
+  for (const auto& [k, c] : d.cursors) {
+    RETURN_IF_ERROR(up_cursor.Bind(1, k.first)
+                        .Bind(2, k.second)
+                        .Bind(3, c.last_ms)
+                        .Bind(4, c.last_value)
                         .Run());
     RETURN_IF_ERROR(up_cursor.Reset());
   }
-  return tx.Commit();
+  return OkStatus();
 }
 
 StatusOr<std::vector<MeteredDevice>> Meter::Devices() {
@@ -517,6 +580,10 @@ StatusOr<std::shared_ptr<const std::vector<Holder>>> Meter::Holders() {
 Status Meter::Scan(int64_t from_s, int64_t to_s,
                    const std::function<void(const DeviceMinute&)>& fn) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (Status st = FoldLocked(); !st.ok()) {
+    ForgetAbsentRows();
+    return st;
+  }
   ASSIGN_OR_RETURN(Statement q,
                    db_->Prepare("SELECT device, minute, present, util_sum, util_n, bw_sum, bw_n, "
                                 "energy_j FROM cost_minutes WHERE minute >= ? AND minute < ? "

@@ -8,7 +8,12 @@
 // Write-through and idempotent: Record() meters one acknowledged write in
 // one transaction and returns only when it is committed (WAL with
 // synchronous=NORMAL: survives kill -9 of the process; a power cut can lose
-// the last commits), so the caller acknowledges the write after it.
+// the last commits), so the caller acknowledges the write after it. The
+// transaction adds one row to the journal (cost/meter_journal.h: the
+// write's per-minute deltas and counter cursors); a fold adds the journal's
+// rows to the minute tables and deletes them in one transaction, once the
+// journal spans two minutes or 4,096 rows, before every Scan / ScanHours,
+// and when the meter loads its state.
 // A sample at or before its series' cursor (the last metered timestamp) is a
 // duplicate, so a write sent again (a retry after a lost response, a replay
 // after a restart) is not counted twice. Cursors live in memory; what makes
@@ -16,8 +21,9 @@
 // timestamp per kind, from which a restarted meter takes the cursor of a
 // gauge (the same for every series of one kind on one device, which share
 // scrape times), and counters (energy) keep per-series cursors with their
-// last value, so per-minute deltas continue across restarts; a counter that
-// goes down is a reset (the new value is the delta).
+// last value (cost_counter_cursors, keyed by device then series), so
+// per-minute deltas continue across restarts; a counter that goes down is
+// a reset (the new value is the delta).
 //
 // Metered series: gpu_up (presence), gpu_utilization_ratio,
 // gpu_memory_bandwidth_utilization_ratio, gpu_energy_joules_total,
@@ -44,12 +50,15 @@
 // snapshot and takes a span whose rows are missing from the level below.
 //
 // Thread safety: Record, Scan and ScanHours are serialized by an internal mutex; the
-// StateDb must not be used by anything else concurrently.
+// StateDb must not be used by anything else concurrently. Another process
+// may fold the same journal (each fold takes the rows present in its own
+// transaction).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -66,6 +75,8 @@
 namespace gpufleet::cost {
 
 const std::vector<Migration>& CostMigrations();
+
+struct MeterDeltas;  // cost/meter_journal.h
 
 // Levels of the rollup: hours and days.
 inline constexpr int kRollupLevels = 2;
@@ -122,6 +133,7 @@ struct MeterCounters {
   uint64_t samples_duplicate = 0;  // at or before the series' cursor
   uint64_t counter_resets = 0;
   uint64_t write_errors = 0;
+  uint64_t fold_errors = 0;  // journal folds that failed (the next one retries)
 };
 
 class Meter {
@@ -153,13 +165,26 @@ class Meter {
   MeterCounters counters();
 
  private:
+  // Per metered series (keyed by SeriesId): the last metered sample and,
+  // once a write has named them, the ids of its device and holder (0: not
+  // yet resolved, as for cursors loaded from the database), so a series
+  // seen before costs one lookup.
   struct Cursor {
     int64_t last_ms = -1;
     double last_value = 0;
+    int64_t device = 0;
+    int64_t holder = 0;
   };
-  Status RecordLocked(const std::vector<RemoteWriteSeries>& series,
-                      std::unordered_map<uint64_t, Cursor>& moved, MeterCounters& delta);
+  // Updates cursors_ in place: Record forgets them all when the
+  // transaction fails.
+  Status RecordLocked(const std::vector<RemoteWriteSeries>& series, MeterCounters& delta);
   Status LoadLocked();
+  // The journal: FoldLocked adds every row of cost_journal to the minute
+  // tables and deletes them, in one transaction; WriteDeltasLocked is its
+  // write (inside it). FoldDueLocked: whether a write should fold now.
+  Status FoldLocked();
+  Status WriteDeltasLocked(const MeterDeltas& d);
+  bool FoldDueLocked() const;
   // Minutes of one device in [from_s, to_s), as Scan hands them over.
   Status DeviceMinutesLocked(int64_t device, int64_t from_s, int64_t to_s,
                              const std::function<void(const DeviceMinute&)>& fn);
@@ -206,6 +231,13 @@ class Meter {
   std::unordered_set<uint64_t> absent_[kRollupLevels];      // guarded by mu_
   std::unordered_set<int64_t> done_absent_[kRollupLevels];  // guarded by mu_
   int64_t rollup_epoch_ = -1;                                // guarded by mu_; of the sets above
+  // Rows this meter wrote to the journal since its last fold, and the
+  // minutes they span (another process may have folded them already: then
+  // the next fold finds fewer rows, which is harmless).
+  static constexpr int64_t kFoldRows = 4096;
+  int64_t journal_rows_ = 0;                                            // guarded by mu_
+  int64_t journal_first_minute_ = std::numeric_limits<int64_t>::max();  // guarded by mu_
+  int64_t journal_last_minute_ = std::numeric_limits<int64_t>::min();   // guarded by mu_
 };
 
 }  // namespace gpufleet::cost

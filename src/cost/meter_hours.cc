@@ -520,6 +520,7 @@ Status Meter::ScanHours(int64_t from_s, int64_t to_s, int64_t cache_before_s,
                         const std::function<void(const DeviceMinute&)>& fn) {
   std::lock_guard<std::mutex> lock(mu_);
   Status st = [&]() -> Status {
+    RETURN_IF_ERROR(FoldLocked());  // the journal's writes, into the minutes
     ScanState state;
     state.block_ok = block_ok;
     // Whole closed spans of each level in [from_s, to_s): hours, then days.
@@ -529,8 +530,10 @@ Status Meter::ScanHours(int64_t from_s, int64_t to_s, int64_t cache_before_s,
       state.to_s[L.index] = FloorTo(closed, L.span_s);
       if (state.from_s[L.index] >= state.to_s[L.index]) state.from_s[L.index] = state.to_s[L.index];
     }
-    if (state.from_s[0] < state.to_s[0]) RETURN_IF_ERROR(BuildHoursLocked(state.from_s[0], state.to_s[0]));
-    if (state.from_s[1] < state.to_s[1]) RETURN_IF_ERROR(BuildDaysLocked(state.from_s[1], state.to_s[1]));
+    if (state.from_s[0] < state.to_s[0])
+      RETURN_IF_ERROR(BuildHoursLocked(state.from_s[0], state.to_s[0]));
+    if (state.from_s[1] < state.to_s[1])
+      RETURN_IF_ERROR(BuildDaysLocked(state.from_s[1], state.to_s[1]));
     // One read snapshot: a write from another process between the builds and
     // here deletes rows and their done marks together, and the scan reads
     // such spans from the level below.

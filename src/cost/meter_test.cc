@@ -7,6 +7,9 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+
+#include "cost/meter_journal.h"
 
 namespace gpufleet::cost {
 namespace {
@@ -122,16 +125,15 @@ TEST(MeterTest, RetriesAndRestartsDoNotDoubleCount) {
   EXPECT_EQ(again.meter->counters().counter_resets, 1u);
 }
 
-// kill -9 while metering: a child meters minute after minute and reports
+// kill -9 while metering: a child meters write after write and reports
 // each acknowledged write through a pipe; the parent kills it, then does
 // what a remote-write sender does (sends again everything from the first
 // unacknowledged write, and the last acknowledged one once more). The
 // result equals an uninterrupted run: nothing acknowledged is lost and
 // nothing is counted twice.
-TEST(MeterTest, KillNineLosesNothingAcknowledged) {
-  constexpr int kWrites = 400;
-  auto write_k = [](int k) { return Write(60'000LL * (k + 1), 1000.0 * k, 1000.0 * k + 500); };
-  std::string killed = TempDb("meter_kill.db");
+void KillNineAndCompare(const std::function<std::vector<RemoteWriteSeries>(int)>& write_k,
+                        int writes, const char* name) {
+  std::string killed = TempDb((std::string(name) + "_kill.db").c_str());
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
   pid_t child = fork();
@@ -139,7 +141,7 @@ TEST(MeterTest, KillNineLosesNothingAcknowledged) {
   if (child == 0) {
     close(fds[0]);
     Db db(killed);
-    for (int k = 0; k < kWrites; ++k) {
+    for (int k = 0; k < writes; ++k) {
       if (!db.meter->Record(write_k(k)).ok()) _exit(2);
       if (write(fds[1], &k, sizeof k) != sizeof k) _exit(3);
     }
@@ -148,19 +150,19 @@ TEST(MeterTest, KillNineLosesNothingAcknowledged) {
   }
   close(fds[1]);
   int acked = -1, k = 0;
-  while (acked < kWrites / 3 && read(fds[0], &k, sizeof k) == sizeof k) acked = k;
+  while (acked < writes / 3 && read(fds[0], &k, sizeof k) == sizeof k) acked = k;
   kill(child, SIGKILL);
   int status = 0;
   waitpid(child, &status, 0);
   while (read(fds[0], &k, sizeof k) == sizeof k) acked = k;
   close(fds[0]);
-  ASSERT_GE(acked, kWrites / 3);
+  ASSERT_GE(acked, writes / 3);
 
   Db after(killed);
-  for (int i = std::max(0, acked); i < kWrites; ++i)
+  for (int i = std::max(0, acked); i < writes; ++i)
     ASSERT_TRUE(after.meter->Record(write_k(i)).ok());
-  Db clean(TempDb("meter_clean.db"));
-  for (int i = 0; i < kWrites; ++i) ASSERT_TRUE(clean.meter->Record(write_k(i)).ok());
+  Db clean(TempDb((std::string(name) + "_clean.db").c_str()));
+  for (int i = 0; i < writes; ++i) ASSERT_TRUE(clean.meter->Record(write_k(i)).ok());
   std::vector<DeviceMinute> a = after.All(), b = clean.All();
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
@@ -169,6 +171,165 @@ TEST(MeterTest, KillNineLosesNothingAcknowledged) {
     EXPECT_DOUBLE_EQ(a[i].util_mean, b[i].util_mean);
     EXPECT_EQ(a[i].holders.size(), b[i].holders.size());
   }
+}
+
+// One write per minute: the journal folds every other write.
+TEST(MeterTest, KillNineLosesNothingAcknowledged) {
+  KillNineAndCompare([](int k) { return Write(60'000LL * (k + 1), 1000.0 * k, 1000.0 * k + 500); },
+                     400, "meter_minutes");
+}
+
+// One scrape per write, 15 s apart: several writes of each minute wait in
+// the journal, and the kill finds some of them there.
+TEST(MeterTest, KillNineWithWritesInTheJournalLosesNothing) {
+  auto write_k = [](int k) {
+    const int64_t ts = 60'000 + 15'000LL * k;
+    std::vector<std::pair<std::string, std::string>> pod = {{"workload_pod", "train-0"},
+                                                            {"workload_namespace", "research"},
+                                                            {"workload_container", "c"}};
+    return std::vector<RemoteWriteSeries>{Series("gpu_up", {{ts, 1}}),
+                                          Series("gpu_utilization_ratio", {{ts, 0.1 * (k % 10)}}),
+                                          Series("gpu_energy_joules_total", {{ts, 250.0 * k}}),
+                                          Series("gpu_workload_info", {{ts, 1}}, pod)};
+  };
+  KillNineAndCompare(write_k, 600, "meter_journal");
+}
+
+int64_t JournalRows(StateDb* db) {
+  auto q = db->Prepare("SELECT COUNT(*) FROM cost_journal");
+  EXPECT_TRUE(q.ok());
+  auto row = q->Step();
+  EXPECT_TRUE(row.ok() && *row);
+  return q->ColumnInt64(0);
+}
+
+// Writes wait in the journal while their minutes are open; a write two
+// minutes on folds them into the minute tables, and so does any read.
+TEST(MeterTest, JournalFoldsClosedMinutesAndBeforeReads) {
+  Db db(TempDb("meter_fold.db"));
+  for (int k = 0; k < 4; ++k) {  // minute 60 s, four scrapes
+    const int64_t ts = 60'000 + 15'000LL * k;
+    ASSERT_TRUE(db.meter->Record({Series("gpu_up", {{ts, 1}})}).ok());
+  }
+  EXPECT_EQ(JournalRows(db.state.get()), 4);
+  ASSERT_TRUE(db.meter->Record({Series("gpu_up", {{120'000, 1}})}).ok());
+  EXPECT_EQ(JournalRows(db.state.get()), 5);  // minute 60 s may still get late samples
+  ASSERT_TRUE(db.meter->Record({Series("gpu_up", {{180'000, 1}})}).ok());
+  EXPECT_EQ(JournalRows(db.state.get()), 0);
+  ASSERT_TRUE(db.meter->Record({Series("gpu_up", {{195'000, 1}})}).ok());
+  EXPECT_EQ(JournalRows(db.state.get()), 1);
+  std::vector<DeviceMinute> m = db.All();
+  EXPECT_EQ(JournalRows(db.state.get()), 0);
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0].minute_s, 60);
+  EXPECT_EQ(m[2].minute_s, 180);
+}
+
+// A journal row that does not decode is an error naming the file, the row
+// and the byte, not a silent loss.
+TEST(MeterTest, CorruptJournalRowIsNamed) {
+  std::string path = TempDb("meter_corrupt.db");
+  {
+    Db db(path);
+    ASSERT_TRUE(db.meter->Record(Write(60'000, 1000, 1900)).ok());
+    ASSERT_TRUE(db.state->Exec("INSERT INTO cost_journal (id, body) VALUES (77, x'01ffff')").ok());
+  }
+  Db again(path);
+  Status st = again.meter->Record(Write(120'000, 2000, 2900));
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find(path), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("cost_journal row 77"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("byte"), std::string::npos) << st.message();
+}
+
+// Counter cursors written before migration "cost" 4 carry device 0; a
+// series' newest row wins on load, so a stale carried-over row next to a
+// newer one does not count energy twice.
+TEST(MeterTest, NewestCounterCursorWinsAfterMigration) {
+  std::string old_path = TempDb("meter_migrate.db");
+  {
+    std::vector<Migration> before;
+    for (const Migration& m : CostMigrations()) {
+      if (m.component != "cost" || m.version <= 3) before.push_back(m);
+    }
+    auto db = StateDb::Open(old_path, before);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    ASSERT_TRUE((*db)->Exec("INSERT INTO cost_cursors VALUES (42, 5000, 7.5)").ok());
+  }
+  {
+    Db migrated(old_path);
+    auto q = migrated.state->Prepare(
+        "SELECT device, series, last_ms, last_value FROM cost_counter_cursors");
+    ASSERT_TRUE(q.ok());
+    auto row = q->Step();
+    ASSERT_TRUE(row.ok() && *row);
+    EXPECT_EQ(q->ColumnInt64(0), 0);
+    EXPECT_EQ(q->ColumnInt64(1), 42);
+    EXPECT_EQ(q->ColumnInt64(2), 5000);
+    EXPECT_DOUBLE_EQ(q->ColumnDouble(3), 7.5);
+  }
+
+  std::string path = TempDb("meter_newest.db");
+  {
+    Db db(path);
+    ASSERT_TRUE(db.meter->Record(Write(60'000, 1000, 1900)).ok());
+    ASSERT_EQ(db.meter->Scan(0, 1, [](const DeviceMinute&) {}).ok(), true);  // folds
+    // A stale row for the same series, as a migration would leave it.
+    ASSERT_TRUE(db.state
+                    ->Exec("INSERT INTO cost_counter_cursors SELECT 0, series, 1000, 100 "
+                           "FROM cost_counter_cursors")
+                    .ok());
+  }
+  Db again(path);
+  ASSERT_TRUE(again.meter->Record(Write(120'000, 2000, 2900)).ok());
+  std::vector<DeviceMinute> m = again.All();
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_DOUBLE_EQ(m[1].energy_j, 1000);  // 1900 -> 2000 -> 2900, not from the stale 100
+}
+
+// Two writes of one device-minute fold into one delta: sums add, last
+// timestamps take the maximum, a counter cursor takes the later write's.
+TEST(MeterJournalTest, RoundTripsAndMerges) {
+  MeterDeltas a, b;
+  a.minutes[{3, 60}] = {2, 0.5, 2, 1.2, 2, 100, 75'000, 75'000, 60'000};
+  a.holders[{3, 60, 7}] = {1, 0.3, 1, 75'000, 75'000};
+  a.cursors[{3, 99}] = {75'000, 1100};
+  b.minutes[{3, 60}] = {1, 0.25, 1, 0.5, 1, 40, 90'000, 90'000, 90'000};
+  b.minutes[{4, 60}] = {1, 0.1, 1, 0.1, 1, 5, 90'000, 90'000, 90'000};
+  b.cursors[{3, 99}] = {90'000, 1140};
+  MeterDeltas folded;
+  ASSERT_TRUE(DecodeDeltasInto(EncodeDeltas(a), "a", folded).ok());
+  ASSERT_TRUE(DecodeDeltasInto(EncodeDeltas(b), "b", folded).ok());
+  ASSERT_EQ(folded.minutes.size(), 2u);
+  const MinuteDelta& m = folded.minutes.at({3, 60});
+  EXPECT_EQ(m.present, 3);
+  EXPECT_DOUBLE_EQ(m.util_sum, 0.75);
+  EXPECT_EQ(m.util_n, 3);
+  EXPECT_DOUBLE_EQ(m.energy_j, 140);
+  EXPECT_EQ(m.last_up_ms, 90'000);
+  EXPECT_EQ(folded.holders.at({3, 60, 7}).present, 1);
+  EXPECT_EQ(folded.cursors.at({3, 99}).last_ms, 90'000);
+  EXPECT_DOUBLE_EQ(folded.cursors.at({3, 99}).last_value, 1140);
+  EXPECT_EQ(folded.MinuteRange(), std::make_pair(int64_t{60}, int64_t{60}));
+  MeterDeltas again;
+  ASSERT_TRUE(DecodeDeltasInto(EncodeDeltas(folded), "folded", again).ok());
+  EXPECT_EQ(EncodeDeltas(again), EncodeDeltas(folded));
+}
+
+TEST(MeterJournalTest, TruncatedBodyNamesTheByte) {
+  MeterDeltas a;
+  a.minutes[{3, 60}] = {2, 0.5, 2, 1.2, 2, 100, 75'000, 75'000, 60'000};
+  const std::string body = EncodeDeltas(a);
+  MeterDeltas out;
+  Status st = DecodeDeltasInto(body.substr(0, 50), "row 9", out);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message(), "row 9: truncated minute deltas at byte 5 of 50");
+  st = DecodeDeltasInto(std::string("\x02", 1), "row 10", out);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("unknown journal version 2"), std::string::npos);
+  st = DecodeDeltasInto(body + "x", "row 11", out);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("trailing bytes"), std::string::npos);
 }
 
 }  // namespace

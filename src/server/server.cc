@@ -366,6 +366,10 @@ std::string Server::RenderMetrics() {
     Metric(out, "gpufleet_cost_samples_duplicate_total", "counter",
            "Samples the meter had already counted (retried or replayed writes).",
            static_cast<double>(m.samples_duplicate));
+    Metric(out, "gpufleet_cost_fold_errors_total", "counter",
+           "Folds of the meter's journal into the minute tables that failed (the journal "
+           "keeps the writes; the next fold retries).",
+           static_cast<double>(m.fold_errors));
     Metric(out, "gpufleet_cost_meter_errors_total", "counter",
            "Writes answered 503 because the meter could not commit them.",
            static_cast<double>(in.meter_errors));

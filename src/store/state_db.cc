@@ -206,7 +206,23 @@ Status Statement::Reset() {
 }
 
 int64_t Statement::ColumnInt64(int i) const { return sqlite3_column_int64(stmt_, i); }
+Statement& Statement::BindBlob(int index, std::string_view bytes) {
+  if (sqlite3_bind_blob(stmt_, index, bytes.data() != nullptr ? bytes.data() : "",
+                        static_cast<int>(bytes.size()), SQLITE_TRANSIENT) != SQLITE_OK &&
+      bind_error_.ok()) {
+    bind_error_ = db_->Error("bind");
+  }
+  return *this;
+}
+
 double Statement::ColumnDouble(int i) const { return sqlite3_column_double(stmt_, i); }
+
+std::string_view Statement::ColumnBlob(int i) const {
+  const void* b = sqlite3_column_blob(stmt_, i);
+  int n = sqlite3_column_bytes(stmt_, i);
+  return b != nullptr ? std::string_view(static_cast<const char*>(b), static_cast<size_t>(n))
+                      : std::string_view();
+}
 std::string Statement::ColumnText(int i) const {
   const unsigned char* t = sqlite3_column_text(stmt_, i);
   int n = sqlite3_column_bytes(stmt_, i);

@@ -87,6 +87,7 @@ class Statement {
   Statement& Bind(int index, int64_t v);
   Statement& Bind(int index, double v);
   Statement& Bind(int index, std::string_view v);
+  Statement& BindBlob(int index, std::string_view bytes);
   // true = a row is available, false = done.
   StatusOr<bool> Step();
   // Steps to completion (INSERT/UPDATE).
@@ -96,6 +97,8 @@ class Statement {
   int64_t ColumnInt64(int i) const;
   double ColumnDouble(int i) const;
   std::string ColumnText(int i) const;
+  // The bytes of a BLOB (or TEXT) column; valid until the next Step or Reset.
+  std::string_view ColumnBlob(int i) const;
 
  private:
   friend class StateDb;

@@ -43,6 +43,15 @@ class FlatIndex {
     return id;
   }
   size_t size() const { return hashes_.size(); }
+  // Starts loading the slot where a Find for `hash` begins, so a caller
+  // with many lookups can overlap their cache misses.
+  void Prefetch(uint64_t hash) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]);
+  }
+  void Clear() {
+    slots_.clear();
+    hashes_.clear();
+  }
 
  private:
   static constexpr uint64_t kEmpty = UINT64_MAX;

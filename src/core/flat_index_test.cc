@@ -39,5 +39,17 @@ TEST(FlatIndexTest, EqualHashesAreToldApartByTheKey) {
   EXPECT_EQ(index.Find(7, [](uint32_t) { return true; }), FlatIndex::kNotFound);
 }
 
+TEST(FlatIndexTest, ClearForgetsEverythingAndIdsStartAgain) {
+  FlatIndex index;
+  for (uint64_t h = 1; h <= 100; ++h) index.Insert(h * 0x9e3779b97f4a7c15ULL);
+  index.Clear();
+  EXPECT_EQ(index.size(), 0u);
+  index.Prefetch(5);  // on an empty index: nothing to load, no crash
+  EXPECT_EQ(index.Find(0x9e3779b97f4a7c15ULL, [](uint32_t) { return true; }), FlatIndex::kNotFound);
+  EXPECT_EQ(index.Insert(5), 0u);
+  index.Prefetch(5);
+  EXPECT_EQ(index.Find(5, [](uint32_t id) { return id == 0; }), 0u);
+}
+
 }  // namespace
 }  // namespace gpufleet

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "cost/meter_journal.h"
+#include "cost/work_meter.h"
 #include "detect/device_series.h"
 
 namespace gpufleet::cost {
@@ -68,6 +69,14 @@ uint64_t FloorKey(int64_t device, Kind kind, int64_t holder) {
 }
 
 }  // namespace
+
+MeterKey MeterKeyOf(const Labels& labels) {
+  const std::string_view name = labels.Get("__name__");
+  const Kind kind = KindOf(name);
+  if (kind == Kind::kNone) return {.work = IsWorkSeries(name)};
+  if ((kind == Kind::kHolder || kind == Kind::kHolderUtil) && !HasHolder(labels)) return {};
+  return {.kind = static_cast<uint8_t>(kind), .series = SeriesId(labels)};
+}
 
 std::vector<std::string_view> MeteredMetricNames() {
   std::vector<std::string_view> out;
@@ -189,7 +198,8 @@ Status Meter::LoadLocked() {
   while (true) {
     ASSIGN_OR_RETURN(bool row, c.Step());
     if (!row) break;
-    Cursor& k = cursors_[static_cast<uint64_t>(c.ColumnInt64(0))];
+    bool fresh = false;
+    Cursor& k = CursorOf(static_cast<uint64_t>(c.ColumnInt64(0)), fresh);
     k.last_ms = c.ColumnInt64(1);
     k.last_value = c.ColumnDouble(2);
   }
@@ -257,9 +267,21 @@ StatusOr<int64_t> Meter::HolderId(const Labels& labels) {
 }
 
 Status Meter::Record(const std::vector<RemoteWriteSeries>& series) {
+  std::vector<MeterKey> keys;
+  keys.reserve(series.size());
+  for (const RemoteWriteSeries& s : series) keys.push_back(MeterKeyOf(s.labels));
+  return Record(series, keys);
+}
+
+Status Meter::Record(const std::vector<RemoteWriteSeries>& series,
+                     const std::vector<MeterKey>& keys) {
+  if (keys.size() != series.size()) {
+    return InvalidArgumentError("cost meter: " + std::to_string(keys.size()) + " keys for " +
+                                std::to_string(series.size()) + " series");
+  }
   std::lock_guard<std::mutex> lock(mu_);
   MeterCounters delta;
-  Status st = RecordLocked(series, delta);
+  Status st = RecordLocked(series, keys, delta);
   if (!st.ok()) {
     counters_.write_errors++;
     // Ids and cursors of a rolled-back transaction are gone with it: start
@@ -267,6 +289,7 @@ Status Meter::Record(const std::vector<RemoteWriteSeries>& series) {
     device_ids_.clear();
     holder_ids_.clear();
     cursors_.clear();
+    cursor_index_.Clear();
     floors_.clear();
     ForgetAbsentRows();  // the rolled-back deletes of rollup rows
     loaded_ = false;
@@ -286,23 +309,41 @@ Status Meter::Record(const std::vector<RemoteWriteSeries>& series) {
   return OkStatus();
 }
 
-Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series, MeterCounters& delta) {
+Meter::Cursor& Meter::CursorOf(uint64_t sid, bool& fresh) {
+  uint32_t id = cursor_index_.Find(sid, [&](uint32_t i) { return cursors_[i].series == sid; });
+  fresh = id == FlatIndex::kNotFound;
+  if (fresh) {
+    id = cursor_index_.Insert(sid);
+    cursors_.push_back(Cursor{.series = sid});
+  }
+  return cursors_[id];
+}
+
+Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
+                           const std::vector<MeterKey>& keys, MeterCounters& delta) {
   RETURN_IF_ERROR(LoadLocked());
+  // First the metered series, starting the loads of their cursors' index
+  // slots, so the lookups below overlap their cache misses.
+  struct Metered {
+    const RemoteWriteSeries* s;
+    Kind kind;
+    uint64_t sid;
+  };
+  std::vector<Metered> metered;
+  for (size_t i = 0; i < series.size(); ++i) {
+    if (keys[i].kind == 0 || series[i].samples.empty()) continue;
+    metered.push_back({&series[i], static_cast<Kind>(keys[i].kind), keys[i].series});
+    cursor_index_.Prefetch(keys[i].series);
+  }
+  if (metered.empty()) return OkStatus();
   MeterDeltas d;
   Transaction tx(db_);
-  bool begun = false;
-  for (const RemoteWriteSeries& s : series) {
-    Kind kind = KindOf(s.labels.Get("__name__"));
-    if (kind == Kind::kNone || s.samples.empty()) continue;
+  RETURN_IF_ERROR(tx.Begin());
+  for (const auto& [sp, kind, sid] : metered) {
+    const RemoteWriteSeries& s = *sp;
     const bool held = kind == Kind::kHolder || kind == Kind::kHolderUtil;
-    if (held && !HasHolder(s.labels)) continue;
-    if (!begun) {
-      RETURN_IF_ERROR(tx.Begin());
-      begun = true;
-    }
-    const uint64_t sid = SeriesId(s.labels);
-    auto [it, fresh] = cursors_.try_emplace(sid);
-    Cursor& c = it->second;
+    bool fresh = false;
+    Cursor& c = CursorOf(sid, fresh);
     if (c.device == 0) {
       ASSIGN_OR_RETURN(c.device, DeviceId(s.labels));
       if (held) {
@@ -374,7 +415,6 @@ Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series, MeterCo
     if (kind == Kind::kEnergy)
       d.cursors[{dev, static_cast<int64_t>(sid)}] = {c.last_ms, c.last_value};
   }
-  if (!begun) return OkStatus();
   if (!d.empty()) {
     ASSIGN_OR_RETURN(Statement * ins, Cached(5, "INSERT INTO cost_journal (body) VALUES (?)"));
     RETURN_IF_ERROR(ins->Reset());

@@ -68,6 +68,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/flat_index.h"
 #include "core/status.h"
 #include "expo/remote_write.h"
 #include "store/state_db.h"
@@ -83,6 +84,17 @@ inline constexpr int kRollupLevels = 2;
 
 // The names of the metered series (above), in a fixed order.
 std::vector<std::string_view> MeteredMetricNames();
+
+// What Meter::Record needs from one series' labels: which metered series it
+// is (kind 0: not metered, or a holder series without a holder) and its id.
+// A caller that reads every series' labels anyway (the ingester, storing
+// them) computes it there, while they are in the cache.
+struct MeterKey {
+  uint8_t kind = 0;
+  bool work = false;  // a series the WorkMeter (cost/work_meter.h) reads
+  uint64_t series = 0;
+};
+MeterKey MeterKeyOf(const Labels& labels);
 
 struct MeteredDevice {
   int64_t id = 0;
@@ -143,6 +155,8 @@ class Meter {
 
   // Meters the metered series of one write (see above); one transaction.
   Status Record(const std::vector<RemoteWriteSeries>& series);
+  // The same, with keys[i] == MeterKeyOf(series[i].labels) from the caller.
+  Status Record(const std::vector<RemoteWriteSeries>& series, const std::vector<MeterKey>& keys);
 
   // Devices and holders known to the ledger. Holders are ordered by id and
   // never change once written, so the meter keeps them between calls and
@@ -170,14 +184,18 @@ class Meter {
   // yet resolved, as for cursors loaded from the database), so a series
   // seen before costs one lookup.
   struct Cursor {
+    uint64_t series = 0;  // SeriesId
     int64_t last_ms = -1;
     double last_value = 0;
     int64_t device = 0;
     int64_t holder = 0;
   };
+  // The cursor of series `sid`; a new one (fresh) when unknown.
+  Cursor& CursorOf(uint64_t sid, bool& fresh);
   // Updates cursors_ in place: Record forgets them all when the
   // transaction fails.
-  Status RecordLocked(const std::vector<RemoteWriteSeries>& series, MeterCounters& delta);
+  Status RecordLocked(const std::vector<RemoteWriteSeries>& series,
+                      const std::vector<MeterKey>& keys, MeterCounters& delta);
   Status LoadLocked();
   // The journal: FoldLocked adds every row of cost_journal to the minute
   // tables and deletes them, in one transaction; WriteDeltasLocked is its
@@ -218,7 +236,11 @@ class Meter {
   std::mutex mu_;
   StateDb* db_;                                          // guarded by mu_
   bool loaded_ = false;                                  // guarded by mu_
-  std::unordered_map<uint64_t, Cursor> cursors_;         // guarded by mu_
+  // Cursors by id in order of first appearance (a write's series come
+  // together, so its cursors are neighbours), found through cursor_index_
+  // by SeriesId.
+  std::vector<Cursor> cursors_;                          // guarded by mu_
+  FlatIndex cursor_index_;                               // guarded by mu_
   std::unordered_map<uint64_t, int64_t> floors_;         // guarded by mu_
   std::unordered_map<std::string, int64_t> device_ids_;  // guarded by mu_
   std::unordered_map<std::string, int64_t> holder_ids_;  // guarded by mu_

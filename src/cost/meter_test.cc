@@ -287,6 +287,29 @@ TEST(MeterTest, NewestCounterCursorWinsAfterMigration) {
   EXPECT_DOUBLE_EQ(m[1].energy_j, 1000);  // 1900 -> 2000 -> 2900, not from the stale 100
 }
 
+// The ingester computes each series' key while storing it; metering with
+// those keys equals metering without them, and keys that do not match the
+// series are refused.
+TEST(MeterTest, KeysFromTheCallerMeterTheSame) {
+  Db plain(TempDb("meter_keys_plain.db")), keyed(TempDb("meter_keys.db"));
+  std::vector<RemoteWriteSeries> w = Write(60'000, 1000, 1900);
+  std::vector<MeterKey> keys;
+  for (const RemoteWriteSeries& s : w) keys.push_back(MeterKeyOf(s.labels));
+  EXPECT_EQ(keys.back().kind, 0);  // gpu_temperature_celsius is not metered
+  EXPECT_NE(keys.front().kind, 0);
+  ASSERT_TRUE(plain.meter->Record(w).ok());
+  ASSERT_TRUE(keyed.meter->Record(w, keys).ok());
+  std::vector<DeviceMinute> a = plain.All(), b = keyed.All();
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_DOUBLE_EQ(a[0].util_mean, b[0].util_mean);
+  EXPECT_DOUBLE_EQ(a[0].energy_j, b[0].energy_j);
+  EXPECT_EQ(a[0].holders.size(), b[0].holders.size());
+  keys.pop_back();
+  Status st = keyed.meter->Record(w, keys);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << st.ToString();
+}
+
 // Two writes of one device-minute fold into one delta: sums add, last
 // timestamps take the maximum, a counter cursor takes the later write's.
 TEST(MeterJournalTest, RoundTripsAndMerges) {

@@ -19,6 +19,8 @@ struct MinuteWork {
 
 }  // namespace
 
+bool IsWorkSeries(std::string_view name) { return name == kSteps || name == kTokens; }
+
 Status WorkMeter::LoadLocked() {
   if (loaded_) return OkStatus();
   ASSIGN_OR_RETURN(Statement q, db_->Prepare("SELECT series, last_ms, last_value FROM "
@@ -38,7 +40,23 @@ Status WorkMeter::Record(const std::vector<RemoteWriteSeries>& series) {
   std::lock_guard<std::mutex> lock(mu_);
   std::unordered_map<std::string, Cursor> moved;
   WorkCounters delta;
-  Status st = RecordLocked(series, moved, delta);
+  return FinishLocked(RecordLocked(series, nullptr, moved, delta), moved, delta);
+}
+
+Status WorkMeter::Record(const std::vector<RemoteWriteSeries>& series,
+                         const std::vector<MeterKey>& keys) {
+  if (keys.size() != series.size()) {
+    return InvalidArgumentError("work meter: " + std::to_string(keys.size()) + " keys for " +
+                                std::to_string(series.size()) + " series");
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  std::unordered_map<std::string, Cursor> moved;
+  WorkCounters delta;
+  return FinishLocked(RecordLocked(series, &keys, moved, delta), moved, delta);
+}
+
+Status WorkMeter::FinishLocked(Status st, std::unordered_map<std::string, Cursor>& moved,
+                               const WorkCounters& delta) {
   if (!st.ok()) {
     cursors_.clear();  // the transaction rolled back: reload what it kept
     loaded_ = false;
@@ -52,10 +70,13 @@ Status WorkMeter::Record(const std::vector<RemoteWriteSeries>& series) {
 }
 
 Status WorkMeter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
+                               const std::vector<MeterKey>* keys,
                                std::unordered_map<std::string, Cursor>& moved,
                                WorkCounters& delta) {
   std::map<std::pair<std::string, int64_t>, MinuteWork> minutes;
-  for (const RemoteWriteSeries& s : series) {
+  for (size_t i = 0; i < series.size(); ++i) {
+    if (keys != nullptr && !(*keys)[i].work) continue;
+    const RemoteWriteSeries& s = series[i];
     std::string_view name = s.labels.Get("__name__");
     const bool steps = name == kSteps;
     if (!steps && name != kTokens) continue;

@@ -25,10 +25,12 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "core/status.h"
+#include "cost/meter.h"
 #include "expo/remote_write.h"
 #include "store/state_db.h"
 
@@ -49,12 +51,18 @@ struct WorkCounters {
   uint64_t samples_skipped = 0;  // no workload_name / workload_pod label, or not finite
 };
 
+// Whether a series named `name` is one the WorkMeter reads.
+bool IsWorkSeries(std::string_view name);
+
 class WorkMeter {
  public:
   // `db` must outlive the meter and have CostMigrations() applied.
   explicit WorkMeter(StateDb* db) : db_(db) {}
 
   Status Record(const std::vector<RemoteWriteSeries>& series);
+  // The same, reading only the series whose keys[i].work is set
+  // (cost::MeterKeyOf, computed by the caller).
+  Status Record(const std::vector<RemoteWriteSeries>& series, const std::vector<MeterKey>& keys);
   // Work over the minutes in [from_s, to_s) per workload, and again per pod
   // under kPodKeyPrefix + pod (so a ledger holder whose gpu_workload_info
   // names only its pod still meets its steps).
@@ -67,7 +75,13 @@ class WorkMeter {
     double last_value = 0;
   };
   Status LoadLocked();
+  // Applies a recorded write's cursors and counters, or forgets the
+  // cursors when `st` failed (the transaction rolled back).
+  Status FinishLocked(Status st, std::unordered_map<std::string, Cursor>& moved,
+                      const WorkCounters& delta);
+  // keys: null, or one per series (only those with .work are read).
   Status RecordLocked(const std::vector<RemoteWriteSeries>& series,
+                      const std::vector<MeterKey>* keys,
                       std::unordered_map<std::string, Cursor>& moved, WorkCounters& delta);
 
   std::mutex mu_;

@@ -38,8 +38,9 @@ IngestResult Ingester::IngestRemoteWrite(std::string_view body) {
     return result;
   }
   uint64_t out_of_order = 0;
-  result.samples_accepted = Store(*request, &out_of_order);
-  if (Status st = MeterWrite(request->series); !st.ok()) {
+  std::vector<cost::MeterKey> keys;
+  result.samples_accepted = Store(*request, &out_of_order, &keys);
+  if (Status st = MeterWrite(request->series, keys); !st.ok()) {
     result.status = st;
     return result;
   }
@@ -68,9 +69,10 @@ IngestResult Ingester::IngestSamples(const std::vector<Sample>& samples) {
   RemoteWriteRequest request = ToRemoteWrite(samples, now_ms);
   IngestResult result;
   uint64_t rejected = 0;
-  result.samples_accepted = Store(request, &rejected);
+  std::vector<cost::MeterKey> keys;
+  result.samples_accepted = Store(request, &rejected, &keys);
   result.samples_rejected = rejected;
-  result.status = MeterWrite(request.series);
+  result.status = MeterWrite(request.series, keys);
   samples_accepted_ += result.samples_accepted;
   samples_rejected_ += rejected;
   if (forwarder_ != nullptr && !request.series.empty()) {
@@ -82,10 +84,11 @@ IngestResult Ingester::IngestSamples(const std::vector<Sample>& samples) {
   return result;
 }
 
-Status Ingester::MeterWrite(const std::vector<RemoteWriteSeries>& series) {
+Status Ingester::MeterWrite(const std::vector<RemoteWriteSeries>& series,
+                            const std::vector<cost::MeterKey>& keys) {
   if (meter_ == nullptr) return OkStatus();
-  Status st = meter_->Record(series);
-  if (st.ok() && work_meter_ != nullptr) st = work_meter_->Record(series);
+  Status st = meter_->Record(series, keys);
+  if (st.ok() && work_meter_ != nullptr) st = work_meter_->Record(series, keys);
   if (st.ok()) return st;
   meter_errors_++;
   return UnavailableError("cost meter: " + st.message() + " (send the write again)");
@@ -116,8 +119,10 @@ void Ingester::MaybeForwardPrices(const std::vector<RemoteWriteSeries>& series) 
   }
 }
 
-uint64_t Ingester::Store(const RemoteWriteRequest& request, uint64_t* rejected) {
+uint64_t Ingester::Store(const RemoteWriteRequest& request, uint64_t* rejected,
+                         std::vector<cost::MeterKey>* meter_keys) {
   uint64_t accepted = 0;
+  if (meter_ != nullptr) meter_keys->reserve(request.series.size());
   for (const RemoteWriteSeries& s : request.series) {
     bool is_info = s.labels.Get("__name__") == "gpu_info";
     for (const RemoteWriteSample& p : s.samples) {
@@ -131,6 +136,8 @@ uint64_t Ingester::Store(const RemoteWriteRequest& request, uint64_t* rejected) 
     if (is_info && inventory_ != nullptr && !s.samples.empty()) {
       MaybeRecordInventory(s.labels, s.samples.back().timestamp_ms * kNsPerMs);
     }
+    // After the window store has read the labels: they are in the cache.
+    if (meter_ != nullptr) meter_keys->push_back(cost::MeterKeyOf(s.labels));
   }
   return accepted;
 }

@@ -69,8 +69,12 @@ class Ingester {
   IngestCounters counters() const;
 
  private:
-  uint64_t Store(const RemoteWriteRequest& request, uint64_t* rejected);
-  Status MeterWrite(const std::vector<RemoteWriteSeries>& series);
+  // Appends to the window store; with a meter, also fills `meter_keys`
+  // (cost::MeterKeyOf of each series, while its labels are in the cache).
+  uint64_t Store(const RemoteWriteRequest& request, uint64_t* rejected,
+                 std::vector<cost::MeterKey>* meter_keys);
+  Status MeterWrite(const std::vector<RemoteWriteSeries>& series,
+                    const std::vector<cost::MeterKey>& keys);
   void MaybeForwardPrices(const std::vector<RemoteWriteSeries>& series);
   void MaybeRecordInventory(const Labels& labels, int64_t ts_ns);
 

@@ -16,6 +16,7 @@
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -58,16 +59,24 @@ void Shift(std::vector<std::vector<RemoteWriteSeries>>& batches, int64_t ms) {
   }
 }
 
-void BM_MeterRecord(benchmark::State& state) {
-  const int gpus = static_cast<int>(state.range(0));
-  std::string path = std::filesystem::temp_directory_path() / "gpufleet_meter_bench.db";
+// A fresh ledger database in the temporary directory; null (and the
+// benchmark skipped) when it cannot be opened.
+std::unique_ptr<StateDb> FreshDb(benchmark::State& state, const char* name) {
+  std::string path = std::filesystem::temp_directory_path() / name;
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
   auto db = StateDb::Open(path, cost::CostMigrations());
   if (!db.ok()) {
     state.SkipWithError(db.status().ToString().c_str());
-    return;
+    return nullptr;
   }
-  cost::Meter meter(db->get());
+  return std::move(*db);
+}
+
+void BM_MeterRecord(benchmark::State& state) {
+  const int gpus = static_cast<int>(state.range(0));
+  std::unique_ptr<StateDb> db = FreshDb(state, "gpufleet_meter_bench.db");
+  if (db == nullptr) return;
+  cost::Meter meter(db.get());
   auto batches = Round(gpus, 1'800'000'000'000);
   int64_t samples = 0;
   for (auto _ : state) {
@@ -116,15 +125,10 @@ std::vector<std::string> Encode(const std::vector<std::vector<RemoteWriteSeries>
 void BM_Ingest(benchmark::State& state) {
   const bool ledger = state.range(0) != 0;
   const int gpus = static_cast<int>(state.range(1));
-  std::string path = std::filesystem::temp_directory_path() / "gpufleet_ingest_bench.db";
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
-  auto db = StateDb::Open(path, cost::CostMigrations());
-  if (!db.ok()) {
-    state.SkipWithError(db.status().ToString().c_str());
-    return;
-  }
-  cost::Meter meter(db->get());
-  cost::WorkMeter work(db->get());
+  std::unique_ptr<StateDb> db = FreshDb(state, "gpufleet_ingest_bench.db");
+  if (db == nullptr) return;
+  cost::Meter meter(db.get());
+  cost::WorkMeter work(db.get());
   WindowStore window(WindowStoreOptions{});
   RealClock clock;
   Ingester ingester(window, nullptr, nullptr, clock, RemoteWriteLimits(), ledger ? &meter : nullptr,

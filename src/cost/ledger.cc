@@ -472,8 +472,8 @@ StatusOr<Ledger> ComputeLedger(const std::vector<MeteredDevice>& devices,
     }
   }));
   finalize(current);
-  L.network = ChargeNetwork(prices.transfers(), EgressTable::Default(), holders_ptr, L.holders,
-                            from_s, to_s, L.warnings);
+  L.network = ChargeNetwork(prices.transfers(), prices.egress(), holders_ptr, L.holders, from_s,
+                            to_s, L.warnings);
   return L;
 }
 

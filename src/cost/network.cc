@@ -37,6 +37,18 @@ StatusOr<EgressTable> EgressTable::Parse(std::string_view toml, std::string_view
   ASSIGN_OR_RETURN(toml::table root, ParseToml(toml, origin));
   TomlReader r(root, origin);
   RETURN_IF_ERROR(r.CheckKeys({"egress"}));
+  return ParseTables(r);
+}
+
+EgressTable EgressTable::Overlay(const EgressTable& base, const EgressTable& site) {
+  EgressTable out = site;
+  for (const EgressPrice& p : base.rows_) {
+    if (site.Find(p.cloud, p.kind) == nullptr) out.rows_.push_back(p);
+  }
+  return out;
+}
+
+StatusOr<EgressTable> EgressTable::ParseTables(const TomlReader& r) {
   EgressTable table;
   RETURN_IF_ERROR(r.ForEachTable("egress", [&](const TomlReader& e) -> Status {
     RETURN_IF_ERROR(e.CheckKeys({"cloud", "kind", "usd_per_unit", "per", "source", "date"}));
@@ -164,8 +176,9 @@ std::vector<NetworkCharge> ChargeNetwork(const std::vector<Transfer>& transfers,
       c.kind = x.to_cloud == x.from_cloud ? "inter_region" : "internet";
       const EgressPrice* p = egress.Find(x.from_cloud, c.kind);
       if (p == nullptr) {
-        warnings.push_back(x.where + ": no " + c.kind + " egress price for cloud '" + x.from_cloud +
-                           "' (data/prices/egress.toml): transfer charged $0");
+        warnings.push_back(
+            x.where + ": no " + c.kind + " egress price for cloud '" + x.from_cloud +
+            "' (data/prices/egress.toml or the site file's [[egress]]): transfer charged $0");
       } else {
         c.micro_usd = std::llround(kMicro * p->usd_per_unit * x.gb * 1e9 / p->unit_bytes);
         c.source = p->source;

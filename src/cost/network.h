@@ -53,8 +53,14 @@ class EgressTable {
   // `[[egress]]` rows as in data/prices/egress.toml; errors name file:line
   // and field.
   static StatusOr<EgressTable> Parse(std::string_view toml, std::string_view origin);
+  // The `[[egress]]` tables under `root` (a site file's, called by
+  // PriceBook::Parse; other keys are the caller's to check).
+  static StatusOr<EgressTable> ParseTables(const TomlReader& root);
   // The embedded data/prices/egress.toml.
   static const EgressTable& Default();
+  // `site`'s rows, then `base`'s for the (cloud, kind) pairs `site` does not
+  // price: a site's negotiated network rate, or one the catalog lacks.
+  static EgressTable Overlay(const EgressTable& base, const EgressTable& site);
   const EgressPrice* Find(std::string_view cloud, std::string_view kind) const;
   const std::vector<EgressPrice>& rows() const { return rows_; }
 

@@ -207,5 +207,80 @@ at = "2027-01-03"
   EXPECT_NE(focus.find("12,12,12,12,"), std::string::npos) << focus;
 }
 
+// A site prices what the catalog lacks (Azure to the internet) and
+// replaces what it negotiated (AWS to the internet); the other rows stay.
+// Worked by hand: 10 GB azure -> internet at $0.087/GB = $0.87; 100 GB
+// aws -> internet at the site's $0.05/GB = $5.00; 500 GB aws inter-region at
+// the catalog's $0.02/GB = $10.00. No warning: every transfer is priced.
+TEST(NetworkTest, SiteEgressRowsPriceWhatTheCatalogLacks) {
+  constexpr char kSite[] = R"(
+[[egress]]
+cloud = "azure"
+kind = "internet"
+usd_per_unit = 0.087
+per = "GB"
+source = "our Azure agreement, exhibit B"
+date = "2026-11-01"
+
+[[egress]]
+cloud = "aws"
+kind = "internet"
+usd_per_unit = 0.05
+per = "GB"
+source = "AWS private pricing addendum"
+date = "2026-10-01"
+
+[[transfer]]
+workload = "train"
+team = "research"
+from = "azure/eastus"
+to = "internet"
+gb = 10
+at = "2026-12-03"
+
+[[transfer]]
+workload = "train"
+team = "research"
+from = "aws/us-east-1"
+to = "gcp/us-central1"
+gb = 100
+at = "2026-12-03"
+
+[[transfer]]
+workload = "train"
+team = "research"
+from = "aws/us-east-1"
+to = "aws/us-west-2"
+gb = 500
+at = "2026-12-03"
+)";
+  StatusOr<PriceBook> book = PriceBook::Parse(kSite, "site.toml");
+  ASSERT_TRUE(book.ok()) << book.status().ToString();
+  ASSERT_NE(book->egress().Find("azure", "internet"), nullptr);
+  EXPECT_EQ(book->egress().Find("azure", "internet")->where, "site.toml:2");
+  EXPECT_DOUBLE_EQ(book->egress().Find("aws", "internet")->usd_per_unit, 0.05);
+  EXPECT_DOUBLE_EQ(book->egress().Find("gcp", "internet")->usd_per_unit, 0.12);
+  const int64_t from = 1'796'083'200;  // 2026-12-01
+  MinuteScan none = [](const std::function<void(const DeviceMinute&)>&) { return OkStatus(); };
+  StatusOr<Ledger> l = ComputeLedger(std::vector<MeteredDevice>{}, std::vector<Holder>{}, none,
+                                     *book, {}, {}, {}, from, from + 31 * 86400);
+  ASSERT_TRUE(l.ok()) << l.status().ToString();
+  ASSERT_EQ(l->network.size(), 3u);
+  EXPECT_EQ(l->network[0].micro_usd, 870'000);
+  EXPECT_EQ(l->network[1].micro_usd, 5'000'000);
+  EXPECT_EQ(l->network[2].micro_usd, 10'000'000);
+  EXPECT_TRUE(l->warnings.empty()) << l->warnings[0];
+
+  // A site row is checked like a catalog row, naming the site file.
+  StatusOr<PriceBook> bad = PriceBook::Parse(
+      "[[egress]]\ncloud = \"azure\"\nkind = \"internet\"\nusd_per_unit = 0.087\n"
+      "per = \"GB\"\nsource = \"x\"\n",
+      "site.toml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("site.toml:1"), std::string::npos)
+      << bad.status().message();
+  EXPECT_NE(bad.status().message().find("date"), std::string::npos) << bad.status().message();
+}
+
 }  // namespace
 }  // namespace gpufleet::cost

@@ -61,8 +61,11 @@ StatusOr<PriceBook> PriceBook::Parse(std::string_view toml, std::string_view ori
   PriceBook book(catalog, hardware);
   ASSIGN_OR_RETURN(toml::table root, ParseToml(toml, origin));
   TomlReader r(root, origin);
-  RETURN_IF_ERROR(r.CheckKeys({"host_split", "node", "teams", "owners", "budget", "transfer"}));
+  RETURN_IF_ERROR(
+      r.CheckKeys({"host_split", "node", "teams", "owners", "budget", "transfer", "egress"}));
   ASSIGN_OR_RETURN(book.transfers_, ParseTransfers(r));
+  ASSIGN_OR_RETURN(EgressTable site_egress, EgressTable::ParseTables(r));
+  book.egress_ = EgressTable::Overlay(EgressTable::Default(), site_egress);
   RETURN_IF_ERROR(r.ForEachTable("budget", [&](const TomlReader& b) -> Status {
     RETURN_IF_ERROR(b.CheckKeys({"team", "usd_per_month"}));
     Budget budget;

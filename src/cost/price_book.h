@@ -104,6 +104,8 @@ class PriceBook {
   const std::vector<std::pair<std::string, std::string>>& owners() const { return owners_; }
   const std::vector<Budget>& budgets() const { return budgets_; }
   const std::vector<Transfer>& transfers() const { return transfers_; }
+  // Egress prices: the site's [[egress]] rows over the embedded table.
+  const EgressTable& egress() const { return egress_; }
 
  private:
   StatusOr<DevicePrice> FromRule(const NodeRule& rule, const PricedDevice& device,
@@ -117,6 +119,7 @@ class PriceBook {
   std::vector<std::pair<std::string, std::string>> owners_;
   std::vector<Budget> budgets_;
   std::vector<Transfer> transfers_;
+  EgressTable egress_ = EgressTable::Default();
 };
 
 }  // namespace gpufleet::cost

@@ -1,6 +1,7 @@
 #include "store/window_store.h"
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <mutex>
 #include <shared_mutex>
@@ -46,12 +47,81 @@ size_t LabelsBytes(const Labels& labels) {
   return n;
 }
 
+// The shard's series by label hash: open addressing with linear probing,
+// one 16-byte slot per series at a load of at most a half. A lookup reads
+// one slot (and the series' labels to confirm), where a node-based map
+// chased a bucket, a node and a vector: three dependent cache misses per
+// sample at fleet scale. Erased slots stay marked so later probes go past
+// them; a rebuild drops them.
+class SeriesIndex {
+ public:
+  Series* Find(uint64_t hash, const Labels& labels) const {
+    if (slots_.empty()) return nullptr;
+    for (size_t i = Home(hash);; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.series == nullptr) return nullptr;
+      if (s.series != Erased() && s.hash == hash && s.series->labels == labels) return s.series;
+    }
+  }
+  void Insert(uint64_t hash, Series* series) {
+    if ((used_ + erased_ + 1) * 2 > slots_.size()) Rebuild(used_ + 1);
+    size_t i = Home(hash);
+    while (slots_[i].series != nullptr && slots_[i].series != Erased()) i = (i + 1) & mask_;
+    if (slots_[i].series == Erased()) erased_--;
+    slots_[i] = {hash, series};
+    used_++;
+  }
+  void Erase(uint64_t hash, const Series* series) {
+    if (slots_.empty()) return;
+    for (size_t i = Home(hash);; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.series == nullptr) return;
+      if (s.series == series) {
+        s.series = Erased();
+        used_--;
+        erased_++;
+        return;
+      }
+    }
+  }
+  size_t memory_bytes() const { return slots_.capacity() * sizeof(Slot); }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    Series* series = nullptr;  // null: empty; Erased(): erased
+  };
+  static Series* Erased() { return &erased_marker_; }
+  static inline Series erased_marker_{};  // never read: its address marks erased slots
+  // The hash's high bits: a shard holds hashes with equal low bits.
+  size_t Home(uint64_t hash) const {
+    return static_cast<size_t>((hash * 0x9e3779b97f4a7c15ULL) >> shift_) & mask_;
+  }
+  void Rebuild(size_t live) {
+    size_t cap = 16;
+    while (cap < live * 4) cap *= 2;  // load ~1/4 after a rebuild
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(cap, Slot{});
+    mask_ = cap - 1;
+    shift_ = 64 - std::countr_zero(cap);
+    used_ = erased_ = 0;
+    for (const Slot& s : old) {
+      if (s.series != nullptr && s.series != Erased()) Insert(s.hash, s.series);
+    }
+  }
+
+  std::vector<Slot> slots_;  // size a power of two
+  size_t mask_ = 0;
+  int shift_ = 64;
+  size_t used_ = 0, erased_ = 0;
+};
+
 }  // namespace
 
 struct WindowStore::Shard {
   mutable std::shared_mutex mu;
-  // Guarded by mu. Hash -> series with that hash (collisions are rare).
-  std::unordered_map<uint64_t, std::vector<Series*>> by_hash;
+  // Guarded by mu. Hash (and labels) -> series.
+  SeriesIndex by_hash;
   // Guarded by mu. Metric name -> its series, for ForEach.
   std::unordered_map<std::string, std::vector<std::unique_ptr<Series>>> by_metric;
   uint64_t points = 0;  // guarded by mu
@@ -66,16 +136,7 @@ bool WindowStore::Append(const Labels& labels, int64_t timestamp_ns, double valu
   const uint64_t hash = HashLabels(labels);
   Shard& shard = shards_[hash % kShards];
   std::unique_lock lock(shard.mu);
-  Series* series = nullptr;
-  auto it = shard.by_hash.find(hash);
-  if (it != shard.by_hash.end()) {
-    for (Series* s : it->second) {
-      if (s->labels == labels) {
-        series = s;
-        break;
-      }
-    }
-  }
+  Series* series = shard.by_hash.Find(hash, labels);
   if (series == nullptr) {
     // Reserve the slot before creating so concurrent shards cannot overshoot.
     if (series_count_.fetch_add(1, std::memory_order_relaxed) >= options_.max_series) {
@@ -87,7 +148,7 @@ bool WindowStore::Append(const Labels& labels, int64_t timestamp_ns, double valu
     owned->labels = labels;
     owned->id = next_series_id_.fetch_add(1, std::memory_order_relaxed);
     series = owned.get();
-    shard.by_hash[hash].push_back(series);
+    shard.by_hash.Insert(hash, series);
     shard.by_metric[std::string(labels.Get("__name__"))].push_back(std::move(owned));
   }
   if (series->live() > 0) {
@@ -180,12 +241,7 @@ void WindowStore::Prune(int64_t now_ns) {
       auto empty = [](const std::unique_ptr<Series>& s) { return s->live() == 0; };
       for (auto& series : list) {
         if (!empty(series)) continue;
-        const uint64_t hash = HashLabels(series->labels);
-        auto hit = shard.by_hash.find(hash);
-        if (hit != shard.by_hash.end()) {
-          std::erase(hit->second, series.get());
-          if (hit->second.empty()) shard.by_hash.erase(hit);
-        }
+        shard.by_hash.Erase(HashLabels(series->labels), series.get());
         series_count_.fetch_sub(1, std::memory_order_relaxed);
       }
       std::erase_if(list, empty);
@@ -204,7 +260,7 @@ WindowStore::Stats WindowStore::stats() const {
     const Shard& shard = shards_[i];
     std::shared_lock lock(shard.mu);
     stats.points += shard.points;
-    stats.memory_bytes += shard.by_hash.size() * (sizeof(uint64_t) + 2 * sizeof(void*) + 16);
+    stats.memory_bytes += shard.by_hash.memory_bytes();
     for (const auto& [metric, list] : shard.by_metric) {
       stats.memory_bytes += metric.capacity() + list.capacity() * sizeof(void*);
       for (const auto& series : list) {

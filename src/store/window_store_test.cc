@@ -138,6 +138,38 @@ TEST(WindowStoreTest, PruneDropsOldPointsAndEmptySeries) {
   EXPECT_GT(store.stats().memory_bytes, 0u);
 }
 
+// Series come and go in waves (jobs end, new ones start): every wave's
+// series are found again while they live, each keeps its own points, and
+// the ones pruned away are not found (their index slots are reused).
+TEST(WindowStoreTest, SeriesComeAndGoInWaves) {
+  WindowStoreOptions options;
+  options.retention_ns = 50;
+  WindowStore store(options);
+  constexpr int kPerWave = 3000;
+  for (int wave = 0; wave < 12; ++wave) {
+    const int64_t t0 = wave * 100;
+    // Half of each wave are the previous wave's series, half are new.
+    const int first = wave * kPerWave / 2;
+    for (int k = 0; k < 3; ++k) {
+      for (int i = first; i < first + kPerWave; ++i) {
+        ASSERT_TRUE(store.Append(Series("m", std::to_string(i)), t0 + k, i + k));
+      }
+    }
+    store.Prune(t0 + 40);  // the waves before this one are older than 50
+    EXPECT_EQ(store.stats().series, static_cast<size_t>(kPerWave)) << wave;
+    std::map<std::string, std::vector<WindowPoint>> seen;
+    store.ForEach("m", t0, t0 + 10, [&](const Labels& l, std::span<const WindowPoint> pts) {
+      seen[std::string(l.Get("gpu"))].assign(pts.begin(), pts.end());
+    });
+    ASSERT_EQ(seen.size(), static_cast<size_t>(kPerWave)) << wave;
+    for (int i = first; i < first + kPerWave; i += 97) {
+      const auto& pts = seen.at(std::to_string(i));
+      ASSERT_EQ(pts.size(), 3u) << i;
+      EXPECT_EQ(pts[2].value, i + 2);
+    }
+  }
+}
+
 TEST(WindowStoreTest, ConcurrentAppendersAndReader) {
   WindowStore store(WindowStoreOptions{});
   constexpr int kThreads = 4, kSeries = 50, kPoints = 200;

@@ -436,8 +436,11 @@ bool Meter::FoldDueLocked() const {
   // is over: fold once the journal's first minute is two minutes behind its
   // last (late samples become one more delta), or when it is long (a
   // backfill sending many minutes at once).
-  return journal_rows_ > 0 &&
-         (journal_last_minute_ - journal_first_minute_ >= 120 || journal_rows_ >= kFoldRows);
+  // (A journal of counter cursors alone names no minute: first > last.)
+  if (journal_rows_ == 0) return false;
+  if (journal_rows_ >= kFoldRows) return true;
+  return journal_first_minute_ <= journal_last_minute_ &&
+         journal_last_minute_ - journal_first_minute_ >= 120;
 }
 
 Status Meter::FoldLocked() {

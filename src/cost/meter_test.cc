@@ -223,6 +223,12 @@ TEST(MeterTest, JournalFoldsClosedMinutesAndBeforeReads) {
   ASSERT_EQ(m.size(), 3u);
   EXPECT_EQ(m[0].minute_s, 60);
   EXPECT_EQ(m[2].minute_s, 180);
+  // A write that only sets a counter's cursor names no minute (under
+  // UBSan this once overflowed the journal's minute span).
+  ASSERT_TRUE(db.meter->Record({Series("gpu_energy_joules_total", {{200'000, 5}})}).ok());
+  EXPECT_EQ(JournalRows(db.state.get()), 1);
+  ASSERT_TRUE(db.meter->Record({Series("gpu_energy_joules_total", {{215'000, 9}})}).ok());
+  EXPECT_EQ(db.All().back().energy_j, 4);
 }
 
 // A journal row that does not decode is an error naming the file, the row

@@ -13,24 +13,28 @@ static_assert(std::endian::native == std::endian::little,
 
 constexpr uint8_t kVersion = 1;
 
-void Merge(MinuteDelta& into, const MinuteDelta& d) {
-  into.present += d.present;
+// Adds a count; false when it is negative or the sum would overflow (only
+// a corrupt body can do either).
+bool AddCount(int64_t& into, int64_t d) {
+  return d >= 0 && !__builtin_add_overflow(into, d, &into);
+}
+
+bool Merge(MinuteDelta& into, const MinuteDelta& d) {
   into.util_sum += d.util_sum;
-  into.util_n += d.util_n;
   into.bw_sum += d.bw_sum;
-  into.bw_n += d.bw_n;
   into.energy_j += d.energy_j;
   into.last_up_ms = std::max(into.last_up_ms, d.last_up_ms);
   into.last_util_ms = std::max(into.last_util_ms, d.last_util_ms);
   into.last_bw_ms = std::max(into.last_bw_ms, d.last_bw_ms);
+  return AddCount(into.present, d.present) && AddCount(into.util_n, d.util_n) &&
+         AddCount(into.bw_n, d.bw_n);
 }
 
-void Merge(HolderDelta& into, const HolderDelta& d) {
-  into.present += d.present;
+bool Merge(HolderDelta& into, const HolderDelta& d) {
   into.util_sum += d.util_sum;
-  into.util_n += d.util_n;
   into.last_info_ms = std::max(into.last_info_ms, d.last_info_ms);
   into.last_util_ms = std::max(into.last_util_ms, d.last_util_ms);
+  return AddCount(into.present, d.present) && AddCount(into.util_n, d.util_n);
 }
 
 class Writer {
@@ -66,12 +70,6 @@ class Reader {
 };
 
 }  // namespace
-
-void MeterDeltas::Merge(const MeterDeltas& later) {
-  for (const auto& [k, m] : later.minutes) cost::Merge(minutes[k], m);
-  for (const auto& [k, h] : later.holders) cost::Merge(holders[k], h);
-  for (const auto& [k, c] : later.cursors) cursors[k] = c;
-}
 
 std::pair<int64_t, int64_t> MeterDeltas::MinuteRange() const {
   int64_t first = std::numeric_limits<int64_t>::max();
@@ -148,7 +146,7 @@ Status DecodeDeltasInto(std::string_view body, std::string_view where, MeterDelt
           r.Get(m.last_util_ms) && r.Get(m.last_bw_ms))) {
       return bad("truncated minute delta");
     }
-    Merge(into.minutes[{dev, minute}], m);
+    if (!Merge(into.minutes[{dev, minute}], m)) return bad("minute delta count out of range");
   }
   if (!count(64, n)) return bad("truncated holder deltas");
   for (uint32_t i = 0; i < n; ++i) {
@@ -158,7 +156,9 @@ Status DecodeDeltasInto(std::string_view body, std::string_view where, MeterDelt
           r.Get(h.util_n) && r.Get(h.last_info_ms) && r.Get(h.last_util_ms))) {
       return bad("truncated holder delta");
     }
-    Merge(into.holders[{dev, minute, holder}], h);
+    if (!Merge(into.holders[{dev, minute, holder}], h)) {
+      return bad("holder delta count out of range");
+    }
   }
   if (!count(32, n)) return bad("truncated counter cursors");
   for (uint32_t i = 0; i < n; ++i) {

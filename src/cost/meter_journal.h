@@ -54,16 +54,15 @@ struct MeterDeltas {
   std::map<std::pair<int64_t, int64_t>, CounterCursor> cursors;          // (device, series)
 
   bool empty() const { return minutes.empty() && holders.empty() && cursors.empty(); }
-  // Adds a later write: sums add, last timestamps take the maximum, a
-  // cursor takes the later write's.
-  void Merge(const MeterDeltas& later);
   // The first and last minute (unix seconds) any delta names; first > last
   // when none.
   std::pair<int64_t, int64_t> MinuteRange() const;
 };
 
 std::string EncodeDeltas(const MeterDeltas& d);
-// Adds the body's deltas to `into` (Merge). `where` names the row in errors;
+// Adds the body's deltas to `into` (sums add, last timestamps take the
+// maximum, a cursor takes the later body's; a negative or overflowing count
+// is an error). `where` names the row in errors;
 // after an error `into` may hold part of the body and is to be dropped.
 Status DecodeDeltasInto(std::string_view body, std::string_view where, MeterDeltas& into);
 

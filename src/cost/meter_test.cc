@@ -359,6 +359,22 @@ TEST(MeterJournalTest, TruncatedBodyNamesTheByte) {
   st = DecodeDeltasInto(body + "x", "row 11", out);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("trailing bytes"), std::string::npos);
+
+  // Counts are never negative, and two deltas of one minute cannot add up
+  // past int64 (found by cost_journal_fuzz: a corrupt body overflowed).
+  MeterDeltas negative;
+  negative.minutes[{3, 60}] = {-1, 0, 0, 0, 0, 0, -1, -1, -1};
+  st = DecodeDeltasInto(EncodeDeltas(negative), "row 12", out);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("count out of range"), std::string::npos) << st.message();
+  MeterDeltas huge;
+  huge.holders[{3, 60, 7}] = {INT64_MAX, 0, 0, -1, -1};
+  MeterDeltas twice;
+  ASSERT_TRUE(DecodeDeltasInto(EncodeDeltas(huge), "row 13", twice).ok());
+  st = DecodeDeltasInto(EncodeDeltas(huge), "row 14", twice);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("row 14: holder delta count out of range"), std::string::npos)
+      << st.message();
 }
 
 }  // namespace

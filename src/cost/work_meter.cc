@@ -37,10 +37,11 @@ Status WorkMeter::LoadLocked() {
 }
 
 Status WorkMeter::Record(const std::vector<RemoteWriteSeries>& series) {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::unordered_map<std::string, Cursor> moved;
-  WorkCounters delta;
-  return FinishLocked(RecordLocked(series, nullptr, moved, delta), moved, delta);
+  std::vector<MeterKey> keys(series.size());
+  for (size_t i = 0; i < series.size(); ++i) {
+    keys[i].work = IsWorkSeries(series[i].labels.Get("__name__"));
+  }
+  return Record(series, keys);
 }
 
 Status WorkMeter::Record(const std::vector<RemoteWriteSeries>& series,
@@ -52,11 +53,7 @@ Status WorkMeter::Record(const std::vector<RemoteWriteSeries>& series,
   std::lock_guard<std::mutex> lock(mu_);
   std::unordered_map<std::string, Cursor> moved;
   WorkCounters delta;
-  return FinishLocked(RecordLocked(series, &keys, moved, delta), moved, delta);
-}
-
-Status WorkMeter::FinishLocked(Status st, std::unordered_map<std::string, Cursor>& moved,
-                               const WorkCounters& delta) {
+  Status st = RecordLocked(series, keys, moved, delta);
   if (!st.ok()) {
     cursors_.clear();  // the transaction rolled back: reload what it kept
     loaded_ = false;
@@ -70,12 +67,12 @@ Status WorkMeter::FinishLocked(Status st, std::unordered_map<std::string, Cursor
 }
 
 Status WorkMeter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
-                               const std::vector<MeterKey>* keys,
+                               const std::vector<MeterKey>& keys,
                                std::unordered_map<std::string, Cursor>& moved,
                                WorkCounters& delta) {
   std::map<std::pair<std::string, int64_t>, MinuteWork> minutes;
   for (size_t i = 0; i < series.size(); ++i) {
-    if (keys != nullptr && !(*keys)[i].work) continue;
+    if (!keys[i].work) continue;
     const RemoteWriteSeries& s = series[i];
     std::string_view name = s.labels.Get("__name__");
     const bool steps = name == kSteps;

@@ -75,13 +75,9 @@ class WorkMeter {
     double last_value = 0;
   };
   Status LoadLocked();
-  // Applies a recorded write's cursors and counters, or forgets the
-  // cursors when `st` failed (the transaction rolled back).
-  Status FinishLocked(Status st, std::unordered_map<std::string, Cursor>& moved,
-                      const WorkCounters& delta);
-  // keys: null, or one per series (only those with .work are read).
+  // Reads only the series whose keys[i].work is set.
   Status RecordLocked(const std::vector<RemoteWriteSeries>& series,
-                      const std::vector<MeterKey>* keys,
+                      const std::vector<MeterKey>& keys,
                       std::unordered_map<std::string, Cursor>& moved, WorkCounters& delta);
 
   std::mutex mu_;

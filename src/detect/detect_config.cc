@@ -104,8 +104,9 @@ Status ParseBaseline(const TomlReader& r, BaselineConfig& b) {
 }
 
 Status ParseVariance(const TomlReader& r, VarianceConfig& v) {
-  RETURN_IF_ERROR(r.CheckKeys({"enabled", "metric", "window", "min_points", "max_cv",
-                               "bimodality_min", "tail_ratio_max"}));
+  RETURN_IF_ERROR(
+      r.CheckKeys({"enabled", "metric", "window", "min_points", "max_cv", "bimodality_min",
+                   "tail_ratio_max", "busy_metric", "host_wait_min_r", "host_wait_min_intervals"}));
   RETURN_IF_ERROR(ReadFlag(r, "enabled", v.enabled));
   std::string metric;
   RETURN_IF_ERROR(r.Read("metric", metric));
@@ -118,6 +119,14 @@ Status ParseVariance(const TomlReader& r, VarianceConfig& v) {
   RETURN_IF_ERROR(r.Read("max_cv", v.max_cv));
   RETURN_IF_ERROR(r.Read("bimodality_min", v.bimodality_min));
   RETURN_IF_ERROR(r.Read("tail_ratio_max", v.tail_ratio_max));
+  std::string busy;
+  RETURN_IF_ERROR(r.Read("busy_metric", busy));
+  if (!busy.empty()) v.busy_metric = busy;
+  RETURN_IF_ERROR(r.Read("host_wait_min_r", v.host_wait_min_r));
+  double intervals = static_cast<double>(v.host_wait_min_intervals);
+  RETURN_IF_ERROR(r.Read("host_wait_min_intervals", intervals));
+  if (intervals < 3) return r.Error(r.table(), "variance host_wait_min_intervals must be >= 3");
+  v.host_wait_min_intervals = static_cast<size_t>(intervals);
   return OkStatus();
 }
 

@@ -64,6 +64,10 @@ struct VarianceConfig {
   double max_cv = 0.05;           // coefficient of variation of a clean workload
   double bimodality_min = 0.555;  // Sarle's bimodality coefficient (uniform = 0.555)
   double tail_ratio_max = 2;      // p99 / p50 above this = heavy tail
+  // host_bound instead of variance (variance_detector.h, MeasureHostWait).
+  std::string busy_metric = "gpu_utilization_ratio";
+  double host_wait_min_r = 0.6;
+  size_t host_wait_min_intervals = 10;
 };
 
 // Same workload on several clouds.

@@ -33,7 +33,7 @@ std::string ClassOf(const Finding& f) {
   // A capture trigger's condition on a device with work is an incident named
   // after the trigger (detect/actionable.h).
   if (f.kind == "low_utilization") return "idle";
-  if (f.kind == kKindMemoryBound) return "";  // informational, not an alert
+  if (f.kind == kKindMemoryBound || f.kind == kKindHostBound) return "";  // informational
   if (f.kind == f.capture_name) return "";
   if (f.kind == kKindBaselineDeviation) return "baseline";
   return f.kind;

@@ -3,7 +3,7 @@
 // kDefaultResolveAfterNs) opens them, run in memory on every evaluation:
 // one incident per dedup key (Finding::key) from its first finding until it
 // has been absent for more than resolve_after. Capture triggers other than
-// "low_utilization" and informational memory_bound findings are not
+// "low_utilization" and informational memory_bound / host_bound findings are not
 // tracked. Contention incidents are labelled with the dominant root cause
 // at their first evaluation that has causes ("unclassified" if none ever).
 //

@@ -43,6 +43,9 @@ inline constexpr char kKindVariance[] = "variance";
 // neighbour, no slowdown against the workload's own baseline): a job that
 // is memory-bound on its own. Informational (severity "info"), no alert.
 inline constexpr char kKindMemoryBound[] = "memory_bound";
+// Uneven steps whose extra time the GPU spends idle: the steps wait on the
+// host (input pipeline, CPU work). Informational, to the workload's team.
+inline constexpr char kKindHostBound[] = "host_bound";
 // Raw trigger findings of the capture detector; the engine never returns
 // them (detect/actionable.h): a trigger rides on the incident it serves, or
 // its condition becomes an incident named after the trigger.

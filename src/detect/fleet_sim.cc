@@ -101,6 +101,7 @@ struct FleetSim::Gpu {
   double achievable_bw = 0.8;
   int64_t next_step_end_ns = 0;
   double carry_s = 0;            // time a checkpoint added to the step it interrupted
+  double idle_carry_s = 0;       // input waits drawn that run into the next interval
   std::vector<size_t> episodes;  // indexes into episodes_, by start
   size_t cursor = 0;
 };
@@ -440,10 +441,60 @@ void FleetSim::Emit(WindowStore& store, Gpu& g, int64_t t) {
         break;
     }
   }
-  if (cloud) {
+  auto apply_cloud = [&](DeviceSignals& s) {
+    if (!cloud) return;
     const double keep = 1 - cloud->factor;
-    for (double* v : {&sig.util, &sig.sm_active, &sig.bandwidth, &sig.link, &sig.pcie}) *v *= keep;
-    sig.step_s /= keep;
+    for (double* v : {&s.util, &s.sm_active, &s.bandwidth, &s.link, &s.pcie}) *v *= keep;
+    s.step_s /= keep;
+  };
+  apply_cloud(sig);
+
+  // The steps that start in this interval, drawn before the gauges: a
+  // data-loader stall idles the GPU for the waits these steps drew, so the
+  // interval's busy signals follow the realized waits, not their mean.
+  struct StepPoint {
+    int64_t at_ns;
+    double d;
+  };
+  std::vector<StepPoint> step_points;
+  const bool starved = active && kind == SimEpisodeKind::kDataLoaderStall;
+  const int64_t from = t - options_.interval_ns;
+  // Waits that run past the previous interval's end belong to this one.
+  double idle_s = starved ? std::min(g.idle_carry_s, options_.interval_ns / 1e9) : 0;
+  g.idle_carry_s = starved ? g.idle_carry_s - idle_s : 0;
+  if (steps) {
+    std::normal_distribution<double> step_noise(0, 0.02);
+    std::uniform_real_distribution<double> u(0, 1);
+    while (g.next_step_end_ns <= t) {
+      double d = sig.step_s * (1 + step_noise(rng_));
+      if (active && kind == SimEpisodeKind::kVariance) {
+        if (active->heavy) {
+          if (u(rng_) < active->prob / 3) d *= active->factor * Uniform(rng_, 1.2, 2.5);
+        } else if (u(rng_) < active->prob) {
+          d *= active->factor;
+        }
+      } else if (starved) {
+        // Input waits arrive irregularly: the same mean, exponential spread.
+        // The step waits for its batch first, then computes.
+        const double solo = g.profile.step_s;
+        const double w =
+            std::exponential_distribution<double>(1 / std::max(1e-6, sig.step_s - solo))(rng_);
+        d = solo * (1 + step_noise(rng_)) + w;
+        const int64_t s = g.next_step_end_ns, e = s + static_cast<int64_t>(w * 1e9);
+        idle_s +=
+            static_cast<double>(std::max<int64_t>(0, std::min(e, t) - std::max(s, from))) / 1e9;
+        g.idle_carry_s += static_cast<double>(std::max<int64_t>(0, e - std::max(s, t))) / 1e9;
+      }
+      d = std::max(d, 0.01);
+      step_points.push_back({g.next_step_end_ns, d});
+      g.next_step_end_ns += static_cast<int64_t>(d * 1e9);
+    }
+  } else {
+    g.next_step_end_ns = t + options_.interval_ns;
+  }
+  if (starved) {
+    sig = Starved(g.profile, idle_s / (options_.interval_ns / 1e9));
+    apply_cloud(sig);
   }
 
   const int64_t te = t + skew_ns;
@@ -471,33 +522,10 @@ void FleetSim::Emit(WindowStore& store, Gpu& g, int64_t t) {
       if (sink_) sink_(g.neighbour_info, te, 1);
     }
   }
-
-  // One point per step that ended in this interval.
-  if (!steps) {
-    g.next_step_end_ns = t + options_.interval_ns;
-    return;
-  }
-  std::normal_distribution<double> step_noise(0, 0.02);
-  std::uniform_real_distribution<double> u(0, 1);
-  while (g.next_step_end_ns <= t) {
-    double d = sig.step_s * (1 + step_noise(rng_));
-    if (active && kind == SimEpisodeKind::kVariance) {
-      if (active->heavy) {
-        if (u(rng_) < active->prob / 3) d *= active->factor * Uniform(rng_, 1.2, 2.5);
-      } else if (u(rng_) < active->prob) {
-        d *= active->factor;
-      }
-    } else if (active && kind == SimEpisodeKind::kDataLoaderStall) {
-      // Input waits arrive irregularly: the same mean, exponential spread.
-      const double solo = g.profile.step_s;
-      d = solo * (1 + step_noise(rng_)) +
-          std::exponential_distribution<double>(1 / std::max(1e-6, sig.step_s - solo))(rng_);
-    }
-    d = std::max(d, 0.01);
+  for (const StepPoint& p : step_points) {
     // The step a checkpoint interrupted reports the checkpoint's time too.
-    put(kStep, g.next_step_end_ns + skew_ns, d + g.carry_s);
+    put(kStep, p.at_ns + skew_ns, p.d + g.carry_s);
     g.carry_s = 0;
-    g.next_step_end_ns += static_cast<int64_t>(d * 1e9);
   }
 }
 

@@ -86,8 +86,10 @@ std::string FormatReplay(const ReplayResult& result, const ReplayScore* score) {
   for (const auto& [kind, n] : score->false_by_kind) out += "; " + kind + " " + std::to_string(n);
   out += "\nof which during a true episode on the device (wrong kind): " +
          std::to_string(score->false_during_episodes);
-  out += "\ninformational (severity info: memory_bound, lone baseline deviations; no alert): " +
-         std::to_string(score->informational) + "\n";
+  out +=
+      "\ninformational (severity info: memory_bound, host_bound, lone baseline deviations; no "
+      "alert): " +
+      std::to_string(score->informational) + "\n";
   if (score->negatives.empty()) return out;
   out += "\n| hard negative | windows | exposure GPU-days | false incidents | per 100 GPU-days "
          "| informational | false by kind |\n|---|---|---|---|---|---|---|\n";

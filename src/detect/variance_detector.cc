@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "core/strings.h"
@@ -69,13 +70,53 @@ std::string ClassifyRepetition(const VarianceConfig& config, const RepetitionSta
   return "noisy";
 }
 
+HostWait MeasureHostWait(std::span<const WindowPoint> steps, std::span<const WindowPoint> busy) {
+  HostWait out;
+  if (steps.size() < 4 || busy.size() < 3) return out;
+  // The fastest steps are the ones that did not wait: their duration is the
+  // compute a step needs (the 5th percentile, robust to timer noise).
+  std::vector<double> d;
+  d.reserve(steps.size());
+  for (const WindowPoint& p : steps) d.push_back(p.value);
+  auto at = d.begin() + static_cast<ptrdiff_t>(d.size() / 20);
+  std::nth_element(d.begin(), at, d.end());
+  const double compute = *at;
+  if (compute <= 0) return out;
+  // Per collection interval (between two busy samples): the busy share it
+  // reported and the share of its steps' time that compute explains.
+  std::vector<double> xs, ys;
+  size_t k = 0;
+  for (size_t j = 1; j < busy.size(); ++j) {
+    const int64_t lo = busy[j - 1].timestamp_ns, hi = busy[j].timestamp_ns;
+    while (k < steps.size() && steps[k].timestamp_ns <= lo) ++k;
+    double n = 0, total = 0;
+    for (size_t i = k; i < steps.size() && steps[i].timestamp_ns <= hi; ++i) {
+      n += 1;
+      total += steps[i].value;
+    }
+    if (n == 0 || total <= 0) continue;
+    xs.push_back(busy[j].value);
+    ys.push_back(std::min(1.0, n * compute / total));
+  }
+  out.intervals = xs.size();
+  if (xs.size() < 3) return out;
+  const double mx = Mean(xs), my = Mean(ys);
+  double sxy = 0, sxx = 0, syy = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    sxy += (xs[i] - mx) * (ys[i] - my);
+    sxx += (xs[i] - mx) * (xs[i] - mx);
+    syy += (ys[i] - my) * (ys[i] - my);
+  }
+  if (sxx > 0 && syy > 0) out.r = sxy / std::sqrt(sxx * syy);
+  return out;
+}
+
 void VarianceDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& out) {
   if (!throttle_.Due(ctx.now_ns, out)) return;
   struct Group {
     Labels labels;
-    std::vector<double> values;
+    std::vector<WindowPoint> points;
     std::string device;
-    int64_t first_ns = 0;
   };
   std::map<std::string, Group> groups;
   ctx.store.ForEach(config_.metric, ctx.now_ns - config_.window_ns, ctx.now_ns,
@@ -86,20 +127,32 @@ void VarianceDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& ou
                       Group& g = groups[id];
                       // Several GPUs of one workload report the same steps:
                       // keep the series with the most points.
-                      if (pts.size() <= g.values.size()) return;
+                      if (pts.size() <= g.points.size()) return;
                       g.labels = labels;
                       g.device = DeviceKey(labels);
-                      g.first_ns = pts.front().timestamp_ns;
-                      g.values.clear();
-                      for (const WindowPoint& p : pts) g.values.push_back(p.value);
+                      g.points.assign(pts.begin(), pts.end());
                     });
+  std::optional<DeviceSeriesMap> util;  // read when a workload is not clean
+  std::vector<double> values;
   for (auto& [id, g] : groups) {
-    if (g.values.size() < config_.min_points) continue;
-    const RepetitionStats s = ComputeRepetitionStats(g.values);
+    if (g.points.size() < config_.min_points) continue;
+    values.clear();
+    for (const WindowPoint& p : g.points) values.push_back(p.value);
+    const RepetitionStats s = ComputeRepetitionStats(values);
     const std::string shape = ClassifyRepetition(config_, s);
     if (shape == "clean") continue;
+    const int64_t first_ns = g.points.front().timestamp_ns;
+    if (!util) {
+      util = ReadDeviceSeries(ctx.store, config_.busy_metric, ctx.now_ns - config_.window_ns,
+                              ctx.now_ns);
+    }
+    auto busy = util->find(g.device);
+    const HostWait wait =
+        busy == util->end() ? HostWait{} : MeasureHostWait(g.points, busy->second.points);
+    const bool host_bound =
+        wait.intervals >= config_.host_wait_min_intervals && wait.r >= config_.host_wait_min_r;
     Finding f;
-    f.kind = kKindVariance;
+    f.kind = host_bound ? kKindHostBound : kKindVariance;
     f.key = std::string(kKindVariance) + "/" + id;
     f.subject = DeviceSubject(g.labels);
     f.subject.Set("workload", id);
@@ -107,7 +160,7 @@ void VarianceDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& ou
     f.subject.Set("team", team);
     f.devices = {g.device};
     f.workloads = {id};
-    f.window_start_ns = g.first_ns;
+    f.window_start_ns = first_ns;
     f.window_end_ns = ctx.now_ns;
     Evidence e;
     e.series = config_.metric + "{workload=\"" + id + "\"}";
@@ -115,7 +168,7 @@ void VarianceDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& ou
                   FormatDuration(config_.window_ns);
     e.threshold = config_.max_cv;
     e.observed = s.cv_mssd;
-    e.since_ns = g.first_ns;
+    e.since_ns = first_ns;
     f.evidence.push_back(std::move(e));
     f.team = team.empty() ? "platform" : std::string(team);
     f.severity = "warning";
@@ -123,6 +176,22 @@ void VarianceDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& ou
     f.summary = "step durations of " + id + " are " + shape + ": cv " + r2(s.cv_mssd) +
                 " (step-to-step), p50 " + r2(s.p50) + " s, p99 " + r2(s.p99) + " s, bimodality " +
                 r2(s.bimodality) + " over " + std::to_string(s.n) + " steps";
+    if (host_bound) {
+      Evidence h;
+      h.series = config_.busy_metric + "{" + g.device + "}";
+      h.condition = "correlation of busy share and the steps' compute share per interval >= " +
+                    FormatDouble(config_.host_wait_min_r);
+      h.threshold = config_.host_wait_min_r;
+      h.observed = wait.r;
+      h.since_ns = first_ns;
+      f.evidence.push_back(std::move(h));
+      f.severity = "info";
+      f.summary += "; the GPU idles for the extra time (" + config_.busy_metric +
+                   " follows the steps' compute share, r " + r2(wait.r) + " over " +
+                   std::to_string(wait.intervals) +
+                   " intervals): the steps wait on the host (input pipeline, CPU work), not on "
+                   "the GPU (informational)";
+    }
     throttle_.Keep(f);
     out.push_back(std::move(f));
   }

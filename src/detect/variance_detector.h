@@ -8,6 +8,8 @@
 // independent steps but ignores level shifts (a neighbour arriving, a
 // throttled clock, a serving engine alternating prefill and decode): those
 // are phases, the contention detectors' business, not jitter.
+// Uneven steps that wait on the host (see MeasureHostWait) are reported as
+// host_bound, informational: the workload's own input pipeline, not the GPU.
 // One finding per workload instance (workload_pod, else workload_name, else
 // device). Evaluated at most once a minute (findings are repeated between),
 // since the window is minutes long and sorting every 10 s is wasted work.
@@ -20,6 +22,7 @@
 #include "detect/detect_config.h"
 #include "detect/detector.h"
 #include "detect/eval_throttle.h"
+#include "store/window_store.h"
 
 namespace gpufleet::detect {
 
@@ -36,6 +39,21 @@ struct RepetitionStats {
 RepetitionStats ComputeRepetitionStats(std::span<const double> xs);
 // "clean" | "heavy_tailed" | "bimodal" | "noisy".
 std::string ClassifyRepetition(const VarianceConfig& config, const RepetitionStats& s);
+
+// Whether a workload's uneven steps wait on the host: where the GPU idles
+// for a step's extra time (an input pipeline, CPU work between launches),
+// the busy share each collection interval reports follows the share of its
+// steps' time that the compute explains (the 5th percentile of the window's
+// step durations times the interval's step count, over their sum). Where
+// the GPU itself is uneven (contention bursts, a slow rank, kernel
+// variance) the busy share stays put. r is the Pearson correlation of the
+// two over the intervals with steps; 0 when there are fewer than three.
+struct HostWait {
+  size_t intervals = 0;
+  double r = 0;
+};
+// steps and busy sorted by time.
+HostWait MeasureHostWait(std::span<const WindowPoint> steps, std::span<const WindowPoint> busy);
 
 class VarianceDetector final : public Detector {
  public:

@@ -68,5 +68,94 @@ TEST(VarianceDetectorTest, StatisticsOfKnownSamples) {
   EXPECT_EQ(ClassifyRepetition(VarianceConfig{}, shift), "clean");
 }
 
+// A step loop on a timeline: each step waits `wait(rng)` seconds (GPU idle),
+// then computes 0.8 s (GPU busy at 0.95, or at 0.95 for `extra(rng)` more
+// seconds when the GPU itself is slow). Utilization is reported every 15 s
+// as the busy share of the interval, like every vendor's counter.
+std::vector<Finding> DetectTimeline(const std::function<double(std::mt19937_64&)>& wait,
+                                    const std::function<double(std::mt19937_64&)>& extra,
+                                    bool with_util = true) {
+  WindowStore store(WindowStoreOptions{});
+  Labels step = testing::DeviceLabels("gpu_workload_step_duration_seconds", "0");
+  step.Set("workload_name", "trainer");
+  Labels util = testing::DeviceLabels("gpu_utilization_ratio", "0");
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> jitter(0, 0.01);
+  const int64_t end = kT0 + 600 * kS;
+  std::vector<std::pair<int64_t, int64_t>> busy;  // [from, to)
+  for (int64_t t = kT0; t < end;) {
+    const double w = wait(rng), c = 0.8 * (1 + jitter(rng)) + extra(rng);
+    const int64_t s = t + static_cast<int64_t>(w * 1e9), e = s + static_cast<int64_t>(c * 1e9);
+    busy.emplace_back(s, e);
+    store.Append(step, e, w + c);  // reported when the step ends
+    t = e;
+  }
+  if (with_util) {
+    for (int64_t at = kT0 + 15 * kS; at <= end; at += 15 * kS) {
+      int64_t on = 0;
+      for (auto [s, e] : busy)
+        on += std::max<int64_t>(0, std::min(e, at) - std::max(s, at - 15 * kS));
+      store.Append(util, at, 0.95 * static_cast<double>(on) / (15.0 * kS) + jitter(rng));
+    }
+  }
+  VarianceDetector d(DefaultDetectConfig().variance);
+  EvalContext ctx{store, end, {}};
+  std::vector<Finding> out;
+  d.Evaluate(ctx, out);
+  return out;
+}
+
+double Zero(std::mt19937_64&) { return 0; }
+
+TEST(VarianceDetectorTest, StepsWaitingOnInputAreHostBound) {
+  // A data loader that keeps the step waiting 0.1 s on average, irregularly.
+  auto found = DetectTimeline(
+      [](std::mt19937_64& r) { return std::exponential_distribution<double>(10)(r); }, Zero);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].kind, "host_bound") << found[0].summary;
+  EXPECT_EQ(found[0].severity, "info");
+  ASSERT_EQ(found[0].evidence.size(), 2u);
+  EXPECT_GE(found[0].evidence[1].observed, 0.6);
+}
+
+TEST(VarianceDetectorTest, UnevenStepsOnABusyGpuStayVariance) {
+  // The same spread of extra time, spent busy on the GPU (a slow kernel, a
+  // neighbour's burst): utilization does not follow it.
+  auto found = DetectTimeline(
+      Zero, [](std::mt19937_64& r) { return std::exponential_distribution<double>(10)(r); });
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].kind, "variance") << found[0].summary;
+  EXPECT_EQ(found[0].severity, "warning");
+}
+
+TEST(VarianceDetectorTest, WithoutUtilizationUnevenStepsStayVariance) {
+  auto found = DetectTimeline(
+      [](std::mt19937_64& r) { return std::exponential_distribution<double>(10)(r); }, Zero,
+      /*with_util=*/false);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].kind, "variance");
+}
+
+TEST(VarianceDetectorTest, HostWaitOfKnownIntervals) {
+  // Two intervals of two 1 s steps, then two of one 1 s and one 3 s step:
+  // compute share 1 then 0.5; busy 0.9 then 0.45: r = 1.
+  std::vector<WindowPoint> steps, busy;
+  int64_t t = kT0;
+  busy.push_back({t, 0.9});
+  for (int j = 0; j < 4; ++j) {
+    const bool slow = j >= 2;
+    steps.push_back({t + kS, 1});
+    steps.push_back({t + 2 * kS, slow ? 3.0 : 1.0});
+    t += 10 * kS;
+    busy.push_back({t, slow ? 0.45 : 0.9});
+  }
+  HostWait w = MeasureHostWait(steps, busy);
+  EXPECT_EQ(w.intervals, 4u);
+  EXPECT_NEAR(w.r, 1.0, 1e-9);
+  // Busy share that does not move with the compute share.
+  for (size_t j = 1; j < busy.size(); ++j) busy[j].value = j % 2 ? 0.9 : 0.8;
+  EXPECT_LT(MeasureHostWait(steps, busy).r, 0.6);
+}
+
 }  // namespace
 }  // namespace gpufleet::detect

@@ -59,7 +59,7 @@ Status DetectorLoop::RunOnce() {
     }
     if (!up.created) continue;
     opened_++;
-    if (alerts_ != nullptr && f.severity != "info") {  // info (memory_bound): no alert
+    if (alerts_ != nullptr && f.severity != "info") {  // info (memory_bound, host_bound): no alert
       StatusOr<std::optional<detect::IncidentRecord>> rec = incidents_.Get(up.id);
       if (rec.ok() && rec->has_value()) {
         alerts_->Fire(f.key, AlertFromIncident(**rec, options_.external_url));

@@ -1,13 +1,14 @@
 #include "detect/replay_reader.h"
 
+#include <string.h>
+
 #include <charconv>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <queue>
 #include <tuple>
 #include <unordered_map>
-
-#include <nlohmann/json.hpp>
 
 #include "expo/exposition_parser.h"
 
@@ -32,22 +33,40 @@ std::string_view TrimLine(std::string_view line) {
 // (quotes respected) or at the first blank; then "value [timestamp]", an
 // exemplar after " # " ignored.
 std::optional<double> QuickTimestamp(std::string_view line) {
-  size_t i = line.find_first_of("{ \t");
-  if (i == std::string_view::npos) return std::nullopt;
-  if (line[i] == '{') {
-    bool quoted = false;
-    for (++i; i < line.size(); ++i) {
-      char c = line[i];
-      if (quoted && c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        quoted = !quoted;
-      } else if (!quoted && c == '}') {
-        break;
-      }
+  // Only numbers follow a label set, so its '}' is the line's last one,
+  // unless an exemplar ("# {trace_id=...} 1 1.5") follows: then the last
+  // '{' comes after "# ". Either way no need to walk the labels' quotes.
+  size_t i = line.rfind('}');
+  if (i != std::string_view::npos) {
+    // memrchr (glibc) is vectorized; string_view::rfind walks byte by byte.
+    const void* brace = memrchr(line.data(), '{', i);
+    const size_t open = brace == nullptr
+                            ? std::string_view::npos
+                            : static_cast<size_t>(static_cast<const char*>(brace) - line.data());
+    if (open != std::string_view::npos && open >= 2 && line.substr(open - 2, 2) == "# ") {
+      i = std::string_view::npos;  // an exemplar, or "# {" in a value: walk
+    } else {
+      ++i;
     }
-    if (i >= line.size()) return std::nullopt;
-    ++i;
+  }
+  if (i == std::string_view::npos) {
+    i = line.find_first_of("{ \t");
+    if (i == std::string_view::npos) return std::nullopt;
+    if (line[i] == '{') {
+      bool quoted = false;
+      for (++i; i < line.size(); ++i) {
+        char c = line[i];
+        if (quoted && c == '\\') {
+          ++i;
+        } else if (c == '"') {
+          quoted = !quoted;
+        } else if (!quoted && c == '}') {
+          break;
+        }
+      }
+      if (i >= line.size()) return std::nullopt;
+      ++i;
+    }
   }
   std::string_view rest = line.substr(i);
   if (size_t ex = rest.find(" # "); ex != std::string_view::npos) rest = rest.substr(0, ex);
@@ -129,43 +148,56 @@ bool NextArrayNumber(std::string_view s, size_t& pos, double& out, bool& bad) {
   return true;
 }
 
+// Series seen before, by "name{raw labels" (their identity in a file).
+struct KeyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+using KnownSeries =
+    std::unordered_map<std::string, std::unique_ptr<Labels>, KeyHash, std::equal_to<>>;
+
 // Captures the one sample of a line. Label values may point into the
 // parser's scratch space (unescaped values), so they are copied here.
+// `known` / `known_raw_size`: the series the caller found for the line's
+// text up to its first '}', which the parser then skips (identical text
+// parses identically).
 class LineHandler final : public ExpositionHandler {
  public:
-  explicit LineHandler(const std::unordered_map<std::string, std::unique_ptr<Labels>>& known)
-      : known_(known) {}
+  LineHandler(const Labels* known, size_t known_raw_size)
+      : found(known), known_raw_size_(known_raw_size) {}
+  size_t KnownLabelSet(std::string_view rest) override {
+    if (found == nullptr || rest.size() <= known_raw_size_ || rest[known_raw_size_] != '}') {
+      found = nullptr;
+      return std::string_view::npos;
+    }
+    return known_raw_size_;
+  }
   void OnSample(const ExpoSample& s) override {
     got = true;
+    value = s.value;
+    timestamp_ms = s.timestamp_ms;
+    if (!s.labels_parsed && found != nullptr) return;
+    found = nullptr;
     key.assign(s.name);
     key += '{';
     key += s.raw_labels;
-    value = s.value;
-    timestamp_ms = s.timestamp_ms;
-    auto it = known_.find(key);
-    if (it != known_.end()) {
-      found = it->second.get();
-      return;
-    }
     labels = Labels();
     labels.Set("__name__", s.name);
     for (const ExpoLabel& e : s.labels) labels.Set(e.name, e.value);
-    value = s.value;
-    timestamp_ms = s.timestamp_ms;
   }
   void OnError(const ExpoError& e) override {
     error = "column " + std::to_string(e.column) + ": " + e.message;
   }
   bool got = false;
-  std::string key;  // name{raw labels}: the series' identity in this file
-  const Labels* found = nullptr;  // the interned labels of `key`, when seen before
-  Labels labels;                  // else its labels
+  const Labels* found = nullptr;  // the interned labels of the line's series, when seen before
+  std::string key;                // else name{raw labels}
+  Labels labels;                  // and its labels
   double value = 0;
   std::optional<int64_t> timestamp_ms;
   std::string error;
 
  private:
-  const std::unordered_map<std::string, std::unique_ptr<Labels>>& known_;
+  size_t known_raw_size_ = 0;
 };
 
 }  // namespace
@@ -193,7 +225,7 @@ struct ReplayReader::Cursor {
 };
 
 struct ReplayReader::Interned {
-  std::unordered_map<std::string, std::unique_ptr<Labels>> by_key;
+  KnownSeries by_key;
 };
 
 ReplayReader::ReplayReader() : interned_(std::make_unique<Interned>()) {}
@@ -263,7 +295,7 @@ void ReplayReader::Index(Input& in) {
 }
 
 const Labels* ReplayReader::Intern(std::string_view key, Labels labels) {
-  auto it = interned_->by_key.find(std::string(key));
+  auto it = interned_->by_key.find(key);
   if (it != interned_->by_key.end()) return it->second.get();
   auto owned = std::make_unique<Labels>(std::move(labels));
   const Labels* p = owned.get();
@@ -284,7 +316,18 @@ bool ReplayReader::NextText(Cursor& c) {
     ++c.line;
     std::string_view trimmed = TrimLine(line);
     if (trimmed.empty() || trimmed.front() == '#') continue;
-    LineHandler h(interned_->by_key);
+    // A series seen before is found by its text up to the first '}' (a
+    // '}' inside a quoted value cuts the text where no series' text ends).
+    const Labels* known = nullptr;
+    size_t raw_size = 0;
+    if (size_t close = trimmed.find('}'); close != std::string_view::npos) {
+      auto it = interned_->by_key.find(trimmed.substr(0, close));
+      if (it != interned_->by_key.end()) {
+        known = it->second.get();
+        raw_size = close - trimmed.find('{') - 1;
+      }
+    }
+    LineHandler h(known, raw_size);
     ParseExposition(line, h, opts);
     if (!h.got) {
       ++stats_.malformed;

@@ -37,6 +37,7 @@ double StretchMeanSpread(std::span<const WindowPoint> points, int64_t from, int6
 struct Span {
   int64_t now_from = 0, now_to = 0;  // the current window
   int64_t ref_from = 0, ref_to = 0;  // the reference
+  bool ref_held = false;             // the ReferenceBook holds it: not read
 };
 
 // One metric's means for one device; NaN when absent.
@@ -66,8 +67,10 @@ MeansMap ReadMeans(const WindowStore& store, std::string_view metric, int64_t fr
     const Span& w = sp->second;
     m.points = pts.size();
     m.now = MeanIn(pts, w.now_from, w.now_to).value_or(std::nan(""));
-    m.ref = MeanIn(pts, w.ref_from, w.ref_to).value_or(std::nan(""));
-    if (spread) m.spread = StretchMeanSpread(pts, w.ref_from, w.ref_to, w.now_to - w.now_from);
+    if (!w.ref_held) {
+      m.ref = MeanIn(pts, w.ref_from, w.ref_to).value_or(std::nan(""));
+      if (spread) m.spread = StretchMeanSpread(pts, w.ref_from, w.ref_to, w.now_to - w.now_from);
+    }
   });
   return out;
 }
@@ -214,12 +217,14 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
   for (const Finding& f : findings) {
     if (!IsContention(f.kind) || f.devices.empty()) continue;
     const int64_t end = reference_end(f);
-    if (!spans.try_emplace(f.devices[0], Span{now - config.window_ns, now,
-                                              end - config.reference_ns, end})
+    const bool held = book.Find(f.devices[0]) != nullptr;
+    if (!spans
+             .try_emplace(f.devices[0],
+                          Span{now - config.window_ns, now, end - config.reference_ns, end, held})
              .second) {
       continue;
     }
-    from = std::min(from, end - config.reference_ns);
+    from = std::min(from, held ? now - config.window_ns : end - config.reference_ns);
   }
   if (spans.empty()) {
     book.Prune(now - config.window_ns);

@@ -11,11 +11,28 @@
 
 namespace gpufleet::detect {
 
-RepetitionStats ComputeRepetitionStats(std::span<const double> xs) {
+RepetitionStats ComputeRepetitionStats(std::span<const double> xs, double clean_cv) {
   RepetitionStats s;
   s.n = xs.size();
   const double n = static_cast<double>(xs.size());
   s.mean = Mean(xs);
+  // Step-to-step differences, without the largest 2% (at least two): a
+  // level shift into and out of a phase (a neighbour arriving, a serving
+  // engine alternating prefill and decode every few dozen steps) is one big
+  // difference each, not jitter; jitter makes many.
+  std::vector<double> d2;
+  d2.reserve(xs.size());
+  for (size_t i = 1; i < xs.size(); ++i) d2.push_back((xs[i] - xs[i - 1]) * (xs[i] - xs[i - 1]));
+  size_t keep = d2.size();
+  if (keep > 10) {
+    keep -= std::max<size_t>(2, keep / 50);
+    std::nth_element(d2.begin(), d2.begin() + static_cast<ptrdiff_t>(keep), d2.end());
+  }
+  double mssd = 0;
+  for (size_t i = 0; i < keep; ++i) mssd += d2[i];
+  mssd /= 2 * static_cast<double>(keep);
+  s.cv_mssd = s.mean != 0 ? std::sqrt(mssd) / std::fabs(s.mean) : 0;
+  if (s.cv_mssd <= clean_cv) return s;
   double m2 = 0, m3 = 0, m4 = 0;
   for (double x : xs) {
     const double d = x - s.mean;
@@ -28,21 +45,6 @@ RepetitionStats ComputeRepetitionStats(std::span<const double> xs) {
   m4 /= n;
   const double sd = StdDev(xs);
   s.cv = s.mean != 0 ? sd / std::fabs(s.mean) : 0;
-  // Step-to-step differences, without the largest 2% (at least two): a
-  // level shift into and out of a phase (a neighbour arriving, a serving
-  // engine alternating prefill and decode every few dozen steps) is one big
-  // difference each, not jitter; jitter makes many.
-  std::vector<double> d2;
-  for (size_t i = 1; i < xs.size(); ++i) d2.push_back((xs[i] - xs[i - 1]) * (xs[i] - xs[i - 1]));
-  size_t keep = d2.size();
-  if (keep > 10) {
-    keep -= std::max<size_t>(2, keep / 50);
-    std::nth_element(d2.begin(), d2.begin() + static_cast<ptrdiff_t>(keep), d2.end());
-  }
-  double mssd = 0;
-  for (size_t i = 0; i < keep; ++i) mssd += d2[i];
-  mssd /= 2 * static_cast<double>(keep);
-  s.cv_mssd = s.mean != 0 ? std::sqrt(mssd) / std::fabs(s.mean) : 0;
   if (m2 > 0) {
     const double skew = m3 / std::pow(m2, 1.5);
     const double excess_kurtosis = m4 / (m2 * m2) - 3;
@@ -138,7 +140,7 @@ void VarianceDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& ou
     if (g.points.size() < config_.min_points) continue;
     values.clear();
     for (const WindowPoint& p : g.points) values.push_back(p.value);
-    const RepetitionStats s = ComputeRepetitionStats(values);
+    const RepetitionStats s = ComputeRepetitionStats(values, config_.max_cv);
     const std::string shape = ClassifyRepetition(config_, s);
     if (shape == "clean") continue;
     const int64_t first_ns = g.points.front().timestamp_ns;

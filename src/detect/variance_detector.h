@@ -35,8 +35,9 @@ struct RepetitionStats {
   double p50 = 0;
   double p99 = 0;
 };
-// REQUIRES: xs.size() >= 4.
-RepetitionStats ComputeRepetitionStats(std::span<const double> xs);
+// REQUIRES: xs.size() >= 4. With cv_mssd <= clean_cv only n, mean and
+// cv_mssd are filled (a clean workload needs no shape).
+RepetitionStats ComputeRepetitionStats(std::span<const double> xs, double clean_cv = -1);
 // "clean" | "heavy_tailed" | "bimodal" | "noisy".
 std::string ClassifyRepetition(const VarianceConfig& config, const RepetitionStats& s);
 

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <set>
 
 #include "core/file_util.h"
 #include "detect/finding.h"
@@ -61,6 +62,35 @@ TEST(ReplayReaderTest, LabelValuesAreCopiedOutOfTheParser) {
   ASSERT_EQ(nodes.size(), 3u);
   EXPECT_EQ(nodes[0], "n\"1");
   EXPECT_EQ(nodes[2], "n\"1");
+}
+
+// A series seen before is found by its text up to the first '}' and its
+// labels are not parsed again: a '}' inside a value, a series whose text is
+// a prefix of another's, an exemplar and a malformed repeat must all come
+// out as a full parse gives them.
+TEST(ReplayReaderTest, RepeatedSeriesComeOutAsTheirFirstParse) {
+  std::string text =
+      "m{a=\"x}y\",b=\"1\"} 1 1733300000\n"
+      "m{a=\"x\"} 2 1733300000\n"
+      "m{a=\"x\",c=\"2\"} 3 1733300000\n"
+      "m{a=\"x}y\",b=\"1\"} 4 1733300010\n"
+      "m{a=\"x\"} 5 1733300010 # {trace_id=\"t\"} 9 1733300010\n"
+      "m{a=\"x\",c=\"2\"} 6 1733300010\n"
+      "m{a=\"x\"} oops 1733300020\n"
+      "m{a=\"x\"}7 1733300020\n"
+      "# EOF\n";
+  ReplayReader r;
+  r.AddBuffer("rep.om", text);
+  auto got = ReadAll(r);
+  ASSERT_EQ(got.size(), 6u);
+  std::multiset<std::string> first, second;
+  for (size_t i = 0; i < 3; ++i)
+    first.insert(std::get<0>(got[i]) + std::to_string(std::get<2>(got[i]) + 3));
+  for (size_t i = 3; i < 6; ++i)
+    second.insert(std::get<0>(got[i]) + std::to_string(std::get<2>(got[i])));
+  EXPECT_EQ(first, second);
+  EXPECT_EQ(r.stats().malformed, 2u);
+  EXPECT_EQ(std::get<1>(got[4]), 1733300010LL * kS);
 }
 
 TEST(ReplayReaderTest, VictoriaMetricsExportLines) {

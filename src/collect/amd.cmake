@@ -8,6 +8,7 @@ target_sources(gpufleet_collect PRIVATE
   rocm_smi_collector.cc
   amdgpu_sysfs_collector.cc
   amd_collector.cc
+  kfd_events.cc
 )
 
 # Fake vendor libraries, each in its own directory under the file name the
@@ -35,6 +36,7 @@ gpufleet_test(collect_amd_test
     rocm_smi_collector_test.cc
     amdgpu_sysfs_collector_test.cc
     amd_collector_test.cc
+    kfd_events_test.cc
   LIBS gpufleet::collect gpufleet::normalize gpufleet::data gpufleet_collect_testing
   LABELS unit)
 target_compile_definitions(collect_amd_test PRIVATE

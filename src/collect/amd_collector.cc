@@ -44,7 +44,10 @@ StatusOr<std::unique_ptr<Collector>> OpenAmdCollector(const AmdCollectorOptions&
         log->push_back("amd: using " + std::string(c->source()) + " (" +
                        std::to_string(devices->size()) + " devices)");
       }
-      return std::move(c);
+      KfdEventsOptions kfd = options.kfd;
+      if (kfd.sysfs_root.empty()) kfd.sysfs_root = options.sysfs.sysfs_root;
+      if (kfd.dev_kfd.empty()) kfd.dev_kfd = options.dev_root + "/kfd";
+      return WithKfdPageFaults(std::move(c), std::move(kfd), log);
     }
     std::string line = std::string(c->source()) + " rejected: " + devices.status().ToString();
     if (log != nullptr) log->push_back("amd: " + line);

@@ -17,6 +17,8 @@
 // rejected or that it was chosen, e.g.
 //   "amd: amdsmi rejected: NOT_FOUND: cannot load any of [libamd_smi.so, ...]"
 //   "amd: using rocm_smi (2 devices)".
+// The chosen collector is wrapped by WithKfdPageFaults (a no-op without
+// /dev/kfd or CAP_SYS_ADMIN).
 // Errors: NotFound when no source finds a GPU (message lists every reason);
 // when some source failed for another reason (permission, driver mismatch)
 // that status's code is returned instead, so it is not mistaken for "no AMD
@@ -30,6 +32,7 @@
 #include "collect/amdgpu_sysfs_collector.h"
 #include "collect/amdsmi_collector.h"
 #include "collect/collector.h"
+#include "collect/kfd_events.h"
 #include "collect/rocm_smi_collector.h"
 #include "core/status.h"
 
@@ -46,6 +49,10 @@ struct AmdCollectorOptions {
   // quiet there.
   bool require_kernel_device = false;
   std::string dev_root = "/dev";
+  // Page faults from KFD SMI events (collect/kfd_events.h), added to
+  // whichever source is chosen; its sysfs_root and dev_kfd default to the
+  // ones above when empty.
+  KfdEventsOptions kfd = {"", "", nullptr, nullptr};
 };
 
 // True when `dev_root`/kfd exists or a DRM card under `sysfs_root` has PCI

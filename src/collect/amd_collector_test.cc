@@ -21,8 +21,11 @@ AmdCollectorOptions Options(const char* amdsmi, const char* rocm, const char* sy
   o.rocm_smi.library_names = {rocm};
   o.rocm_smi.enable_pcie_throughput = true;  // the fake answers at once
   o.sysfs.sysfs_root = sysfs;
+  o.dev_root = "/nonexistent/dev";  // no /dev/kfd: the chain's choice stays unwrapped
   return o;
 }
+
+constexpr char kNoKfd[] = "amd: kfd page faults off: no /nonexistent/dev/kfd";
 
 class AmdCollectorTest : public ::testing::Test {
  protected:
@@ -41,8 +44,9 @@ TEST_F(AmdCollectorTest, PrefersAmdSmi) {
   auto c = OpenAmdCollector(Options(FAKE_AMDSMI_PATH, FAKE_ROCM_SMI_PATH, AMD_SYSFS_TREE), &log);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ((*c)->source(), "amdsmi");
-  ASSERT_EQ(log.size(), 1u);
+  ASSERT_EQ(log.size(), 2u);
   EXPECT_EQ(log[0], "amd: using amdsmi (9 devices)");
+  EXPECT_EQ(log[1], kNoKfd);
 }
 
 TEST_F(AmdCollectorTest, FallsBackToRocmSmiWhenAmdSmiIsMissing) {
@@ -50,7 +54,7 @@ TEST_F(AmdCollectorTest, FallsBackToRocmSmiWhenAmdSmiIsMissing) {
   auto c = OpenAmdCollector(Options(kMissing, FAKE_ROCM_SMI_PATH, AMD_SYSFS_TREE), &log);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ((*c)->source(), "rocm_smi");
-  ASSERT_EQ(log.size(), 2u);
+  ASSERT_EQ(log.size(), 3u);
   EXPECT_NE(log[0].find("amdsmi rejected: NOT_FOUND"), std::string::npos) << log[0];
   EXPECT_NE(log[0].find(kMissing), std::string::npos) << log[0];
   EXPECT_EQ(log[1], "amd: using rocm_smi (2 devices)");
@@ -74,7 +78,7 @@ TEST_F(AmdCollectorTest, FallsBackToSysfsWhenBothLibrariesAreMissing) {
   auto c = OpenAmdCollector(Options(kMissing, kMissing, AMD_SYSFS_TREE), &log);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ((*c)->source(), "amdgpu_sysfs");
-  ASSERT_EQ(log.size(), 3u);
+  ASSERT_EQ(log.size(), 4u);
   EXPECT_NE(log[1].find("rocm_smi rejected"), std::string::npos) << log[1];
   EXPECT_EQ(log[2], "amd: using amdgpu_sysfs (2 devices)");
 }

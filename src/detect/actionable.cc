@@ -12,10 +12,6 @@ std::string_view NodeOf(std::string_view device_key) {
   return device_key.substr(0, device_key.find('/'));
 }
 
-bool IsContentionKind(std::string_view kind) {
-  return kind == kKindMemoryContention || kind == kKindLatencyBound || kind == kKindSustained;
-}
-
 std::string Join(const std::vector<std::string>& v) {
   std::string out;
   for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;

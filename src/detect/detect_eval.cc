@@ -9,11 +9,6 @@
 namespace gpufleet::detect {
 namespace {
 
-
-bool IsContention(const std::string& kind) {
-  return kind == kKindMemoryContention || kind == kKindLatencyBound || kind == kKindSustained;
-}
-
 int64_t RuleWindow(const DetectConfig& c, const Finding& f) {
   for (const RuleConfig& r : c.rules) {
     if (r.name == f.kind) return r.for_ns;
@@ -29,7 +24,7 @@ int64_t RuleWindow(const DetectConfig& c, const Finding& f) {
 
 // The class an incident is scored under; "" for findings not scored.
 std::string ClassOf(const Finding& f) {
-  if (IsContention(f.kind)) return "contention";
+  if (IsContentionKind(f.kind)) return "contention";
   // A capture trigger's condition on a device with work is an incident named
   // after the trigger (detect/actionable.h).
   if (f.kind == "low_utilization") return "idle";

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/labels.h"
@@ -39,6 +40,11 @@ inline constexpr char kKindSustained[] = "sustained_contention";
 inline constexpr char kKindCloudSpecific[] = "cloud_specific";
 inline constexpr char kKindBaselineDeviation[] = "baseline_deviation";
 inline constexpr char kKindVariance[] = "variance";
+// The three contention rules' kinds (what root causes and contention
+// evidence apply to).
+inline bool IsContentionKind(std::string_view kind) {
+  return kind == kKindMemoryContention || kind == kKindLatencyBound || kind == kKindSustained;
+}
 // A contention rule's conditions held but nothing shows contention (no
 // neighbour, no slowdown against the workload's own baseline): a job that
 // is memory-bound on its own. Informational (severity "info"), no alert.

@@ -14,10 +14,6 @@
 namespace gpufleet::detect {
 namespace {
 
-bool IsContention(const std::string& kind) {
-  return kind == kKindMemoryContention || kind == kKindLatencyBound || kind == kKindSustained;
-}
-
 double Pos(double x) { return std::isfinite(x) && x > 0 ? x : 0; }
 
 std::string Pct(double x) { return std::to_string(static_cast<int>(std::lround(x * 100))) + "%"; }
@@ -215,7 +211,7 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
   std::map<std::string, Span> spans;
   int64_t from = now;
   for (const Finding& f : findings) {
-    if (!IsContention(f.kind) || f.devices.empty()) continue;
+    if (!IsContentionKind(f.kind) || f.devices.empty()) continue;
     const int64_t end = reference_end(f);
     const bool held = book.Find(f.devices[0]) != nullptr;
     if (!spans
@@ -249,7 +245,7 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
   };
   std::map<std::string, Device> devices;
   for (Finding& f : findings) {
-    if (!IsContention(f.kind) || f.devices.empty()) continue;
+    if (!IsContentionKind(f.kind) || f.devices.empty()) continue;
     const std::string& dev = f.devices[0];
     const GpuModelSpec* spec = HardwareCatalog::Default().Find(f.subject.Get("model"));
     // Max of interconnect and PCIe utilization, now and in the reference.

@@ -74,7 +74,7 @@ std::vector<Finding> DetectionEngine::Evaluate(const WindowStore& store, int64_t
 
   std::vector<Finding> out;
   for (auto& d : detectors_) d->Evaluate(ctx, out);
-  AttachRootCauses(config_.root_cause, ctx, out, references_);
+  AttachRootCauses(config_.root_cause, ctx, out, references_, &reference_means_);
   std::sort(out.begin(), out.end(),
             [](const Finding& a, const Finding& b) { return a.key < b.key; });
   KeepActionable(ctx, out, actionable_);  // keeps the order

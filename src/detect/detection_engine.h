@@ -60,6 +60,7 @@ class DetectionEngine {
   int64_t last_flush_ns_ = 0;
   ActionableStats actionable_;
   ReferenceBook references_;  // contention references held per device (root_cause.h)
+  SlidingMeans reference_means_;  // their running sums (device_series.h)
 };
 
 }  // namespace gpufleet::detect

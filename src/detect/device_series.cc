@@ -74,6 +74,52 @@ std::optional<double> MeanIn(std::span<const WindowPoint> points, int64_t from_n
   return sum / static_cast<double>(last - first);
 }
 
+std::optional<double> SlidingMeans::Mean(uint64_t key, std::span<const WindowPoint> points,
+                                         int64_t from_ns, int64_t to_ns) {
+  auto before = [](const WindowPoint& p, int64_t t) { return p.timestamp_ns < t; };
+  auto upto = [](const WindowPoint& p, int64_t t) { return p.timestamp_ns <= t; };
+  const auto lo = std::lower_bound(points.begin(), points.end(), from_ns, before);
+  const auto hi = std::lower_bound(lo, points.end(), to_ns, upto);
+  if (lo == hi) return std::nullopt;
+  auto sum_of = [](auto a, auto b) {
+    double s = 0;
+    for (auto it = a; it < b; ++it) s += it->value;
+    return s;
+  };
+  if (hi == points.end()) {  // covers the newest point: not kept
+    entries_.erase(key);
+    return sum_of(lo, hi) / static_cast<double>(hi - lo);
+  }
+  Entry& e = entries_[key];
+  e.used = true;
+  bool reuse = e.n > 0 && e.updates < kRebuildAfter && from_ns >= e.from && to_ns >= e.to;
+  decltype(points.begin()) olo, ohi;
+  if (reuse) {
+    olo = std::lower_bound(points.begin(), points.end(), e.from, before);
+    ohi = std::lower_bound(olo, points.end(), e.to, upto);
+    reuse = (static_cast<size_t>(ohi - olo) == e.n && olo->timestamp_ns == e.first_ts &&
+             (ohi - 1)->timestamp_ns == e.last_ts && ohi > lo);
+  }
+  if (reuse) {
+    e.sum += sum_of(ohi, hi) - sum_of(olo, lo);
+    ++e.updates;
+  } else {
+    e.sum = sum_of(lo, hi);
+    e.updates = 0;
+  }
+  e.from = from_ns;
+  e.to = to_ns;
+  e.n = static_cast<size_t>(hi - lo);
+  e.first_ts = lo->timestamp_ns;
+  e.last_ts = (hi - 1)->timestamp_ns;
+  return e.sum / static_cast<double>(e.n);
+}
+
+void SlidingMeans::Sweep() {
+  std::erase_if(entries_, [](const auto& kv) { return !kv.second.used; });
+  for (auto& [key, e] : entries_) e.used = false;
+}
+
 double Mean(std::span<const double> xs) {
   if (xs.empty()) return 0;
   double s = 0;

@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/labels.h"
@@ -44,6 +45,36 @@ std::optional<double> ValueAt(std::span<const WindowPoint> points, int64_t t_ns,
 // Mean of the points in [from_ns, to_ns] (closed, like a Prometheus 2.x range
 // selector, so exported rules compute the same mean); nullopt when none.
 std::optional<double> MeanIn(std::span<const WindowPoint> points, int64_t from_ns, int64_t to_ns);
+
+// Means over windows that slide forward between evaluations (a reference
+// that ends where the current window begins), kept as running sums per
+// series (WindowStore series id): each call adds the points that entered and
+// subtracts those that left instead of summing the window again. A sum is
+// reused only when the points it covered are still there (same count, same
+// first and last timestamps: a pruned series is summed afresh) and it never
+// covers a series' newest point, the one a re-sent sample may change.
+// Sums are rebuilt every kRebuildAfter updates so rounding cannot drift.
+class SlidingMeans {
+ public:
+  static constexpr int kRebuildAfter = 256;
+  // The mean of `points` (sorted) in [from_ns, to_ns], like MeanIn.
+  std::optional<double> Mean(uint64_t series_id, std::span<const WindowPoint> points,
+                             int64_t from_ns, int64_t to_ns);
+  // Forgets keys not used since the last Sweep (bounded memory).
+  void Sweep();
+  size_t size() const { return entries_.size(); }
+
+ private:
+  struct Entry {
+    int64_t from = 0, to = 0;
+    double sum = 0;
+    size_t n = 0;
+    int64_t first_ts = 0, last_ts = 0;
+    int updates = 0;
+    bool used = false;
+  };
+  std::unordered_map<uint64_t, Entry> entries_;
+};
 
 // Sample statistics.
 double Mean(std::span<const double> xs);

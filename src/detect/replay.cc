@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <set>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "detect/baseline_store.h"
 #include "detect/detection_engine.h"
@@ -42,8 +42,8 @@ StatusOr<ReplayResult> RunReplay(const DetectConfig& config, ReplayReader& reade
   Status failed;
   std::set<std::string> devices;
   // The reader hands out one interned Labels per series: a series seen once
-  // needs no device key again.
-  std::unordered_set<const Labels*> seen_series;
+  // needs no device key and no label hash again.
+  std::unordered_map<const Labels*, uint64_t> label_hash;
   bool first = true;
   int64_t next_tick = 0;
   auto evaluate = [&](int64_t t) {
@@ -74,11 +74,15 @@ StatusOr<ReplayResult> RunReplay(const DetectConfig& config, ReplayReader& reade
       next_tick += interval;
     }
     result.last_ns = std::max(result.last_ns, ts);
-    store.Append(labels, ts, value);
-    if (seen_series.insert(&labels).second &&
-        (!labels.Get("gpu_uuid").empty() || !labels.Get("gpu").empty())) {
-      if (devices.size() < 1'000'000) devices.insert(DeviceKey(labels));
+    auto [known, added] = label_hash.try_emplace(&labels, 0);
+    if (added) {
+      known->second = WindowStore::LabelHash(labels);
+      if ((!labels.Get("gpu_uuid").empty() || !labels.Get("gpu").empty()) &&
+          devices.size() < 1'000'000) {
+        devices.insert(DeviceKey(labels));
+      }
     }
+    store.Append(labels, known->second, ts, value);
   });
   if (!first) evaluate(next_tick);
   RETURN_IF_ERROR(failed);

@@ -50,24 +50,30 @@ using MeansMap = std::map<std::string, Means>;
 // ReadDeviceSeries; with `only_label`, only series whose label has
 // `only_value`.
 MeansMap ReadMeans(const WindowStore& store, std::string_view metric, int64_t from, int64_t to,
-                   const std::map<std::string, Span>& spans, bool spread = false,
-                   std::string_view only_label = {}, std::string_view only_value = {}) {
+                   const std::map<std::string, Span>& spans, SlidingMeans* sliding,
+                   bool spread = false, std::string_view only_label = {},
+                   std::string_view only_value = {}) {
   MeansMap out;
-  store.ForEach(metric, from, to, [&](const Labels& labels, std::span<const WindowPoint> pts) {
-    if (!only_label.empty() && labels.Get(only_label) != only_value) return;
-    std::string device = DeviceKey(labels);
-    auto sp = spans.find(device);
-    if (sp == spans.end()) return;
-    Means& m = out[std::move(device)];
-    if (pts.size() <= m.points) return;
-    const Span& w = sp->second;
-    m.points = pts.size();
-    m.now = MeanIn(pts, w.now_from, w.now_to).value_or(std::nan(""));
-    if (!w.ref_held) {
-      m.ref = MeanIn(pts, w.ref_from, w.ref_to).value_or(std::nan(""));
-      if (spread) m.spread = StretchMeanSpread(pts, w.ref_from, w.ref_to, w.now_to - w.now_from);
-    }
-  });
+  store.ForEachSeries(
+      metric, from, to, [&](uint64_t id, const Labels& labels, std::span<const WindowPoint> pts) {
+        if (!only_label.empty() && labels.Get(only_label) != only_value) return;
+        std::string device = DeviceKey(labels);
+        auto sp = spans.find(device);
+        if (sp == spans.end()) return;
+        Means& m = out[std::move(device)];
+        if (pts.size() <= m.points) return;
+        const Span& w = sp->second;
+        m.points = pts.size();
+        m.now = MeanIn(pts, w.now_from, w.now_to).value_or(std::nan(""));
+        if (!w.ref_held) {
+          // The reference slides with the evaluations: kept as running sums.
+          m.ref = (sliding != nullptr ? sliding->Mean(id, pts, w.ref_from, w.ref_to)
+                                      : MeanIn(pts, w.ref_from, w.ref_to))
+                      .value_or(std::nan(""));
+          if (spread)
+            m.spread = StretchMeanSpread(pts, w.ref_from, w.ref_to, w.now_to - w.now_from);
+        }
+      });
   return out;
 }
 
@@ -196,7 +202,7 @@ std::vector<CauseShare> ClassifyCauses(const RootCauseConfig& c, const CauseSign
 }
 
 void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
-                      std::vector<Finding>& findings, ReferenceBook& book) {
+                      std::vector<Finding>& findings, ReferenceBook& book, SlidingMeans* sliding) {
   const int64_t now = ctx.now_ns;
   // A reference ends where the finding's run began, so it is the normal
   // state rather than the contended one; for a run older than half the
@@ -224,9 +230,12 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
   }
   if (spans.empty()) {
     book.Prune(now - config.window_ns);
+    if (sliding != nullptr) sliding->Sweep();
     return;
   }
-  auto read = [&](std::string_view metric) { return ReadMeans(ctx.store, metric, from, now, spans); };
+  auto read = [&](std::string_view metric) {
+    return ReadMeans(ctx.store, metric, from, now, spans, sliding);
+  };
   const MeansMap bw = read("gpu_memory_bandwidth_utilization_ratio");
   const MeansMap miss = read(config.miss_metric);
   const MeansMap sm = read("gpu_sm_active_ratio");
@@ -234,9 +243,9 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
   const MeansMap pcie_rx = read("gpu_pcie_receive_bytes_per_second");
   const MeansMap stall = read(config.stall_metric);
   const MeansMap step =
-      ReadMeans(ctx.store, "gpu_workload_step_duration_seconds", from, now, spans, true);
+      ReadMeans(ctx.store, "gpu_workload_step_duration_seconds", from, now, spans, sliding, true);
   const MeansMap clock =
-      ReadMeans(ctx.store, "gpu_clock_hertz", from, now, spans, false, "domain", "sm");
+      ReadMeans(ctx.store, "gpu_clock_hertz", from, now, spans, sliding, false, "domain", "sm");
 
   struct Device {
     CauseSignals s;
@@ -320,6 +329,7 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
     }
   }
   book.Prune(now - config.window_ns);
+  if (sliding != nullptr) sliding->Sweep();
 }
 
 }  // namespace gpufleet::detect

@@ -48,6 +48,7 @@
 
 #include "detect/detect_config.h"
 #include "detect/detector.h"
+#include "detect/device_series.h"
 
 namespace gpufleet::detect {
 
@@ -113,7 +114,10 @@ double EstimateSlowdown(const CauseSignals& s);
 // Fills causes, estimated_slowdown and slowdown_evidence of every
 // contention finding in `findings` (kinds memory/latency-bound/sustained
 // contention), holding and releasing references in `book`.
+// `sliding` (optional, kept across evaluations) holds the references' running
+// sums (device_series.h).
 void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
-                      std::vector<Finding>& findings, ReferenceBook& book);
+                      std::vector<Finding>& findings, ReferenceBook& book,
+                      SlidingMeans* sliding = nullptr);
 
 }  // namespace gpufleet::detect

@@ -132,8 +132,13 @@ WindowStore::WindowStore(const WindowStoreOptions& options)
 
 WindowStore::~WindowStore() = default;
 
+uint64_t WindowStore::LabelHash(const Labels& labels) { return HashLabels(labels); }
+
 bool WindowStore::Append(const Labels& labels, int64_t timestamp_ns, double value) {
-  const uint64_t hash = HashLabels(labels);
+  return Append(labels, HashLabels(labels), timestamp_ns, value);
+}
+
+bool WindowStore::Append(const Labels& labels, uint64_t hash, int64_t timestamp_ns, double value) {
   Shard& shard = shards_[hash % kShards];
   std::unique_lock lock(shard.mu);
   Series* series = shard.by_hash.Find(hash, labels);
@@ -170,6 +175,14 @@ bool WindowStore::Append(const Labels& labels, int64_t timestamp_ns, double valu
 void WindowStore::ForEach(
     std::string_view metric, int64_t from_ns, int64_t to_ns,
     const std::function<void(const Labels&, std::span<const WindowPoint>)>& fn) const {
+  ForEachSeries(
+      metric, from_ns, to_ns,
+      [&](uint64_t, const Labels& labels, std::span<const WindowPoint> pts) { fn(labels, pts); });
+}
+
+void WindowStore::ForEachSeries(
+    std::string_view metric, int64_t from_ns, int64_t to_ns,
+    const std::function<void(uint64_t, const Labels&, std::span<const WindowPoint>)>& fn) const {
   const std::string key(metric);
   auto by_ts = [](const WindowPoint& p, int64_t t) { return p.timestamp_ns < t; };
   for (size_t i = 0; i < kShards; ++i) {
@@ -184,7 +197,8 @@ void WindowStore::ForEach(
       auto last = std::upper_bound(first, series->points.end(), to_ns,
                                    [](int64_t t, const WindowPoint& p) { return t < p.timestamp_ns; });
       if (first == last) continue;
-      fn(series->labels, std::span<const WindowPoint>(&*first, static_cast<size_t>(last - first)));
+      fn(series->id, series->labels,
+         std::span<const WindowPoint>(&*first, static_cast<size_t>(last - first)));
     }
   }
 }

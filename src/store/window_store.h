@@ -46,12 +46,22 @@ class WindowStore {
   // the newest point of its series (out of order). A sample with the same
   // timestamp as the newest point replaces its value (a re-sent sample).
   bool Append(const Labels& labels, int64_t timestamp_ns, double value);
+  // The same with the labels' LabelHash computed by the caller, who appends
+  // to one series many times (a replay hashes each series once).
+  bool Append(const Labels& labels, uint64_t label_hash, int64_t timestamp_ns, double value);
+  static uint64_t LabelHash(const Labels& labels);
 
   // Calls `fn` for every series of `metric` with its labels (with __name__)
   // and its points in [from_ns, to_ns], oldest first. Series with no point in
   // the range are skipped. Order across series is unspecified.
   void ForEach(std::string_view metric, int64_t from_ns, int64_t to_ns,
                const std::function<void(const Labels&, std::span<const WindowPoint>)>& fn) const;
+
+  // ForEach with each series' id (see ForEachLatest), for callers that keep
+  // what they derive from a series between calls.
+  void ForEachSeries(std::string_view metric, int64_t from_ns, int64_t to_ns,
+                     const std::function<void(uint64_t series_id, const Labels&,
+                                              std::span<const WindowPoint>)>& fn) const;
 
   // Calls `fn` for every series of `metric` whose newest point at or before
   // to_ns is at or after from_ns, with that point and the series' id: a

@@ -1,0 +1,66 @@
+#include "detect/device_series.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+namespace gpufleet::detect {
+namespace {
+
+constexpr int64_t kS = 1'000'000'000;
+
+// A reference that slides 10 s per evaluation over a series that grows and
+// gets pruned at the front (and a second series read alongside): the
+// running mean always equals a fresh MeanIn.
+TEST(SlidingMeansTest, RunningSumsEqualAFreshMean) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> value(0, 1);
+  std::vector<WindowPoint> pts;
+  int64_t t = 0;
+  auto grow = [&](int64_t until) {
+    while (t < until) {
+      t += static_cast<int64_t>((0.2 + value(rng)) * kS);  // irregular, like steps
+      pts.push_back({t, value(rng)});
+    }
+  };
+  SlidingMeans means;
+  int reused_checks = 0;
+  for (int64_t now = 40 * 60 * kS; now < 200 * 60 * kS; now += 10 * kS) {
+    grow(now);
+    if (now % (30 * 60 * kS) == 0) {            // pruned at the front
+      const int64_t keep = now - 31 * 60 * kS;  // into the reference
+      std::erase_if(pts, [&](const WindowPoint& p) { return p.timestamp_ns < keep; });
+    }
+    const int64_t to = now - 2 * 60 * kS, from = to - 30 * 60 * kS;
+    std::optional<double> got = means.Mean(1, pts, from, to);
+    std::optional<double> want = MeanIn(pts, from, to);
+    ASSERT_EQ(got.has_value(), want.has_value());
+    ASSERT_NEAR(*got, *want, 1e-12 * std::max(1.0, std::fabs(*want))) << "at " << now / kS;
+    // Another series over a window that jumps: summed afresh, not mixed in.
+    const std::vector<WindowPoint> other = {{from, 5}, {to, 7}, {now + kS, 9}};
+    ASSERT_EQ(means.Mean(2, other, from, to), 6.0);
+    means.Sweep();
+    ++reused_checks;
+  }
+  EXPECT_EQ(means.size(), 2u);
+  EXPECT_GT(reused_checks, 900);
+}
+
+TEST(SlidingMeansTest, AWindowWithTheNewestPointIsNotKept) {
+  std::vector<WindowPoint> pts = {{1 * kS, 1}, {2 * kS, 2}, {3 * kS, 3}};
+  SlidingMeans means;
+  EXPECT_EQ(means.Mean(1, pts, 0, 3 * kS), 2.0);
+  EXPECT_EQ(means.size(), 0u);
+  pts.back().value = 6;  // a re-sent sample replaces the newest value
+  EXPECT_EQ(means.Mean(1, pts, 0, 3 * kS), 3.0);
+  EXPECT_EQ(means.Mean(1, pts, 0, 2 * kS), 1.5);
+  EXPECT_EQ(means.size(), 1u);
+  EXPECT_EQ(means.Mean(1, pts, 10 * kS, 20 * kS), std::nullopt);
+  means.Sweep();
+  means.Sweep();  // unused since the last sweep
+  EXPECT_EQ(means.size(), 0u);
+}
+
+}  // namespace
+}  // namespace gpufleet::detect

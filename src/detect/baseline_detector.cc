@@ -58,8 +58,10 @@ void BaselineDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& ou
       const std::string key =
           BaselineKey(subject, w == ctx.workloads_by_device.end() ? kNone : w->second);
       Baseline& b = baselines_[{key, metric}];
-      b.key = key;
-      b.metric = metric;
+      if (b.key.empty()) {
+        b.key = key;
+        b.metric = metric;
+      }
       const double sigma =
           std::max(std::sqrt(b.variance()), config_.min_stddev_fraction * std::fabs(b.mean));
       const bool mature = b.count >= config_.min_samples && sigma > 0;
@@ -112,13 +114,15 @@ void BaselineDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& ou
 
       // Learn the points not seen yet.
       int64_t& until = learned_until_ns_[metric + "|" + device];
+      bool learned = false;
       for (const WindowPoint& p : series.points) {
         if (p.timestamp_ns <= until) continue;
         until = p.timestamp_ns;
         if (mature && std::fabs(z(p.value)) > config_.max_sigma) continue;
         b.Add(p.value, p.timestamp_ns);
-        dirty_.insert({key, metric});
+        learned = true;
       }
+      if (learned) dirty_.insert({key, metric});
     }
   }
 }

@@ -67,7 +67,8 @@ fs::path WriteTopology(const fs::path& root) {
 }
 
 TEST(KfdTopologyTest, MapsGpuIdsToPciBusIds) {
-  const fs::path root = fs::path(::testing::TempDir()) / "kfd_topology";
+  const fs::path root =
+      fs::path(::testing::TempDir()) / ("kfd_topology_" + std::to_string(::getpid()));
   fs::remove_all(root);
   auto gpus = ReadKfdTopology(WriteTopology(root).string());
   ASSERT_TRUE(gpus.ok()) << gpus.status().ToString();
@@ -76,6 +77,7 @@ TEST(KfdTopologyTest, MapsGpuIdsToPciBusIds) {
   EXPECT_EQ(by_bus,
             (std::map<std::string, uint32_t>{{"0000:c1:00.0", 53302}, {"0001:21:01.2", 4714}}));
   EXPECT_EQ(ReadKfdTopology((root / "absent").string()).status().code(), StatusCode::kNotFound);
+  fs::remove_all(root);
 }
 
 // An inner collector with two devices and one fixed reading each.
@@ -102,7 +104,8 @@ std::optional<double> Reading(const DeviceReadings& r, std::string_view name) {
 }
 
 TEST(KfdPageFaultsTest, CountsPageFaultStartsPerDevice) {
-  const fs::path root = fs::path(::testing::TempDir()) / "kfd_faults";
+  const fs::path root =
+      fs::path(::testing::TempDir()) / ("kfd_faults_" + std::to_string(::getpid()));
   fs::remove_all(root);
   WriteTopology(root);
   int pipe_fds[2];
@@ -144,6 +147,7 @@ TEST(KfdPageFaultsTest, CountsPageFaultStartsPerDevice) {
   bool said = false;
   for (const std::string& l : log) said |= l.find("on 1 GPU(s)") != std::string::npos;
   EXPECT_TRUE(said);
+  fs::remove_all(root);
 }
 
 // Every AMD source's table turns the count into a rate per second.
@@ -173,7 +177,8 @@ TEST(KfdPageFaultsTest, EveryAmdSourceMapsTheCountToARate) {
 }
 
 TEST(KfdPageFaultsTest, WithoutTheCapabilityNothingIsPublished) {
-  const fs::path root = fs::path(::testing::TempDir()) / "kfd_nocap";
+  const fs::path root =
+      fs::path(::testing::TempDir()) / ("kfd_nocap_" + std::to_string(::getpid()));
   fs::remove_all(root);
   WriteTopology(root);
   KfdEventsOptions o;
@@ -193,6 +198,7 @@ TEST(KfdPageFaultsTest, WithoutTheCapabilityNothingIsPublished) {
   EXPECT_EQ(Reading(r, "kfd_page_faults_total"), std::nullopt);
   ASSERT_EQ(log.size(), 1u);
   EXPECT_NE(log[0].find("CAP_SYS_ADMIN"), std::string::npos) << log[0];
+  fs::remove_all(root);
 }
 
 TEST(KfdPageFaultsTest, NoDevKfdLeavesTheSourceAsItIs) {

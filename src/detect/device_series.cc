@@ -92,16 +92,19 @@ std::optional<double> SlidingMeans::Mean(uint64_t key, std::span<const WindowPoi
   }
   Entry& e = entries_[key];
   e.used = true;
-  bool reuse = e.n > 0 && e.updates < kRebuildAfter && from_ns >= e.from && to_ns >= e.to;
+  bool reuse = e.n > 0 && e.updates < kRebuildAfter;
   decltype(points.begin()) olo, ohi;
   if (reuse) {
     olo = std::lower_bound(points.begin(), points.end(), e.from, before);
     ohi = std::lower_bound(olo, points.end(), e.to, upto);
-    reuse = (static_cast<size_t>(ohi - olo) == e.n && olo->timestamp_ns == e.first_ts &&
-             (ohi - 1)->timestamp_ns == e.last_ts && ohi > lo);
+    // The points summed before are all still there, and the windows overlap.
+    reuse = static_cast<size_t>(ohi - olo) == e.n && olo->timestamp_ns == e.first_ts &&
+            (ohi - 1)->timestamp_ns == e.last_ts && lo < ohi && olo < hi;
   }
   if (reuse) {
-    e.sum += sum_of(ohi, hi) - sum_of(olo, lo);
+    // Either end may have moved either way.
+    e.sum += lo < olo ? sum_of(lo, olo) : -sum_of(olo, lo);
+    e.sum += hi > ohi ? sum_of(ohi, hi) : -sum_of(hi, ohi);
     ++e.updates;
   } else {
     e.sum = sum_of(lo, hi);

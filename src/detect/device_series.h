@@ -49,7 +49,8 @@ std::optional<double> MeanIn(std::span<const WindowPoint> points, int64_t from_n
 // Means over windows that slide forward between evaluations (a reference
 // that ends where the current window begins), kept as running sums per
 // series (WindowStore series id): each call adds the points that entered and
-// subtracts those that left instead of summing the window again. A sum is
+// subtracts those that left instead of summing the window again (either end
+// may move either way, as long as the windows overlap). A sum is
 // reused only when the points it covered are still there (same count, same
 // first and last timestamps: a pruned series is summed afresh) and it never
 // covers a series' newest point, the one a re-sent sample may change.

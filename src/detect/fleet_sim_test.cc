@@ -5,6 +5,7 @@
 #include "detect/fleet_sim.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -162,7 +163,8 @@ TEST(FleetSimTest, SoloMemoryBoundJobsRaiseNoContentionIncident) {
   o.inject_negatives = false;
   o.duration_s = 3 * 3600;
   o.seed = 4;
-  const std::string dir = ::testing::TempDir() + "/gpufleet_fleet_sim_solo";
+  const std::string dir =
+      ::testing::TempDir() + "/gpufleet_fleet_sim_solo_" + std::to_string(::getpid());
   Scored run;
   ASSERT_NO_FATAL_FAILURE(RecordReplayScore(o, dir, &run));
   ASSERT_EQ(run.rows.size(), 4u);  // one solo_memory_bound window per node
@@ -194,7 +196,8 @@ TEST(FleetSimTest, ContentionIncidentsAreTrueAndTheirSlowdownClose) {
   o.colocation = table->pairs;
   o.duration_s = 8 * 3600;
   o.seed = 5;
-  const std::string dir = ::testing::TempDir() + "/gpufleet_fleet_sim_quality";
+  const std::string dir =
+      ::testing::TempDir() + "/gpufleet_fleet_sim_quality_" + std::to_string(::getpid());
   Scored run;
   ASSERT_NO_FATAL_FAILURE(RecordReplayScore(o, dir, &run));
   const ScoreLine* contention = nullptr;

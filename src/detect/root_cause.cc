@@ -228,6 +228,9 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
     }
     from = std::min(from, held ? now - config.window_ns : end - config.reference_ns);
   }
+  // Reads reach a window further back, so the running sums of references
+  // that slid since the last evaluation still see the points that left.
+  from -= config.window_ns;
   if (spans.empty()) {
     book.Prune(now - config.window_ns);
     if (sliding != nullptr) sliding->Sweep();

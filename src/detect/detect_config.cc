@@ -24,6 +24,26 @@ Status ReadFlag(const TomlReader& r, std::string_view key, bool& out) {
   return r.Read(key, out);
 }
 
+// A name (metric) keeps its default when absent or empty.
+Status ReadName(const TomlReader& r, std::string_view key, std::string& out) {
+  std::string v;
+  RETURN_IF_ERROR(r.Read(key, v));
+  if (!v.empty()) out = v;
+  return OkStatus();
+}
+
+// A count (TOML integer or float) of at least `min`.
+Status ReadCount(const TomlReader& r, std::string_view key, size_t min, size_t& out) {
+  double n = static_cast<double>(out);
+  RETURN_IF_ERROR(r.Read(key, n));
+  if (!(n >= static_cast<double>(min))) {
+    const toml::node* at = r.Get(key);
+    return r.FieldError(at != nullptr ? *at : r.table(), key, "must be >= " + std::to_string(min));
+  }
+  out = static_cast<size_t>(n);
+  return OkStatus();
+}
+
 std::optional<TomlReader> Section(const TomlReader& root, std::string_view name) {
   const toml::table* t = root.table()[name].as_table();
   if (t == nullptr) return std::nullopt;
@@ -108,42 +128,25 @@ Status ParseVariance(const TomlReader& r, VarianceConfig& v) {
       r.CheckKeys({"enabled", "metric", "window", "min_points", "max_cv", "bimodality_min",
                    "tail_ratio_max", "busy_metric", "host_wait_min_r", "host_wait_min_intervals"}));
   RETURN_IF_ERROR(ReadFlag(r, "enabled", v.enabled));
-  std::string metric;
-  RETURN_IF_ERROR(r.Read("metric", metric));
-  if (!metric.empty()) v.metric = metric;
+  RETURN_IF_ERROR(ReadName(r, "metric", v.metric));
   RETURN_IF_ERROR(r.ReadDuration("window", v.window_ns));
-  double n = static_cast<double>(v.min_points);
-  RETURN_IF_ERROR(r.Read("min_points", n));
-  if (n < 4) return r.Error(r.table(), "variance min_points must be >= 4");
-  v.min_points = static_cast<size_t>(n);
+  RETURN_IF_ERROR(ReadCount(r, "min_points", 4, v.min_points));
   RETURN_IF_ERROR(r.Read("max_cv", v.max_cv));
   RETURN_IF_ERROR(r.Read("bimodality_min", v.bimodality_min));
   RETURN_IF_ERROR(r.Read("tail_ratio_max", v.tail_ratio_max));
-  std::string busy;
-  RETURN_IF_ERROR(r.Read("busy_metric", busy));
-  if (!busy.empty()) v.busy_metric = busy;
+  RETURN_IF_ERROR(ReadName(r, "busy_metric", v.busy_metric));
   RETURN_IF_ERROR(r.Read("host_wait_min_r", v.host_wait_min_r));
-  double intervals = static_cast<double>(v.host_wait_min_intervals);
-  RETURN_IF_ERROR(r.Read("host_wait_min_intervals", intervals));
-  if (intervals < 3) return r.Error(r.table(), "variance host_wait_min_intervals must be >= 3");
-  v.host_wait_min_intervals = static_cast<size_t>(intervals);
-  return OkStatus();
+  return ReadCount(r, "host_wait_min_intervals", 3, v.host_wait_min_intervals);
 }
 
 Status ParseCrossCloud(const TomlReader& r, CrossCloudConfig& c) {
   RETURN_IF_ERROR(r.CheckKeys({"enabled", "metric", "window", "max_gap", "min_points"}));
   RETURN_IF_ERROR(ReadFlag(r, "enabled", c.enabled));
-  std::string metric;
-  RETURN_IF_ERROR(r.Read("metric", metric));
-  if (!metric.empty()) c.metric = metric;
+  RETURN_IF_ERROR(ReadName(r, "metric", c.metric));
   RETURN_IF_ERROR(r.ReadDuration("window", c.window_ns));
   RETURN_IF_ERROR(r.Read("max_gap", c.max_gap));
-  double n = static_cast<double>(c.min_points);
-  RETURN_IF_ERROR(r.Read("min_points", n));
-  if (n < 1 || c.max_gap <= 0) {
-    return r.Error(r.table(), "cross_cloud needs min_points >= 1, max_gap > 0");
-  }
-  c.min_points = static_cast<size_t>(n);
+  RETURN_IF_ERROR(ReadCount(r, "min_points", 1, c.min_points));
+  if (c.max_gap <= 0) return r.Error(r.table(), "cross_cloud needs max_gap > 0");
   return OkStatus();
 }
 

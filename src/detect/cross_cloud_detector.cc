@@ -35,7 +35,7 @@ void CrossCloudDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& 
         c.team = labels.Get("workload_team");
       });
   const DeviceSeriesMap activity =
-      ReadDeviceSeries(ctx.store, "gpu_sm_active_ratio", from, ctx.now_ns);
+      ReadDeviceSeries(ctx.store, "gpu_sm_active_ratio", from, ctx.now_ns, /*with_labels=*/false);
 
   struct Gap {
     std::pair<std::string, std::string> id;

@@ -40,13 +40,13 @@ std::string SeriesName(std::string_view metric, const Labels& subject) {
 }
 
 DeviceSeriesMap ReadDeviceSeries(const WindowStore& store, std::string_view metric, int64_t from_ns,
-                                 int64_t to_ns) {
+                                 int64_t to_ns, bool with_labels) {
   DeviceSeriesMap out;
   store.ForEach(metric, from_ns, to_ns,
                 [&](const Labels& labels, std::span<const WindowPoint> pts) {
                   DeviceSeries& d = out[DeviceKey(labels)];
                   if (pts.size() > d.points.size()) {
-                    d.labels = labels;
+                    if (with_labels) d.labels = labels;
                     d.points.assign(pts.begin(), pts.end());
                   }
                 });

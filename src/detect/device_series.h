@@ -35,9 +35,11 @@ struct DeviceSeries {
 using DeviceSeriesMap = std::map<std::string, DeviceSeries>;  // by DeviceKey
 
 // Reads `metric` over [from_ns, to_ns]; when a device has several series of
-// the metric (e.g. two methods) the one with the most points wins.
+// the metric (e.g. two methods) the one with the most points wins. Without
+// `with_labels` the DeviceSeries' labels stay empty (a caller that needs
+// only the points saves copying them).
 DeviceSeriesMap ReadDeviceSeries(const WindowStore& store, std::string_view metric, int64_t from_ns,
-                                 int64_t to_ns);
+                                 int64_t to_ns, bool with_labels = true);
 
 // The latest value at or before t_ns and not older than lookback_ns.
 std::optional<double> ValueAt(std::span<const WindowPoint> points, int64_t t_ns,

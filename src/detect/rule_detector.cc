@@ -80,7 +80,9 @@ void RuleDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& out) {
   for (const Condition& c : rule_.conditions) {
     const int64_t from =
         horizon - lookback_ns_ - (c.op == Condition::Op::kDrop ? rule_.for_ns + c.reference_ns : 0);
-    per_condition.push_back(ReadDeviceSeries(ctx.store, c.metric, from, now));
+    // Only the first condition's labels name the finding's subject.
+    per_condition.push_back(ReadDeviceSeries(ctx.store, c.metric, from, now,
+                                             /*with_labels=*/per_condition.empty()));
   }
   for (const auto& [device, first] : per_condition[0]) {
     ConditionSeries data;

@@ -146,7 +146,7 @@ void VarianceDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& ou
     const int64_t first_ns = g.points.front().timestamp_ns;
     if (!util) {
       util = ReadDeviceSeries(ctx.store, config_.busy_metric, ctx.now_ns - config_.window_ns,
-                              ctx.now_ns);
+                              ctx.now_ns, /*with_labels=*/false);
     }
     auto busy = util->find(g.device);
     const HostWait wait =

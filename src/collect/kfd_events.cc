@@ -106,40 +106,61 @@ bool HasSysAdmin() {
   return false;
 }
 
-StatusOr<int> OpenKfdEvents(const std::string& dev_kfd, uint32_t gpu_id) {
-  int kfd = ::open(dev_kfd.c_str(), O_RDWR | O_CLOEXEC);
-  if (kfd < 0) return SysError("open " + dev_kfd, errno);
-  KfdVersionArgs version{};
-  if (::ioctl(kfd, kKfdIocGetVersion, &version) != 0) {
-    int err = errno;
-    ::close(kfd);
-    return SysError("AMDKFD_IOC_GET_VERSION", err);
+// /dev/kfd, opened once and kept open while event descriptors are read from
+// it (as ROCm's own SMI library does), checked for KFD >= 1.10.
+class KfdFile {
+ public:
+  explicit KfdFile(std::string path) : path_(std::move(path)) {}
+  ~KfdFile() {
+    if (fd_ >= 0) ::close(fd_);
   }
-  // Page-fault events came with KFD 1.10 (the SMI profiler events).
-  if (version.major_version != 1 || version.minor_version < 10) {
-    ::close(kfd);
-    return FailedPreconditionError("KFD " + std::to_string(version.major_version) + "." +
-                                   std::to_string(version.minor_version) +
-                                   " has no page-fault events (they need 1.10, Linux 6.0)");
+  KfdFile(const KfdFile&) = delete;
+  KfdFile& operator=(const KfdFile&) = delete;
+
+  StatusOr<int> OpenEvents(uint32_t gpu_id) {
+    if (fd_ < 0) RETURN_IF_ERROR(Open());
+    KfdSmiEventsArgs args{};
+    args.gpuid = gpu_id;
+    if (::ioctl(fd_, kKfdIocSmiEvents, &args) != 0) {
+      return SysError("AMDKFD_IOC_SMI_EVENTS", errno);
+    }
+    const int fd = static_cast<int>(args.anon_fd);
+    const uint64_t mask = KfdEventMask(kKfdEventPageFaultStart) |
+                          KfdEventMask(kKfdEventPageFaultEnd) | KfdEventMask(kKfdEventAllProcess);
+    if (::write(fd, &mask, sizeof(mask)) != static_cast<ssize_t>(sizeof(mask))) {
+      int err = errno;
+      ::close(fd);
+      return SysError("setting the SMI event mask", err);
+    }
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+    ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+    return fd;
   }
-  KfdSmiEventsArgs args{};
-  args.gpuid = gpu_id;
-  const int rc = ::ioctl(kfd, kKfdIocSmiEvents, &args);
-  const int err = errno;
-  ::close(kfd);  // the event descriptor lives on its own
-  if (rc != 0) return SysError("AMDKFD_IOC_SMI_EVENTS", err);
-  const int fd = static_cast<int>(args.anon_fd);
-  const uint64_t mask = KfdEventMask(kKfdEventPageFaultStart) |
-                        KfdEventMask(kKfdEventPageFaultEnd) | KfdEventMask(kKfdEventAllProcess);
-  if (::write(fd, &mask, sizeof(mask)) != static_cast<ssize_t>(sizeof(mask))) {
-    int werr = errno;
-    ::close(fd);
-    return SysError("setting the SMI event mask", werr);
+
+ private:
+  Status Open() {
+    int fd = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) return SysError("open " + path_, errno);
+    KfdVersionArgs version{};
+    if (::ioctl(fd, kKfdIocGetVersion, &version) != 0) {
+      int err = errno;
+      ::close(fd);
+      return SysError("AMDKFD_IOC_GET_VERSION", err);
+    }
+    // Page-fault events came with KFD 1.10 (the SMI profiler events).
+    if (version.major_version != 1 || version.minor_version < 10) {
+      ::close(fd);
+      return FailedPreconditionError("KFD " + std::to_string(version.major_version) + "." +
+                                     std::to_string(version.minor_version) +
+                                     " has no page-fault events (they need 1.10, Linux 6.0)");
+    }
+    fd_ = fd;
+    return OkStatus();
   }
-  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-  ::fcntl(fd, F_SETFD, FD_CLOEXEC);
-  return fd;
-}
+
+  std::string path_;
+  int fd_ = -1;
+};
 
 class KfdPageFaultCollector final : public Collector {
  public:
@@ -330,9 +351,10 @@ std::unique_ptr<Collector> WithKfdPageFaults(std::unique_ptr<Collector> inner,
   }
   std::map<std::string, uint32_t> by_bus;
   for (const KfdGpu& g : *gpus) by_bus[g.pci_bus_id] = g.gpu_id;
-  auto open = options.open_events ? options.open_events : [dev = options.dev_kfd](uint32_t id) {
-    return OpenKfdEvents(dev, id);
-  };
+  // The collector keeps the opener, and with it /dev/kfd, open.
+  auto open = options.open_events ? options.open_events
+                                  : [kfd = std::make_shared<KfdFile>(options.dev_kfd)](
+                                        uint32_t id) { return kfd->OpenEvents(id); };
   // Discover() was run by the chain; the wrapper learns the indexes again.
   auto wrapped = std::make_unique<KfdPageFaultCollector>(std::move(inner), std::move(by_bus),
                                                          std::move(open), log);

@@ -76,7 +76,8 @@ struct KfdEventsOptions {
   std::string sysfs_root = "/sys";
   std::string dev_kfd = "/dev/kfd";
   // Opens the event descriptor of one GPU (for tests: a pipe); the default
-  // opens dev_kfd, checks the KFD version, runs the ioctl and writes the
+  // opens dev_kfd once (kept open while the collector lives, as ROCm's SMI
+  // library does), checks the KFD version, runs the ioctl and writes the
   // mask. Returns a non-blocking descriptor the reader owns.
   std::function<StatusOr<int>(uint32_t gpu_id)> open_events;
   // Whether this process may see every process's events; default: whether

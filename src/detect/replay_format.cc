@@ -44,7 +44,8 @@ std::string FormatReplay(const ReplayResult& result, const ReplayScore* score) {
          std::to_string(result.evaluations) + " evaluations\n";
   out += "skipped: " + std::to_string(in.malformed) + " malformed, " +
          std::to_string(in.no_timestamp) + " without timestamp, " + std::to_string(in.nan) +
-         " NaN, " + std::to_string(result.dropped_out_of_order) + " out of order; " +
+         " NaN, " + std::to_string(in.late) + " late (older than their series' previous sample), " +
+         std::to_string(result.dropped_out_of_order) + " out of order; " +
          std::to_string(in.backwards) + " backwards timestamps\n";
   for (const std::string& e : in.errors) out += "  " + e + "\n";
   out += "\n" + std::to_string(result.incidents.size()) + " incident(s)\n";
@@ -109,10 +110,15 @@ std::string FormatReplay(const ReplayResult& result, const ReplayScore* score) {
 std::string ReplayJson(const ReplayResult& result, const ReplayScore* score) {
   nlohmann::json j;
   const ReplayInputStats& in = result.input;
-  j["input"] = {{"files", in.files},         {"runs", in.runs},
-                {"samples", in.samples},     {"malformed", in.malformed},
-                {"no_timestamp", in.no_timestamp}, {"nan", in.nan},
-                {"backwards", in.backwards}, {"out_of_order", result.dropped_out_of_order},
+  j["input"] = {{"files", in.files},
+                {"runs", in.runs},
+                {"samples", in.samples},
+                {"malformed", in.malformed},
+                {"no_timestamp", in.no_timestamp},
+                {"nan", in.nan},
+                {"backwards", in.backwards},
+                {"late", in.late},
+                {"out_of_order", result.dropped_out_of_order},
                 {"errors", in.errors}};
   j["evaluations"] = result.evaluations;
   j["devices"] = result.devices;

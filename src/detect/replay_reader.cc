@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -32,7 +33,7 @@ std::string_view TrimLine(std::string_view line) {
 // happens later): the series part ends at the '}' closing the label set
 // (quotes respected) or at the first blank; then "value [timestamp]", an
 // exemplar after " # " ignored.
-std::optional<double> QuickTimestamp(std::string_view line) {
+std::optional<double> QuickTimestamp(std::string_view line, size_t* series_end) {
   // Only numbers follow a label set, so its '}' is the line's last one,
   // unless an exemplar ("# {trace_id=...} 1 1.5") follows: then the last
   // '{' comes after "# ". Either way no need to walk the labels' quotes.
@@ -68,6 +69,7 @@ std::optional<double> QuickTimestamp(std::string_view line) {
       ++i;
     }
   }
+  *series_end = i;
   std::string_view rest = line.substr(i);
   if (size_t ex = rest.find(" # "); ex != std::string_view::npos) rest = rest.substr(0, ex);
   rest = TrimLine(rest);
@@ -211,11 +213,15 @@ struct ReplayReader::Input {
     size_t begin, end, line;
   };
   std::vector<Run> runs;
+  // Byte offsets, ascending, of sample lines older than their series'
+  // previous sample in the file: late arrivals, dropped.
+  std::vector<size_t> late;
 };
 
 struct ReplayReader::Cursor {
   Input* in;
   size_t pos, end, line;
+  size_t late = 0;  // index of the next late line at or after pos
   // JSON runs: positions in the two arrays.
   size_t values = 0, stamps = 0;
   const Labels* labels = nullptr;
@@ -265,6 +271,9 @@ void ReplayReader::Index(Input& in) {
   Input::Run run{0, 0, 1};
   bool open = false;
   double last = -1e300;
+  // Each series' newest timestamp so far, in file order, by a hash of its
+  // text (name and label set as written).
+  std::unordered_map<uint64_t, double> newest;
   while (pos < t.size()) {
     size_t nl = t.find('\n', pos);
     size_t end = nl == std::string_view::npos ? t.size() : nl + 1;
@@ -274,7 +283,21 @@ void ReplayReader::Index(Input& in) {
       if (in.json) {
         in.runs.push_back({pos, end, line});
       } else {
-        std::optional<double> ts = QuickTimestamp(l);
+        size_t series_end = 0;
+        std::optional<double> ts = QuickTimestamp(l, &series_end);
+        if (ts) {
+          // A sample older than its own series' previous one arrived late
+          // (a node whose clock stepped back): a TSDB rejects it as out of
+          // order, and merging it in would interleave two stretches of time.
+          auto [it, added] =
+              newest.try_emplace(std::hash<std::string_view>()(l.substr(0, series_end)), *ts);
+          if (!added && *ts < it->second) {
+            in.late.push_back(pos);
+            ++stats_.late;
+          } else {
+            it->second = *ts;
+          }
+        }
         if (open && ts && *ts < last) {
           ++stats_.backwards;
           run.end = pos;
@@ -316,6 +339,9 @@ bool ReplayReader::NextText(Cursor& c) {
     ++c.line;
     std::string_view trimmed = TrimLine(line);
     if (trimmed.empty() || trimmed.front() == '#') continue;
+    const std::vector<size_t>& late = c.in->late;
+    while (c.late < late.size() && late[c.late] < c.pos - line.size()) ++c.late;
+    if (c.late < late.size() && late[c.late] == c.pos - line.size()) continue;
     // A series seen before is found by its text up to the first '}' (a
     // '}' inside a quoted value cuts the text where no series' text ends).
     const Labels* known = nullptr;
@@ -444,7 +470,12 @@ bool ReplayReader::Advance(Cursor& c) { return c.in->json ? NextJson(c) : NextTe
 void ReplayReader::ForEach(const std::function<void(const Labels&, int64_t, double)>& fn) {
   std::vector<Cursor> cursors;
   for (auto& in : inputs_) {
-    for (const Input::Run& r : in->runs) cursors.push_back(Cursor{in.get(), r.begin, r.end, r.line});
+    for (const Input::Run& r : in->runs) {
+      Cursor c{in.get(), r.begin, r.end, r.line};
+      c.late = static_cast<size_t>(std::lower_bound(in->late.begin(), in->late.end(), r.begin) -
+                                   in->late.begin());
+      cursors.push_back(c);
+    }
   }
   using Entry = std::tuple<int64_t, size_t>;  // (timestamp, cursor): min-heap
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;

@@ -19,7 +19,13 @@
 //
 // Bad input is counted, never fatal: malformed lines (first messages kept
 // with file:line), samples without a timestamp, NaN values, runs broken by
-// a backwards timestamp. Only an unreadable file is an error.
+// a backwards timestamp. A text sample older than its own series' previous
+// sample in the file (a node whose clock stepped back) arrived late and is
+// dropped, as a TSDB rejects an out-of-order sample: merged in, it would
+// interleave two stretches of the series' time. Runs still merge across
+// series, so a series-by-series file stays whole. Memory: one entry per
+// distinct series, plus 8 bytes per late line. Only an unreadable file is
+// an error.
 // Not thread-safe.
 #pragma once
 
@@ -44,6 +50,7 @@ struct ReplayInputStats {
   uint64_t no_timestamp = 0;      // samples without a timestamp (skipped)
   uint64_t nan = 0;               // NaN / non-numeric values (skipped)
   uint64_t backwards = 0;         // a timestamp lower than its predecessor (starts a run)
+  uint64_t late = 0;              // samples older than their series' previous one (dropped)
   std::vector<std::string> errors;  // first messages, "file:line: what"
 };
 

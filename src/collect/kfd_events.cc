@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "core/file_util.h"
@@ -60,11 +61,6 @@ bool ParseHex(std::string_view s, uint64_t& out) {
   return ec == std::errc() && p == s.data() + s.size() && !s.empty();
 }
 
-bool ParseDec(std::string_view s, int64_t& out) {
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && p == s.data() + s.size() && !s.empty();
-}
-
 // "<ns> -<pid> @<addr>(<node>) <c>", c one of `letters`.
 std::string CheckFault(std::string_view payload, std::string_view letters) {
   std::vector<std::string_view> f;
@@ -75,9 +71,9 @@ std::string CheckFault(std::string_view payload, std::string_view letters) {
     i = sp + 1;
   }
   if (f.size() != 4) return "expected \"<ns> -<pid> @<address>(<node>) <flag>\"";
-  int64_t v = 0;
-  if (!ParseDec(f[0], v) || v < 0) return "bad timestamp " + Quote(f[0]);
-  if (f[1].size() < 2 || f[1][0] != '-' || !ParseDec(f[1].substr(1), v)) {
+  const std::optional<int64_t> ns = ParseInt64(f[0]);
+  if (!ns || *ns < 0) return "bad timestamp " + Quote(f[0]);
+  if (f[1].size() < 2 || f[1][0] != '-' || !ParseInt64(f[1].substr(1))) {
     return "bad pid " + Quote(f[1]);
   }
   const size_t open = f[2].find('(');
@@ -303,10 +299,8 @@ StatusOr<std::vector<KfdGpu>> ReadKfdTopology(const std::string& sysfs_root) {
   std::vector<KfdGpu> out;
   for (fs::directory_iterator it(nodes, ec), end; !ec && it != end; it.increment(ec)) {
     StatusOr<std::string> id = ReadFileToString((it->path() / "gpu_id").string());
-    int64_t gpu_id = 0;
-    if (!id.ok() || !ParseDec(TrimWhitespace(*id), gpu_id) || gpu_id <= 0 || gpu_id > UINT32_MAX) {
-      continue;  // a CPU node (gpu_id 0) or unreadable
-    }
+    const std::optional<int64_t> gpu_id = id.ok() ? ParseInt64(TrimWhitespace(*id)) : std::nullopt;
+    if (!gpu_id || *gpu_id <= 0 || *gpu_id > UINT32_MAX) continue;  // a CPU node (0), unreadable
     StatusOr<std::string> props = ReadFileToString((it->path() / "properties").string());
     if (!props.ok()) continue;
     int64_t location = -1, domain = 0;
@@ -323,7 +317,7 @@ StatusOr<std::vector<KfdGpu>> ReadKfdTopology(const std::string& sysfs_root) {
                   static_cast<unsigned>((location >> 8) & 0xff),
                   static_cast<unsigned>((location >> 3) & 0x1f),
                   static_cast<unsigned>(location & 0x7));
-    out.push_back({static_cast<uint32_t>(gpu_id), bus});
+    out.push_back({static_cast<uint32_t>(*gpu_id), bus});
   }
   return out;
 }

@@ -333,15 +333,16 @@ bool ReplayReader::NextText(Cursor& c) {
   while (c.pos < c.end) {
     size_t nl = t.find('\n', c.pos);
     size_t end = nl == std::string_view::npos || nl >= c.end ? c.end : nl + 1;
-    std::string_view line = t.substr(c.pos, end - c.pos);
+    const size_t line_start = c.pos;
+    std::string_view line = t.substr(line_start, end - line_start);
     size_t line_no = c.line;
     c.pos = end;
     ++c.line;
     std::string_view trimmed = TrimLine(line);
     if (trimmed.empty() || trimmed.front() == '#') continue;
     const std::vector<size_t>& late = c.in->late;
-    while (c.late < late.size() && late[c.late] < c.pos - line.size()) ++c.late;
-    if (c.late < late.size() && late[c.late] == c.pos - line.size()) continue;
+    while (c.late < late.size() && late[c.late] < line_start) ++c.late;
+    if (c.late < late.size() && late[c.late] == line_start) continue;
     // A series seen before is found by its text up to the first '}' (a
     // '}' inside a quoted value cuts the text where no series' text ends).
     const Labels* known = nullptr;

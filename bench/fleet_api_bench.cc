@@ -78,8 +78,9 @@ void BM_AnchorLatestPoints(benchmark::State& state) {
   for (auto _ : state) {
     double sum = 0;
     for (const char* m : kMetrics) {
-      w.ForEach(m, kNow - 1'800'000'000'000, kNow,
-                [&](const Labels&, std::span<const WindowPoint> p) { sum += p.back().value; });
+      w.ForEach(
+          m, kNow - 1'800'000'000'000, kNow,
+          [&](const StoredLabels&, std::span<const WindowPoint> p) { sum += p.back().value; });
     }
     benchmark::DoNotOptimize(sum);
   }

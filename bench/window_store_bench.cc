@@ -61,8 +61,9 @@ void BM_ForEachFiveMinutes(benchmark::State& state) {
   }
   for (auto _ : state) {
     size_t points = 0;
-    store.ForEach("gpu_metric_0_ratio", 0, 300'000'000'000LL,
-                  [&](const Labels&, std::span<const WindowPoint> pts) { points += pts.size(); });
+    store.ForEach(
+        "gpu_metric_0_ratio", 0, 300'000'000'000LL,
+        [&](const StoredLabels&, std::span<const WindowPoint> pts) { points += pts.size(); });
     benchmark::DoNotOptimize(points);
   }
   state.SetItemsProcessed(state.iterations() * kGpus * 30);

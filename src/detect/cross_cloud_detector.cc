@@ -24,7 +24,7 @@ void CrossCloudDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& 
   std::map<std::pair<std::string, std::string>, std::map<std::string, Cloud>> groups;
   ctx.store.ForEach(
       config_.metric, from, ctx.now_ns,
-      [&](const Labels& labels, std::span<const WindowPoint> pts) {
+      [&](const StoredLabels& labels, std::span<const WindowPoint> pts) {
         std::string_view workload = labels.Get("workload_name");
         std::string_view cloud = labels.Get("cloud");
         if (workload.empty() || cloud.empty()) return;

@@ -63,7 +63,7 @@ StatusOr<std::unique_ptr<DetectionEngine>> DetectionEngine::Create(const DetectC
 std::vector<Finding> DetectionEngine::Evaluate(const WindowStore& store, int64_t now_ns) {
   EvalContext ctx{store, now_ns, {}};
   store.ForEach("gpu_workload_info", now_ns - config_.lookback_ns, now_ns,
-                [&](const Labels& labels, std::span<const WindowPoint>) {
+                [&](const StoredLabels& labels, std::span<const WindowPoint>) {
                   std::string_view w = labels.Get("workload_name");
                   if (w.empty()) w = labels.Get("workload_pod");
                   if (w.empty()) return;

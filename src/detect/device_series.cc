@@ -5,31 +5,6 @@
 
 namespace gpufleet::detect {
 
-std::string DeviceKey(const Labels& labels) {
-  std::string key(labels.Get("node"));
-  std::string_view id = labels.Get("gpu");
-  if (id.empty()) id = labels.Get("gpu_uuid");
-  if (id.empty()) id = labels.Get("pci_bus_id");
-  key += '/';
-  key += id;
-  std::string_view part = labels.Get("partition_id");
-  if (!part.empty()) {
-    key += "/p";
-    key += part;
-  }
-  return key;
-}
-
-Labels DeviceSubject(const Labels& labels) {
-  Labels out;
-  for (std::string_view name :
-       {"node", "gpu", "gpu_uuid", "partition_id", "model", "vendor", "cloud", "region"}) {
-    std::string_view v = labels.Get(name);
-    if (!v.empty()) out.Set(name, v);
-  }
-  return out;
-}
-
 std::string SeriesName(std::string_view metric, const Labels& subject) {
   Labels l;
   for (std::string_view name : {"node", "gpu", "gpu_uuid", "partition_id"}) {
@@ -43,10 +18,10 @@ DeviceSeriesMap ReadDeviceSeries(const WindowStore& store, std::string_view metr
                                  int64_t to_ns, bool with_labels) {
   DeviceSeriesMap out;
   store.ForEach(metric, from_ns, to_ns,
-                [&](const Labels& labels, std::span<const WindowPoint> pts) {
+                [&](const StoredLabels& labels, std::span<const WindowPoint> pts) {
                   DeviceSeries& d = out[DeviceKey(labels)];
                   if (pts.size() > d.points.size()) {
-                    if (with_labels) d.labels = labels;
+                    if (with_labels) d.labels = labels.ToLabels();
                     d.points.assign(pts.begin(), pts.end());
                   }
                 });

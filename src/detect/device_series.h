@@ -20,11 +20,35 @@
 
 namespace gpufleet::detect {
 
-// "n1/3" or "n1/GPU-abc" (+ "/p1" for a partition).
-std::string DeviceKey(const Labels& labels);
+// "n1/3" or "n1/GPU-abc" (+ "/p1" for a partition). `L` is Labels or
+// StoredLabels.
+template <typename L>
+std::string DeviceKey(const L& labels) {
+  std::string key(labels.Get("node"));
+  std::string_view id = labels.Get("gpu");
+  if (id.empty()) id = labels.Get("gpu_uuid");
+  if (id.empty()) id = labels.Get("pci_bus_id");
+  key += '/';
+  key += id;
+  std::string_view part = labels.Get("partition_id");
+  if (!part.empty()) {
+    key += "/p";
+    key += part;
+  }
+  return key;
+}
 // The identity and placement labels of a series: node, gpu, gpu_uuid,
 // partition_id, model, vendor, cloud, region.
-Labels DeviceSubject(const Labels& labels);
+template <typename L>
+Labels DeviceSubject(const L& labels) {
+  Labels out;
+  for (std::string_view name :
+       {"node", "gpu", "gpu_uuid", "partition_id", "model", "vendor", "cloud", "region"}) {
+    std::string_view v = labels.Get(name);
+    if (!v.empty()) out.Set(name, v);
+  }
+  return out;
+}
 // `metric{a="1",...}` with the subject labels (for evidence).
 std::string SeriesName(std::string_view metric, const Labels& subject);
 

@@ -55,7 +55,8 @@ MeansMap ReadMeans(const WindowStore& store, std::string_view metric, int64_t fr
                    std::string_view only_value = {}) {
   MeansMap out;
   store.ForEachSeries(
-      metric, from, to, [&](uint64_t id, const Labels& labels, std::span<const WindowPoint> pts) {
+      metric, from, to,
+      [&](uint64_t id, const StoredLabels& labels, std::span<const WindowPoint> pts) {
         if (!only_label.empty() && labels.Get(only_label) != only_value) return;
         std::string device = DeviceKey(labels);
         auto sp = spans.find(device);

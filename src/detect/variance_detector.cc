@@ -122,7 +122,7 @@ void VarianceDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& ou
   };
   std::map<std::string, Group> groups;
   ctx.store.ForEach(config_.metric, ctx.now_ns - config_.window_ns, ctx.now_ns,
-                    [&](const Labels& labels, std::span<const WindowPoint> pts) {
+                    [&](const StoredLabels& labels, std::span<const WindowPoint> pts) {
                       std::string id(labels.Get("workload_pod"));
                       if (id.empty()) id = labels.Get("workload_name");
                       if (id.empty()) id = DeviceKey(labels);
@@ -130,7 +130,7 @@ void VarianceDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& ou
                       // Several GPUs of one workload report the same steps:
                       // keep the series with the most points.
                       if (pts.size() <= g.points.size()) return;
-                      g.labels = labels;
+                      g.labels = labels.ToLabels();
                       g.device = DeviceKey(labels);
                       g.points.assign(pts.begin(), pts.end());
                     });

@@ -81,7 +81,7 @@ json EvidenceSamples(const std::string& series, int64_t from_ns, int64_t to_ns,
   std::vector<WindowPoint> best;
   if (b.window != nullptr) {
     b.window->ForEach(sel->first, from_ns, to_ns,
-                      [&](const Labels& l, std::span<const WindowPoint> pts) {
+                      [&](const StoredLabels& l, std::span<const WindowPoint> pts) {
                         for (const auto& [k, v] : sel->second.pairs()) {
                           if (l.Get(k) != v) return;
                         }

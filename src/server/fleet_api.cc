@@ -75,7 +75,7 @@ struct SeriesLabels {
       workload_name, workload_pod;
 };
 
-void Extract(const Labels& l, SeriesLabels& out) {
+void Extract(const StoredLabels& l, SeriesLabels& out) {
   out = SeriesLabels();
   for (const auto& [k, v] : l.pairs()) {
     switch (k.size()) {
@@ -219,7 +219,7 @@ std::string FleetSummary::Json(const WindowStore& window, const FleetFilter& fil
   const int64_t from_ns = now_ns - options.window_ns;
   // A series seen for the first time: its device (a new row if new) and what
   // its labels say, kept by series id.
-  auto learn = [&](uint64_t hash, uint64_t series_id, const Labels& l) {
+  auto learn = [&](uint64_t hash, uint64_t series_id, const StoredLabels& l) {
     Extract(l, sl);
     DeviceKeyOf(sl, key);
     const uint64_t key_hash = std::hash<std::string_view>()(key);
@@ -252,29 +252,28 @@ std::string FleetSummary::Json(const WindowStore& window, const FleetFilter& fil
     return static_cast<uint32_t>(c.series.size() - 1);
   };
   for (int f = kUp; f <= kStep; ++f) {
-    window.ForEachLatest(
-        kMetrics[f], from_ns, now_ns,
-        [&](uint64_t series_id, const Labels& l, const WindowPoint& last) {
-          ++visited;
-          const uint64_t hash = MixId(series_id);
-          uint32_t id =
-              c.series_index.Find(hash, [&](uint32_t i) { return c.series_ids[i] == series_id; });
-          if (id == FlatIndex::kNotFound) id = learn(hash, series_id, l);
-          const CachedSeries& cs = c.series[id];
-          Hot& h = hot[cs.row];
-          h.seen = true;
-          h.last_seen_ns = std::max(h.last_seen_ns, last.timestamp_ns);
-          if (f == kHolder || f == kStep) {
-            AddDistinct(holders[cs.row].teams, cs.team);
-            AddDistinct(holders[cs.row].workloads, cs.workload);
-            return;
-          }
-          Reading& rd = h.reading[f];
-          if (last.timestamp_ns < rd.ts_ns) return;  // another series is newer
-          rd.ts_ns = last.timestamp_ns;
-          rd.value = last.value;
-          if (f == kUp) h.up_reason = last.value > 0 ? nullptr : cs.reason;
-        });
+    window.ForEachLatest(kMetrics[f], from_ns, now_ns,
+                         [&](uint64_t series_id, const StoredLabels& l, const WindowPoint& last) {
+                           ++visited;
+                           const uint64_t hash = MixId(series_id);
+                           uint32_t id = c.series_index.Find(
+                               hash, [&](uint32_t i) { return c.series_ids[i] == series_id; });
+                           if (id == FlatIndex::kNotFound) id = learn(hash, series_id, l);
+                           const CachedSeries& cs = c.series[id];
+                           Hot& h = hot[cs.row];
+                           h.seen = true;
+                           h.last_seen_ns = std::max(h.last_seen_ns, last.timestamp_ns);
+                           if (f == kHolder || f == kStep) {
+                             AddDistinct(holders[cs.row].teams, cs.team);
+                             AddDistinct(holders[cs.row].workloads, cs.workload);
+                             return;
+                           }
+                           Reading& rd = h.reading[f];
+                           if (last.timestamp_ns < rd.ts_ns) return;  // another series is newer
+                           rd.ts_ns = last.timestamp_ns;
+                           rd.value = last.value;
+                           if (f == kUp) h.up_reason = last.value > 0 ? nullptr : cs.reason;
+                         });
   }
 
   std::vector<uint32_t> kept;

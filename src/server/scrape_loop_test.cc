@@ -53,10 +53,11 @@ class ScrapeLoopTest : public ::testing::Test {
   // Points of `metric` by instance/gpu_uuid.
   std::map<std::string, std::vector<WindowPoint>> Points(std::string_view metric) {
     std::map<std::string, std::vector<WindowPoint>> out;
-    window_.ForEach(metric, 0, INT64_MAX, [&](const Labels& l, std::span<const WindowPoint> p) {
-      out[std::string(l.Get("instance")) + "/" + std::string(l.Get("gpu_uuid"))] =
-          std::vector<WindowPoint>(p.begin(), p.end());
-    });
+    window_.ForEach(metric, 0, INT64_MAX,
+                    [&](const StoredLabels& l, std::span<const WindowPoint> p) {
+                      out[std::string(l.Get("instance")) + "/" + std::string(l.Get("gpu_uuid"))] =
+                          std::vector<WindowPoint>(p.begin(), p.end());
+                    });
     return out;
   }
 

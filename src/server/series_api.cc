@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <map>
 #include <span>
+#include <unordered_map>
 
 #include "server/json_out.h"
 
 namespace gpufleet {
 namespace {
 
-bool Matches(const Labels& l, const Labels& match) {
+bool Matches(const StoredLabels& l, const Labels& match) {
   for (const auto& [k, v] : match.pairs()) {
     if (l.Get(k) != v) return false;
   }
@@ -55,7 +56,7 @@ SeriesAnswer EvaluateWindow(const WindowStore& window, const SeriesQuery& q) {
     };
     std::map<std::string, Acc> groups;
     window.ForEach(q.metric, from_ns, q.to_ns,
-                   [&](const Labels& l, std::span<const WindowPoint> pts) {
+                   [&](const StoredLabels& l, std::span<const WindowPoint> pts) {
                      if (!Matches(l, q.match)) return;
                      Acc& acc = groups[std::string(l.Get(q.aggregate))];
                      if (acc.sum.empty()) {
@@ -84,27 +85,34 @@ SeriesAnswer EvaluateWindow(const WindowStore& window, const SeriesQuery& q) {
   }
   // Two passes, so memory stays within limit x points however many match:
   // the label sets first, then the points of the `limit` first.
-  std::vector<Labels> names;
-  window.ForEach(q.metric, from_ns, q.to_ns, [&](const Labels& l, std::span<const WindowPoint>) {
-    if (Matches(l, q.match)) names.push_back(l);
-  });
-  std::sort(names.begin(), names.end());
+  struct Named {
+    Labels labels;
+    uint64_t series_id;
+  };
+  std::vector<Named> names;
+  window.ForEachSeries(q.metric, from_ns, q.to_ns,
+                       [&](uint64_t id, const StoredLabels& l, std::span<const WindowPoint>) {
+                         if (Matches(l, q.match)) names.push_back({l.ToLabels(), id});
+                       });
+  std::sort(names.begin(), names.end(),
+            [](const Named& x, const Named& y) { return x.labels < y.labels; });
   if (names.size() > static_cast<size_t>(q.limit)) {
     a.truncated = names.size() - static_cast<size_t>(q.limit);
     names.resize(static_cast<size_t>(q.limit));
   }
-  std::map<Labels, size_t> index;
-  for (size_t i = 0; i < names.size(); ++i) index.emplace(names[i], i);
+  std::unordered_map<uint64_t, size_t> index;  // series id -> row
   a.series.resize(names.size());
-  window.ForEach(q.metric, from_ns, q.to_ns,
-                 [&](const Labels& l, std::span<const WindowPoint> pts) {
-                   auto it = index.find(l);
-                   if (it == index.end()) return;
-                   SeriesData& d = a.series[it->second];
-                   d.labels = l;
-                   d.labels.Remove("__name__");
-                   Resample(pts, q, d.v);
-                 });
+  for (size_t i = 0; i < names.size(); ++i) {
+    index.emplace(names[i].series_id, i);
+    a.series[i].labels = std::move(names[i].labels);
+    a.series[i].labels.Remove("__name__");
+  }
+  window.ForEachSeries(q.metric, from_ns, q.to_ns,
+                       [&](uint64_t id, const StoredLabels&, std::span<const WindowPoint> pts) {
+                         auto it = index.find(id);
+                         if (it == index.end()) return;
+                         Resample(pts, q, a.series[it->second].v);
+                       });
   for (SeriesData& d : a.series) {
     if (d.v.empty()) d.v.assign(n, std::nullopt);  // pruned between the passes
   }

@@ -347,7 +347,7 @@ std::string Server::RenderMetrics() {
     std::map<std::string, double> activity;
     const int64_t now = clock_.NowNs();
     window_->ForEach("gpu_tensor_active_ratio", now - 600 * kNsPerSecond, now,
-                     [&](const Labels& labels, std::span<const WindowPoint> points) {
+                     [&](const StoredLabels& labels, std::span<const WindowPoint> points) {
                        double sum = 0;
                        for (const WindowPoint& p : points) sum += p.value;
                        activity[detect::DeviceKey(labels)] =

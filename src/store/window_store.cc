@@ -15,7 +15,9 @@ namespace {
 // Names and values hashed a word at a time (std::hash) and mixed in order,
 // each as its own string, so {a="bc"} != {ab="c"}. Runs for every sample
 // appended; equal hashes are still compared label by label.
-uint64_t HashLabels(const Labels& labels) {
+// `labels` is a Labels or a StoredLabels: both hash alike.
+template <typename L>
+uint64_t HashLabels(const L& labels) {
   uint64_t h = 0x9e3779b97f4a7c15ULL;
   auto mix = [&h](std::string_view s) {
     h ^= std::hash<std::string_view>{}(s) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
@@ -28,7 +30,9 @@ uint64_t HashLabels(const Labels& labels) {
 }
 
 struct Series {
-  Labels labels;
+  // Into the store's Strings, sorted by name.
+  std::unique_ptr<StoredLabels::Ref[]> label_refs;
+  size_t label_count = 0;
   // Points [begin_, points.size()) are live; pruned points are erased in
   // bulk once they make up half the buffer, so Prune stays amortized O(1).
   std::vector<WindowPoint> points;
@@ -36,16 +40,8 @@ struct Series {
   uint64_t id = 0;  // unique for the store's lifetime
 
   size_t live() const { return points.size() - begin; }
+  StoredLabels labels() const { return StoredLabels(label_refs.get(), label_count); }
 };
-
-size_t LabelsBytes(const Labels& labels) {
-  size_t n = labels.pairs().capacity() * sizeof(Labels::Pair);
-  for (const auto& [name, value] : labels.pairs()) {
-    if (name.size() > 15) n += name.capacity();
-    if (value.size() > 15) n += value.capacity();
-  }
-  return n;
-}
 
 // The shard's series by label hash: open addressing with linear probing,
 // one 16-byte slot per series at a load of at most a half. A lookup reads
@@ -60,7 +56,7 @@ class SeriesIndex {
     for (size_t i = Home(hash);; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
       if (s.series == nullptr) return nullptr;
-      if (s.series != Erased() && s.hash == hash && s.series->labels == labels) return s.series;
+      if (s.series != Erased() && s.hash == hash && s.series->labels() == labels) return s.series;
     }
   }
   void Insert(uint64_t hash, Series* series) {
@@ -118,6 +114,75 @@ class SeriesIndex {
 
 }  // namespace
 
+std::string_view StoredLabels::Get(std::string_view name) const {
+  // As Labels::Get: __name__ sorts first and is asked for most.
+  if (n_ > 0 && *refs_[0].name == name) return *refs_[0].value;
+  const Ref* end = refs_ + n_;
+  const Ref* it = std::lower_bound(refs_, end, name,
+                                   [](const Ref& r, std::string_view n) { return *r.name < n; });
+  if (it != end && *it->name == name) return *it->value;
+  return {};
+}
+
+Labels StoredLabels::ToLabels() const {
+  Labels out;
+  for (const auto& [name, value] : pairs()) out.Set(name, value);
+  return out;
+}
+
+std::string StoredLabels::ToString() const {
+  std::string out;
+  AppendLabelList(pairs(), out);
+  return out;
+}
+
+bool StoredLabels::operator==(const Labels& other) const {
+  const auto& theirs = other.pairs();
+  if (theirs.size() != n_) return false;
+  for (size_t i = 0; i < n_; ++i) {
+    if (*refs_[i].name != theirs[i].first || *refs_[i].value != theirs[i].second) return false;
+  }
+  return true;
+}
+
+// Every distinct label name and value held by the store's series, counted by
+// the series that point at it: a series' labels cost it two pointers each.
+// Guarded by mu, taken after a shard's lock (never before), only when a
+// series is created or dropped.
+class WindowStore::Strings {
+ public:
+  std::mutex mu;
+
+  const std::string* Acquire(std::string_view s) {
+    auto it = counts_.find(s);
+    if (it == counts_.end()) it = counts_.emplace(std::string(s), 0).first;
+    ++it->second;
+    return &it->first;
+  }
+  void Release(const std::string* s) {
+    auto it = counts_.find(std::string_view(*s));
+    if (--it->second == 0) counts_.erase(it);
+  }
+  size_t size() const { return counts_.size(); }
+  size_t memory_bytes() const {
+    // A node holds the string, its count, the next pointer and the cached
+    // hash; long strings add their own block.
+    size_t n = counts_.bucket_count() * sizeof(void*);
+    for (const auto& [text, count] : counts_) {
+      n += sizeof(std::string) + 3 * sizeof(void*);
+      if (text.size() > 15) n += text.capacity() + 1;
+    }
+    return n;
+  }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> counts_;
+};
+
 struct WindowStore::Shard {
   mutable std::shared_mutex mu;
   // Guarded by mu. Hash (and labels) -> series.
@@ -128,7 +193,7 @@ struct WindowStore::Shard {
 };
 
 WindowStore::WindowStore(const WindowStoreOptions& options)
-    : options_(options), shards_(new Shard[kShards]) {}
+    : options_(options), strings_(std::make_unique<Strings>()), shards_(new Shard[kShards]) {}
 
 WindowStore::~WindowStore() = default;
 
@@ -150,7 +215,16 @@ bool WindowStore::Append(const Labels& labels, uint64_t hash, int64_t timestamp_
       return false;
     }
     auto owned = std::make_unique<Series>();
-    owned->labels = labels;
+    const auto& pairs = labels.pairs();
+    owned->label_refs = std::make_unique<StoredLabels::Ref[]>(pairs.size());
+    owned->label_count = pairs.size();
+    {
+      std::lock_guard strings_lock(strings_->mu);
+      for (size_t i = 0; i < pairs.size(); ++i) {
+        owned->label_refs[i] = {strings_->Acquire(pairs[i].first),
+                                strings_->Acquire(pairs[i].second)};
+      }
+    }
     owned->id = next_series_id_.fetch_add(1, std::memory_order_relaxed);
     series = owned.get();
     shard.by_hash.Insert(hash, series);
@@ -174,15 +248,16 @@ bool WindowStore::Append(const Labels& labels, uint64_t hash, int64_t timestamp_
 
 void WindowStore::ForEach(
     std::string_view metric, int64_t from_ns, int64_t to_ns,
-    const std::function<void(const Labels&, std::span<const WindowPoint>)>& fn) const {
-  ForEachSeries(
-      metric, from_ns, to_ns,
-      [&](uint64_t, const Labels& labels, std::span<const WindowPoint> pts) { fn(labels, pts); });
+    const std::function<void(const StoredLabels&, std::span<const WindowPoint>)>& fn) const {
+  ForEachSeries(metric, from_ns, to_ns,
+                [&](uint64_t, const StoredLabels& labels, std::span<const WindowPoint> pts) {
+                  fn(labels, pts);
+                });
 }
 
-void WindowStore::ForEachSeries(
-    std::string_view metric, int64_t from_ns, int64_t to_ns,
-    const std::function<void(uint64_t, const Labels&, std::span<const WindowPoint>)>& fn) const {
+void WindowStore::ForEachSeries(std::string_view metric, int64_t from_ns, int64_t to_ns,
+                                const std::function<void(uint64_t, const StoredLabels&,
+                                                         std::span<const WindowPoint>)>& fn) const {
   const std::string key(metric);
   auto by_ts = [](const WindowPoint& p, int64_t t) { return p.timestamp_ns < t; };
   for (size_t i = 0; i < kShards; ++i) {
@@ -197,7 +272,7 @@ void WindowStore::ForEachSeries(
       auto last = std::upper_bound(first, series->points.end(), to_ns,
                                    [](int64_t t, const WindowPoint& p) { return t < p.timestamp_ns; });
       if (first == last) continue;
-      fn(series->id, series->labels,
+      fn(series->id, series->labels(),
          std::span<const WindowPoint>(&*first, static_cast<size_t>(last - first)));
     }
   }
@@ -205,7 +280,7 @@ void WindowStore::ForEachSeries(
 
 void WindowStore::ForEachLatest(
     std::string_view metric, int64_t from_ns, int64_t to_ns,
-    const std::function<void(uint64_t, const Labels&, const WindowPoint&)>& fn) const {
+    const std::function<void(uint64_t, const StoredLabels&, const WindowPoint&)>& fn) const {
   const std::string key(metric);
   for (size_t i = 0; i < kShards; ++i) {
     const Shard& shard = shards_[i];
@@ -223,7 +298,7 @@ void WindowStore::ForEachLatest(
         if (last == begin) continue;
       }
       if (last[-1].timestamp_ns < from_ns) continue;
-      fn(series->id, series->labels, last[-1]);
+      fn(series->id, series->labels(), last[-1]);
     }
   }
 }
@@ -251,12 +326,24 @@ void WindowStore::Prune(int64_t now_ns) {
           }
         }
       }
-      // Drop empty series from both indexes.
+      // Drop empty series from both indexes, and their hold on their labels.
       auto empty = [](const std::unique_ptr<Series>& s) { return s->live() == 0; };
+      bool any = false;
       for (auto& series : list) {
         if (!empty(series)) continue;
-        shard.by_hash.Erase(HashLabels(series->labels), series.get());
+        shard.by_hash.Erase(HashLabels(series->labels()), series.get());
         series_count_.fetch_sub(1, std::memory_order_relaxed);
+        any = true;
+      }
+      if (any) {
+        std::lock_guard strings_lock(strings_->mu);
+        for (auto& series : list) {
+          if (!empty(series)) continue;
+          for (size_t j = 0; j < series->label_count; ++j) {
+            strings_->Release(series->label_refs[j].name);
+            strings_->Release(series->label_refs[j].value);
+          }
+        }
       }
       std::erase_if(list, empty);
       if (list.empty()) {
@@ -278,7 +365,7 @@ WindowStore::Stats WindowStore::stats() const {
     for (const auto& [metric, list] : shard.by_metric) {
       stats.memory_bytes += metric.capacity() + list.capacity() * sizeof(void*);
       for (const auto& series : list) {
-        stats.memory_bytes += sizeof(Series) + LabelsBytes(series->labels) +
+        stats.memory_bytes += sizeof(Series) + series->label_count * sizeof(StoredLabels::Ref) +
                               series->points.capacity() * sizeof(WindowPoint);
       }
     }
@@ -287,6 +374,11 @@ WindowStore::Stats WindowStore::stats() const {
       for (const auto& [metric, list] : shard.by_metric) n += list.size();
       return n;
     }();
+  }
+  {
+    std::lock_guard strings_lock(strings_->mu);
+    stats.label_strings = strings_->size();
+    stats.memory_bytes += strings_->memory_bytes();
   }
   stats.dropped_out_of_order = dropped_out_of_order_.load(std::memory_order_relaxed);
   stats.dropped_series_limit = dropped_series_limit_.load(std::memory_order_relaxed);

@@ -20,7 +20,7 @@ std::vector<WindowPoint> Collect(const WindowStore& store, std::string_view metr
                                  int64_t to, size_t* series = nullptr) {
   std::vector<WindowPoint> out;
   size_t n = 0;
-  store.ForEach(metric, from, to, [&](const Labels&, std::span<const WindowPoint> pts) {
+  store.ForEach(metric, from, to, [&](const StoredLabels&, std::span<const WindowPoint> pts) {
     ++n;
     out.insert(out.end(), pts.begin(), pts.end());
   });
@@ -47,7 +47,7 @@ TEST(WindowStoreTest, KeepsSeriesApartAndPassesLabels) {
   store.Append(Series("m", "0"), 10, 1);
   store.Append(Series("m", "1"), 10, 2);
   std::vector<std::string> gpus;
-  store.ForEach("m", 0, 100, [&](const Labels& l, std::span<const WindowPoint> pts) {
+  store.ForEach("m", 0, 100, [&](const StoredLabels& l, std::span<const WindowPoint> pts) {
     EXPECT_EQ(l.Get("__name__"), "m");
     EXPECT_EQ(pts.size(), 1u);
     gpus.emplace_back(l.Get("gpu"));
@@ -55,6 +55,58 @@ TEST(WindowStoreTest, KeepsSeriesApartAndPassesLabels) {
   std::sort(gpus.begin(), gpus.end());
   EXPECT_EQ(gpus, (std::vector<std::string>{"0", "1"}));
   EXPECT_EQ(store.stats().series, 2u);
+}
+
+// Stored labels read back as they were appended (names, values, order,
+// escaping) and each distinct string is held once: the series of one GPU
+// share its node and uuid, and a string goes once no series points at it.
+TEST(WindowStoreTest, StoredLabelsShareStringsAndReadBackExactly) {
+  WindowStore store(WindowStoreOptions{});
+  auto gpu_series = [](std::string_view metric, std::string_view uuid) {
+    return Labels{{"__name__", std::string(metric)},
+                  {"gpu_uuid", std::string(uuid)},
+                  {"node", "node-with-a-long-name-17"},
+                  {"reason", "a \"quoted\"\nvalue"}};
+  };
+  const Labels a = gpu_series("gpu_memory_bandwidth_utilization_ratio", "GPU-1");
+  const Labels b = gpu_series("gpu_sm_active_ratio", "GPU-1");
+  const Labels c = gpu_series("gpu_sm_active_ratio", "GPU-2");
+  ASSERT_TRUE(store.Append(a, 10, 1));
+  ASSERT_TRUE(store.Append(b, 10, 2));
+  ASSERT_TRUE(store.Append(c, 20, 3));
+  // Names __name__, gpu_uuid, node, reason; values: two metrics, two uuids,
+  // one node, one reason.
+  EXPECT_EQ(store.stats().label_strings, 4u + 6u);
+
+  std::map<std::string, Labels> seen;
+  for (std::string_view m : {"gpu_memory_bandwidth_utilization_ratio", "gpu_sm_active_ratio"}) {
+    store.ForEach(m, 0, 100, [&](const StoredLabels& l, std::span<const WindowPoint>) {
+      EXPECT_EQ(l.size(), 4u);
+      EXPECT_EQ(l.Get("node"), "node-with-a-long-name-17");
+      EXPECT_EQ(l.Get("missing"), "");
+      EXPECT_FALSE(l.Has("missing"));
+      EXPECT_EQ(l.ToString(), l.ToLabels().ToString());
+      EXPECT_TRUE(l == l.ToLabels());
+      seen[l.ToString()] = l.ToLabels();
+    });
+  }
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[a.ToString()], a);
+  EXPECT_EQ(seen[b.ToString()], b);
+  EXPECT_EQ(seen[c.ToString()], c);
+
+  // GPU-1's series leave at the prune; GPU-2's stays and keeps what it uses.
+  store.Prune(15 + store.options().retention_ns);
+  EXPECT_EQ(store.stats().series, 1u);
+  EXPECT_EQ(store.stats().label_strings, 4u + 4u);
+  store.ForEach("gpu_sm_active_ratio", 0, 100,
+                [&](const StoredLabels& l, std::span<const WindowPoint>) { EXPECT_TRUE(l == c); });
+  // A series that comes back after its strings were dropped reads correctly.
+  ASSERT_TRUE(store.Append(a, 30, 4));
+  EXPECT_EQ(store.stats().label_strings, 4u + 6u);  // the other metric is GPU-2's
+  store.Prune(100 + store.options().retention_ns);
+  EXPECT_EQ(store.stats().series, 0u);
+  EXPECT_EQ(store.stats().label_strings, 0u);
 }
 
 // ForEachLatest gives each series' newest point at or before `to` if it is
@@ -66,9 +118,10 @@ TEST(WindowStoreTest, ForEachLatestGivesNewestPointInRangeAndStableIds) {
   std::map<std::string, std::pair<uint64_t, WindowPoint>> seen;
   auto latest = [&](int64_t from, int64_t to) {
     seen.clear();
-    store.ForEachLatest("m", from, to, [&](uint64_t id, const Labels& l, const WindowPoint& p) {
-      seen[std::string(l.Get("gpu"))] = {id, p};
-    });
+    store.ForEachLatest("m", from, to,
+                        [&](uint64_t id, const StoredLabels& l, const WindowPoint& p) {
+                          seen[std::string(l.Get("gpu"))] = {id, p};
+                        });
   };
   latest(0, 1000);
   ASSERT_EQ(seen.size(), 2u);
@@ -158,7 +211,7 @@ TEST(WindowStoreTest, SeriesComeAndGoInWaves) {
     store.Prune(t0 + 40);  // the waves before this one are older than 50
     EXPECT_EQ(store.stats().series, static_cast<size_t>(kPerWave)) << wave;
     std::map<std::string, std::vector<WindowPoint>> seen;
-    store.ForEach("m", t0, t0 + 10, [&](const Labels& l, std::span<const WindowPoint> pts) {
+    store.ForEach("m", t0, t0 + 10, [&](const StoredLabels& l, std::span<const WindowPoint> pts) {
       seen[std::string(l.Get("gpu"))].assign(pts.begin(), pts.end());
     });
     ASSERT_EQ(seen.size(), static_cast<size_t>(kPerWave)) << wave;
@@ -185,7 +238,7 @@ TEST(WindowStoreTest, ConcurrentAppendersAndReader) {
   }
   std::thread reader([&store] {
     for (int i = 0; i < 50; ++i) {
-      store.ForEach("m", 0, kPoints, [](const Labels&, std::span<const WindowPoint> pts) {
+      store.ForEach("m", 0, kPoints, [](const StoredLabels&, std::span<const WindowPoint> pts) {
         for (size_t k = 1; k < pts.size(); ++k) {
           ASSERT_LT(pts[k - 1].timestamp_ns, pts[k].timestamp_ns);
         }

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/stats.h"
 #include "core/strings.h"
 #include "detect/device_series.h"
 
@@ -101,15 +102,7 @@ HostWait MeasureHostWait(std::span<const WindowPoint> steps, std::span<const Win
     ys.push_back(std::min(1.0, n * compute / total));
   }
   out.intervals = xs.size();
-  if (xs.size() < 3) return out;
-  const double mx = Mean(xs), my = Mean(ys);
-  double sxy = 0, sxx = 0, syy = 0;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    sxy += (xs[i] - mx) * (ys[i] - my);
-    sxx += (xs[i] - mx) * (xs[i] - mx);
-    syy += (ys[i] - my) * (ys[i] - my);
-  }
-  if (sxx > 0 && syy > 0) out.r = sxy / std::sqrt(sxx * syy);
+  if (xs.size() >= 3) out.r = PearsonCorrelation(xs, ys);
   return out;
 }
 

@@ -58,10 +58,6 @@ inline constexpr double kHeavyTailRatio = 4.0;
 // O(n log n). An empty input gives a zero Distribution.
 Distribution Summarize(std::vector<double> values);
 
-// Pearson correlation of two equally long series; 0 when fewer than two
-// points or either series is constant.
-double PearsonCorrelation(std::span<const double> x, std::span<const double> y);
-
 // Histogram on log10-spaced bins between the positive min and max; values
 // <= 0 go to a leading bin [0, lo). Used by the HTML report.
 struct HistogramBin {

@@ -91,16 +91,6 @@ TEST(DistributionTest, DetectsHeavyTail) {
   EXPECT_TRUE(d.heavy_tail);
 }
 
-TEST(DistributionTest, PearsonCorrelation) {
-  std::vector<double> x = {1, 2, 3, 4};
-  std::vector<double> up = {2, 4, 6, 8};
-  std::vector<double> down = {8, 6, 4, 2};
-  std::vector<double> flat = {5, 5, 5, 5};
-  EXPECT_NEAR(PearsonCorrelation(x, up), 1.0, 1e-12);
-  EXPECT_NEAR(PearsonCorrelation(x, down), -1.0, 1e-12);
-  EXPECT_DOUBLE_EQ(PearsonCorrelation(x, flat), 0);
-}
-
 TEST(DistributionTest, LogHistogramCountsEverything) {
   std::vector<double> v = {0, 1, 10, 100, 1000, 1000, 5};
   auto bins = LogHistogram(v, 3);

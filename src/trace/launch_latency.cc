@@ -4,6 +4,7 @@
 // event (hip* and driver calls too), not only the four cuda* launch names.
 #include <algorithm>
 
+#include "core/stats.h"
 #include "trace/analysis_internal.h"
 
 namespace gpufleet::trace::internal {

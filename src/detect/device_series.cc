@@ -81,6 +81,7 @@ std::optional<double> SlidingMeans::Mean(uint64_t key, std::span<const WindowPoi
     e.sum += lo < olo ? sum_of(lo, olo) : -sum_of(olo, lo);
     e.sum += hi > ohi ? sum_of(ohi, hi) : -sum_of(hi, ohi);
     ++e.updates;
+    ++reused_;
   } else {
     e.sum = sum_of(lo, hi);
     e.updates = 0;

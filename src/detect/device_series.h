@@ -90,6 +90,8 @@ class SlidingMeans {
   // Forgets keys not used since the last Sweep (bounded memory).
   void Sweep();
   size_t size() const { return entries_.size(); }
+  // Calls answered by updating a kept sum rather than summing afresh.
+  uint64_t reused() const { return reused_; }
 
  private:
   struct Entry {
@@ -101,6 +103,7 @@ class SlidingMeans {
     bool used = false;
   };
   std::unordered_map<uint64_t, Entry> entries_;
+  uint64_t reused_ = 0;
 };
 
 // Sample statistics.

@@ -31,7 +31,11 @@ void CaptureDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& out
   const int64_t from =
       horizon - lookback_ns_ - (c.op == Condition::Op::kDrop ? config_.for_ns + c.reference_ns : 0);
   const Condition conds[] = {c};
-  for (const auto& [device, series] : ReadDeviceSeries(ctx.store, c.metric, from, now)) {
+  auto holds_now = [&](std::span<const WindowPoint> pts) {
+    return ConditionHolds(c, config_.for_ns, pts, now, lookback_ns_, nullptr);
+  };
+  for (const auto& [device, series] :
+       ReadDeviceSeries(ctx.store, c.metric, from, now, /*with_labels=*/true, holds_now)) {
     ConditionSeries data;
     data.series.emplace_back(series.points);
     std::optional<int64_t> since =

@@ -15,16 +15,23 @@ std::string SeriesName(std::string_view metric, const Labels& subject) {
 }
 
 DeviceSeriesMap ReadDeviceSeries(const WindowStore& store, std::string_view metric, int64_t from_ns,
-                                 int64_t to_ns, bool with_labels) {
+                                 int64_t to_ns, bool with_labels,
+                                 const std::function<bool(std::span<const WindowPoint>)>& keep) {
   DeviceSeriesMap out;
   store.ForEach(metric, from_ns, to_ns,
                 [&](const StoredLabels& labels, std::span<const WindowPoint> pts) {
                   DeviceSeries& d = out[DeviceKey(labels)];
-                  if (pts.size() > d.points.size()) {
-                    if (with_labels) d.labels = labels.ToLabels();
-                    d.points.assign(pts.begin(), pts.end());
+                  if (pts.size() <= d.seen) return;
+                  d.seen = pts.size();
+                  if (keep && !keep(pts)) {
+                    d.points.clear();
+                    d.labels = Labels();
+                    return;
                   }
+                  if (with_labels) d.labels = labels.ToLabels();
+                  d.points.assign(pts.begin(), pts.end());
                 });
+  if (keep) std::erase_if(out, [](const auto& kv) { return kv.second.points.empty(); });
   return out;
 }
 

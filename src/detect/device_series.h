@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -55,15 +56,21 @@ std::string SeriesName(std::string_view metric, const Labels& subject);
 struct DeviceSeries {
   Labels labels;  // of the series (with __name__)
   std::vector<WindowPoint> points;
+  size_t seen = 0;  // points of the winning series in the window (see ReadDeviceSeries)
 };
 using DeviceSeriesMap = std::map<std::string, DeviceSeries>;  // by DeviceKey
 
 // Reads `metric` over [from_ns, to_ns]; when a device has several series of
 // the metric (e.g. two methods) the one with the most points wins. Without
 // `with_labels` the DeviceSeries' labels stay empty (a caller that needs
-// only the points saves copying them).
-DeviceSeriesMap ReadDeviceSeries(const WindowStore& store, std::string_view metric, int64_t from_ns,
-                                 int64_t to_ns, bool with_labels = true);
+// only the points saves copying them). With `keep`, a device whose winning
+// series `keep` rejects is left out, and only kept series are copied: a
+// detector that needs a condition to hold now tests it on the store's own
+// points, and copies the few devices where it does.
+DeviceSeriesMap ReadDeviceSeries(
+    const WindowStore& store, std::string_view metric, int64_t from_ns, int64_t to_ns,
+    bool with_labels = true,
+    const std::function<bool(std::span<const WindowPoint>)>& keep = nullptr);
 
 // The latest value at or before t_ns and not older than lookback_ns.
 std::optional<double> ValueAt(std::span<const WindowPoint> points, int64_t t_ns,

@@ -10,6 +10,39 @@ namespace {
 
 constexpr int64_t kS = 1'000'000'000;
 
+// `keep` judges each device's winning series (the one with the most
+// points): a device whose winner fails is left out even when a shorter
+// series of it would pass, and only kept series are copied, with labels.
+TEST(ReadDeviceSeriesTest, KeepJudgesTheWinningSeriesOnly) {
+  WindowStoreOptions opts;
+  WindowStore store(opts);
+  auto series = [](std::string_view gpu, std::string_view method) {
+    Labels l;
+    l.Set("__name__", "m");
+    l.Set("node", "n1");
+    l.Set("gpu", gpu);
+    l.Set("method", method);
+    return l;
+  };
+  for (int i = 0; i < 5; ++i) {
+    store.Append(series("0", "a"), i * kS, 1.0);  // winner of GPU 0: low
+    if (i < 3) store.Append(series("0", "b"), i * kS, 9.0);
+    store.Append(series("1", "a"), i * kS, 9.0);  // GPU 1: high
+  }
+  auto high_now = [](std::span<const WindowPoint> pts) { return pts.back().value > 5; };
+  DeviceSeriesMap all = ReadDeviceSeries(store, "m", 0, 10 * kS);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all.at("n1/0").points.size(), 5u);
+  EXPECT_EQ(all.at("n1/0").points.front().value, 1.0);
+
+  DeviceSeriesMap kept = ReadDeviceSeries(store, "m", 0, 10 * kS, true, high_now);
+  ASSERT_EQ(kept.size(), 1u);
+  const DeviceSeries& d = kept.at("n1/1");
+  EXPECT_EQ(d.points.size(), 5u);
+  EXPECT_EQ(d.seen, 5u);
+  EXPECT_EQ(d.labels.Get("gpu"), "1");
+}
+
 // A reference that slides 10 s per evaluation over a series that grows and
 // gets pruned at the front (and a second series read alongside): the
 // running mean always equals a fresh MeanIn.

@@ -48,6 +48,12 @@ std::string DescribeCondition(const Condition& c, int64_t for_ns) {
 std::optional<int64_t> HoldingSince(std::span<const Condition> conditions, int64_t for_ns,
                                     const ConditionSeries& data, int64_t now_ns, int64_t horizon_ns,
                                     int64_t lookback_ns) {
+  // Most devices fail at once: decide that before gathering the walk's times.
+  for (size_t i = 0; i < conditions.size(); ++i) {
+    if (!ConditionHolds(conditions[i], for_ns, data.series[i], now_ns, lookback_ns, nullptr)) {
+      return std::nullopt;
+    }
+  }
   std::vector<int64_t> times{now_ns};
   for (const auto& s : data.series) {
     for (const WindowPoint& p : s) {
@@ -80,9 +86,13 @@ void RuleDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& out) {
   for (const Condition& c : rule_.conditions) {
     const int64_t from =
         horizon - lookback_ns_ - (c.op == Condition::Op::kDrop ? rule_.for_ns + c.reference_ns : 0);
-    // Only the first condition's labels name the finding's subject.
-    per_condition.push_back(ReadDeviceSeries(ctx.store, c.metric, from, now,
-                                             /*with_labels=*/per_condition.empty()));
+    // Only the first condition's labels name the finding's subject. A
+    // device whose condition does not hold now cannot fire (HoldingSince).
+    per_condition.push_back(
+        ReadDeviceSeries(ctx.store, c.metric, from, now, /*with_labels=*/per_condition.empty(),
+                         [&](std::span<const WindowPoint> pts) {
+                           return ConditionHolds(c, rule_.for_ns, pts, now, lookback_ns_, nullptr);
+                         }));
   }
   for (const auto& [device, first] : per_condition[0]) {
     ConditionSeries data;

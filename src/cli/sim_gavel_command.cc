@@ -41,7 +41,8 @@ class SimGavelCommand : public Command {
         "Policy (repeatable): " + names +
             "; also max_min_fairness_packed:pruned (no pairs that time-slicing dominates), "
             "max_min_fairness_packed:per_job (Gavel's per-job LP, slow), fifo_packed:raw (packing "
-            "threshold on raw steps/s, as Gavel's code), gpufleet_cost:K and "
+            "threshold on raw steps/s, as Gavel's code), fifo:code (agnostic FIFO as Gavel's "
+            "code runs it, see docs/scheduling.md), gpufleet_cost:K and "
             "gpufleet_cost_packed:K (keep K of each job's fair throughput)");
     app.add_option("--rates", rates_, "Input job rates in jobs/hour (comma-separated)")
         ->delimiter(',');
@@ -133,7 +134,8 @@ class SimGavelCommand : public Command {
       o.rates_per_hour = rates_;
       if (o.rates_per_hour.empty()) {
         for (const auto& [key, v] : expected) {
-          if (std::get<0>(key) == trace_ && std::get<1>(key) == policy) o.rates_per_hour.push_back(std::get<2>(key));
+          if (std::get<0>(key) == trace_ && std::get<1>(key) == place::GavelComparedPolicy(policy))
+            o.rates_per_hour.push_back(std::get<2>(key));
         }
       }
       if (o.rates_per_hour.empty()) {
@@ -145,8 +147,8 @@ class SimGavelCommand : public Command {
       for (place::GavelCurvePoint& p : points) {
         if (!predicted_pairs_.empty()) p.result.policy += "@predicted-pairs-" + predicted_pairs_;
         std::fprintf(
-            stderr, "%s %.2f %s: %s %.2f h%s, $%.2f/job, FTF rho %.3f%s%s\n", p.result.policy.c_str(),
-            p.result.jobs_per_hour, p.makespan ? "jobs" : "jobs/h",
+            stderr, "%s %.2f %s: %s %.2f h%s, $%.2f/job, FTF rho %.3f%s%s%s\n",
+            p.result.policy.c_str(), p.result.jobs_per_hour, p.makespan ? "jobs" : "jobs/h",
             p.makespan ? "makespan" : "avg JCT", p.Ours(),
             p.has_gavel
                 ? (" (Gavel " + std::to_string(p.gavel_jct_hours).substr(0, 6) + " h)").c_str()
@@ -155,7 +157,14 @@ class SimGavelCommand : public Command {
             p.has_gavel_ftf
                 ? (" (Gavel " + std::to_string(p.gavel_ftf_rho).substr(0, 4) + ")").c_str()
                 : "",
-            p.result.saturated ? " [saturated]" : "");
+            p.result.saturated ? " [saturated]" : "",
+            p.result.stranded_jobs > 0
+                ? (" [" + std::to_string(p.result.stranded_jobs) +
+                   " jobs stranded on GPU types they cannot run on; " +
+                   std::to_string(p.result.completed_measured) + " of " +
+                   std::to_string(p.result.measured_jobs) + " measured jobs completed]")
+                      .c_str()
+                : "");
       }
       all.insert(all.end(), points.begin(), points.end());
     }

@@ -289,6 +289,95 @@ class FifoPolicy : public GavelPolicy {
   std::vector<PackedPair> pairs_;
 };
 
+// Gavel's agnostic FIFO as its code runs it (`fifo.py`, base mode, read at
+// commit 3e3acf6), where it differs from what `fifo` above does:
+// - the type a job gets is not the random draw: the draw only chooses which
+//   type leaves the list of types with free GPUs when the assigned one's
+//   count reaches exactly 0, and the job gets the last type of that list in
+//   name order (the variable left from scanning it) whether or not it has
+//   room for the job's GPUs. With k80, p100, v100 that is the V100 until the
+//   draw removes it, so V100s are over-subscribed and the round mechanism
+//   time-slices them while other types may idle;
+// - a finished job's GPUs go first to the head of the queue if its scale
+//   factor fits the free count at that point of the walk (in job id order);
+//   a head that does not fit waits for the next allocation.
+// Types and allocations are kept until a job ends, as in `fifo`. Strict: a
+// job runs only on the type it was given.
+class FifoAsCodedPolicy : public GavelPolicy {
+ public:
+  explicit FifoAsCodedPolicy(uint64_t seed) : rng_(seed) {}
+  const std::string& name() const override { return name_; }
+  bool heterogeneity_aware() const override { return false; }
+  bool strict_allocation() const override { return true; }
+
+  StatusOr<GavelAllocation> Allocate(const GavelAllocationInput& in) override {
+    const size_t nt = in.workers.size(), m = in.jobs.size();
+    std::vector<int> by_name(nt);
+    for (size_t t = 0; t < nt; ++t) by_name[t] = static_cast<int>(t);
+    if (in.worker_names.size() == nt) {
+      std::sort(by_name.begin(), by_name.end(),
+                [&](int a, int b) { return in.worker_names[a] < in.worker_names[b]; });
+    }
+    std::map<int64_t, size_t> index;
+    for (size_t i = 0; i < m; ++i) index[in.jobs[i].id] = i;
+    std::vector<int64_t> queue;  // arrival order (index is sorted by id)
+    for (const auto& [id, i] : index) {
+      if (!assigned_.count(id)) queue.push_back(id);
+    }
+    size_t head = 0;
+    std::vector<int> free = in.workers;
+    std::map<int64_t, int> next;
+    for (const auto& [id, type] : assigned_) {
+      auto it = index.find(id);
+      if (it != index.end()) {
+        free[type] -= in.jobs[it->second].scale_factor;
+        next[id] = type;
+        continue;
+      }
+      // Ended: its type goes to the head of the queue if it fits now.
+      if (head < queue.size()) {
+        const int64_t h = queue[head++];
+        const int sf = in.jobs[index[h]].scale_factor;
+        if (sf <= free[type]) {
+          next[h] = type;
+          free[type] -= sf;
+        }
+      }
+    }
+    std::vector<int> types;  // with free GPUs, in name order
+    for (int t : by_name) {
+      if (free[t] > 0) types.push_back(t);
+    }
+    while (head < queue.size() && !types.empty()) {
+      const int64_t id = queue[head++];
+      const int sf = in.jobs[index[id]].scale_factor;
+      std::vector<size_t> with_room;  // positions in `types`
+      for (size_t k = 0; k < types.size(); ++k) {
+        if (free[types[k]] >= sf) with_room.push_back(k);
+      }
+      if (with_room.empty()) break;
+      const size_t drawn =
+          with_room[std::uniform_int_distribution<size_t>(0, with_room.size() - 1)(rng_)];
+      const int type = types.back();
+      next[id] = type;
+      free[type] -= sf;
+      if (free[type] == 0) types.erase(types.begin() + static_cast<ptrdiff_t>(drawn));
+    }
+    assigned_ = std::move(next);
+    GavelAllocation x(m, std::vector<double>(nt, 0.0));
+    for (size_t i = 0; i < m; ++i) {
+      auto it = assigned_.find(in.jobs[i].id);
+      if (it != assigned_.end()) x[i][it->second] = 1.0;
+    }
+    return x;
+  }
+
+ private:
+  std::mt19937_64 rng_;
+  std::string name_ = "fifo:code";
+  std::map<int64_t, int> assigned_;  // job id -> GPU type
+};
+
 // Gandiva as Gavel's `gandiva.py` models it: every job (or pair) gets an
 // equal share of each GPU type, in proportion to the type's count. While
 // the jobs ask for no more GPUs than there are, jobs run alone; beyond
@@ -621,6 +710,9 @@ StatusOr<std::unique_ptr<GavelPolicy>> MakeGavelPolicy(const std::string& name, 
   for (Form form : {Form::kAgnostic, Form::kPerf, Form::kPacked}) {
     if (name == FormName("fifo", form))
       return std::unique_ptr<GavelPolicy>(new FifoPolicy(form, seed));
+    if (form == Form::kAgnostic && name == "fifo:code") {
+      return std::unique_ptr<GavelPolicy>(new FifoAsCodedPolicy(seed));
+    }
     if (form == Form::kPacked && name == "fifo_packed:raw") {
       return std::unique_ptr<GavelPolicy>(new FifoPolicy(form, seed, /*raw_steps=*/true));
     }

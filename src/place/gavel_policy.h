@@ -31,6 +31,8 @@
 // `gandiva` (Gandiva as Gavel models it): equal time shares; when the jobs
 // ask for more GPUs than there are, jobs are paired at random and the pairs
 // share GPUs, heterogeneity-agnostic.
+// `fifo:code` is Gavel's agnostic FIFO as its code runs (see the .cc), not
+// as it describes itself.
 // Also: FIFO (`fifo`, `fifo_perf`, `fifo_packed`), makespan minimisation
 // (`min_total_duration[_perf]`, the same LP on T_mj / steps_remaining_m) and
 // gpufleet's `gpufleet_cost` (the fair allocation, then the cheapest one that
@@ -75,6 +77,7 @@ struct GavelPairThroughput {
 struct GavelAllocationInput {
   std::vector<GavelActiveJob> jobs;
   std::vector<int> workers;              // GPUs per type
+  std::vector<std::string> worker_names;   // per type ("k80", ...); may be empty
   std::vector<double> price_usd_per_hour;  // per GPU type; used by cost-aware policies
   // The GPU type agnostic finish-time fairness believes every type runs as
   // fast as (Gavel: V100); -1: the mean over the types a job can run on.

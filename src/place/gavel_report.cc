@@ -92,6 +92,10 @@ StatusOr<GavelNotebookJct> LoadGavelNotebookCsv(const std::string& path,
   return ParseGavelNotebookCsv(text, path, ftf_rho);
 }
 
+std::string GavelComparedPolicy(const std::string& policy) {
+  return policy.substr(0, policy.find(':'));
+}
+
 StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& table,
                                                      const GavelCurveOptions& options,
                                                      const GavelNotebookJct* expected,
@@ -141,11 +145,12 @@ StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& tab
   for (int t = 0; t < std::max(1, options.threads); ++t) pool.emplace_back(work);
   for (std::thread& t : pool) t.join();
   for (const Status& s : errors) RETURN_IF_ERROR(s);
+  const std::string gavel_policy = GavelComparedPolicy(options.policy);
   if (expected != nullptr) {
     // Gavel's value at its lowest rate for this trace and policy: the knee reference.
     double lowest_rate = 1e18, lowest_jct = 0;
     for (const auto& [key, v] : *expected) {
-      if (std::get<0>(key) == options.trace && std::get<1>(key) == options.policy &&
+      if (std::get<0>(key) == options.trace && std::get<1>(key) == gavel_policy &&
           std::get<2>(key) < lowest_rate) {
         lowest_rate = std::get<2>(key);
         lowest_jct = v;
@@ -153,7 +158,7 @@ StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& tab
     }
     for (GavelCurvePoint& p : points) {
       const auto it = expected->find(
-          {options.trace, options.policy, std::round(p.result.jobs_per_hour * 100) / 100});
+          {options.trace, gavel_policy, std::round(p.result.jobs_per_hour * 100) / 100});
       if (it == expected->end()) continue;
       p.has_gavel = true;
       p.gavel_jct_hours = it->second;
@@ -163,7 +168,7 @@ StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& tab
   for (GavelCurvePoint& p : points) {
     if (expected_ftf == nullptr) break;
     const auto it = expected_ftf->find(
-        {options.trace, options.policy, std::round(p.result.jobs_per_hour * 100) / 100});
+        {options.trace, gavel_policy, std::round(p.result.jobs_per_hour * 100) / 100});
     if (it == expected_ftf->end()) continue;
     p.has_gavel_ftf = true;
     p.gavel_ftf_rho = it->second;

@@ -62,6 +62,11 @@ struct GavelCurvePoint {
   }
 };
 
+// The Gavel policy whose published numbers a policy is compared with: a
+// variant (`fifo:code`, `max_min_fairness_packed:pruned`, ...) with the one
+// it is a form of.
+std::string GavelComparedPolicy(const std::string& policy);
+
 StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(
     const GavelThroughputs& table, const GavelCurveOptions& options,
     const GavelNotebookJct* expected, const GavelNotebookJct* expected_ftf = nullptr);

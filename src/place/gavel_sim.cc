@@ -198,6 +198,7 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
       ever_reset = true;
       GavelAllocationInput in;
       in.workers = options.workers;
+      in.worker_names = table.workers();
       in.price_usd_per_hour = price;
       in.reference_type = table.FindWorker("v100");
       for (size_t i = 0; i < active.size(); ++i) {
@@ -390,7 +391,14 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
     ++res.rounds;
     if (!any) {
       // Nothing could run (all GPUs unusable for the active jobs): wait for the next arrival.
-      if (next >= jobs.size()) return InternalError("no active job can run on any GPU type");
+      if (next >= jobs.size()) {
+        // What is left can never run: a policy gave them only types they
+        // cannot run on (as `fifo:code` can; Gavel's simulator would wait
+        // forever). They stay uncompleted: completed_measured says whether
+        // any of them was measured.
+        res.stranded_jobs = static_cast<int64_t>(active.size());
+        break;
+      }
       now = std::max(now + options.round_s, jobs[next].arrival_s);
       continue;
     }

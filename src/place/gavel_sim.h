@@ -96,6 +96,11 @@ struct GavelSimResult {
   int64_t pair_rounds = 0;        // (pair, round)s run space-shared (packed policies)
   int64_t pair_oom_rounds = 0;    // of those, pairs out of memory (decision_pairs wrong)
   int64_t allocations = 0;        // policy solves
+  // Jobs left only on GPU types they cannot run on when everything else had
+  // ended (never completed; `fifo:code` can do this). Measured ones among
+  // them make completed_measured < measured_jobs: the averages are then
+  // over the completed jobs only.
+  int64_t stranded_jobs = 0;
   double solve_seconds = 0;       // wall time spent in the policy
 };
 

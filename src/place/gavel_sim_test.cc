@@ -64,6 +64,48 @@ TEST(GavelPolicyTest, FifoPerfTakesTheFastestTypeInArrivalOrder) {
   EXPECT_EQ((*x)[0][0] + (*x)[0][1], 0.0);  // id 2 waits
 }
 
+// Gavel's fifo.py base mode as it runs: the job gets the last type in name
+// order among those with free GPUs (not the drawn one, not the fastest),
+// even without room for its GPUs; types are kept until the job ends, and an
+// ended job's type goes to the head of the queue when it fits.
+TEST(GavelPolicyTest, FifoAsCodedGivesTheLastTypeByNameEvenWithoutRoom) {
+  GavelAllocationInput in;
+  in.workers = {8, 1};                // index 0 "v100", index 1 "k80"
+  in.worker_names = {"v100", "k80"};  // name order: k80, v100
+  in.jobs.resize(2);
+  for (int i = 0; i < 2; ++i) {
+    in.jobs[i].id = i;
+    in.jobs[i].scale_factor = 4;
+    in.jobs[i].steps_per_s = {1.0, 5.0};  // faster on the k80: not looked at
+  }
+  for (uint64_t seed = 0; seed < 8; ++seed) {  // whatever the draw
+    auto p = MakeGavelPolicy("fifo:code", seed);
+    ASSERT_TRUE(p.ok());
+    auto x = (*p)->Allocate(in);
+    ASSERT_TRUE(x.ok());
+    // Job 0: the k80 has 1 free GPU (in the list) but no room for 4; the
+    // job still gets v100, the last by name. Job 1 too: 8 - 4 = 4 left.
+    EXPECT_EQ((*x)[0], (std::vector<double>{1.0, 0.0}));
+    EXPECT_EQ((*x)[1], (std::vector<double>{1.0, 0.0}));
+
+    // Job 0 ends; a third job (sf 4) arrives. Job 1 keeps its type, the
+    // head takes the ended job's V100s.
+    GavelAllocationInput next = in;
+    next.jobs[0].id = 2;
+    next.jobs[0].steps_per_s = {1.0, 5.0};
+    auto y = (*p)->Allocate(next);
+    ASSERT_TRUE(y.ok());
+    EXPECT_EQ((*y)[0], (std::vector<double>{1.0, 0.0}));
+    EXPECT_EQ((*y)[1], (std::vector<double>{1.0, 0.0}));
+  }
+  // Over-subscribed: with one V100 the 4-GPU job is still given it.
+  in.workers = {1, 8};
+  auto p = MakeGavelPolicy("fifo:code", 0);
+  auto x = (*p)->Allocate(in);
+  ASSERT_TRUE(x.ok());
+  EXPECT_EQ((*x)[0], (std::vector<double>{1.0, 0.0}));
+}
+
 TEST(GavelSimTest, GeneratorFollowsPublishedDistributions) {
   const GavelThroughputs t = TwoTypeTable();
   GavelTraceOptions o;

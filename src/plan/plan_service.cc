@@ -343,8 +343,15 @@ StatusOr<std::string> RunSplitwiseRepro(const std::string& trace_name,
                    {"rate_factor", x.rate_factor},
                    {"tokens_per_s", x.tokens_per_s}});
     }
+    const DesignResult& cheap = r.cheapest_split_at_baseline_rate;
     return json{{"designs", d},
                 {"throughput_ratio", r.throughput_ratio},
+                {"cheapest_split_at_baseline_rate",
+                 cheap.name.empty() ? json(nullptr)
+                                    : json{{"design", cheap.name},
+                                           {"prefill_machines", cheap.prefill_machines},
+                                           {"decode_machines", cheap.decode_machines},
+                                           {"cost_dgx_a100", cheap.cost}}},
                 {"cost_ratio", r.cost_ratio},
                 {"summary", r.summary},
                 {"notes", notes}}

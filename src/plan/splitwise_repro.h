@@ -8,6 +8,9 @@
 // prefill, A100 decode) and Splitwise-HHcap (H100 prefill, power-capped H100
 // decode), each split tried at every machine ratio the budget allows. The
 // rate is the trace's arrivals sped up by a factor, found by bisection.
+// Cost at equal rate: every split of either design within the budget,
+// cheapest first, simulated at the best baseline's rate until one meets the
+// SLO (machines are whole, so this is a search, not a scaling).
 //
 // Thread safety: pure function; `table` must outlive the call.
 #pragma once
@@ -35,7 +38,11 @@ struct SplitwiseRepro {
   std::vector<DesignResult> designs;  // the best split of each design
   DesignResult best_baseline, best_split;
   double throughput_ratio = 0;   // best split / best baseline at equal cost
-  double cost_ratio = 0;         // cheapest split design matching the best baseline's rate / its cost
+  // The cheapest split (either design, any whole numbers of machines within
+  // the budget) that sustains the best baseline's rate within the SLO, and
+  // its cost / the baseline's; 0 when none does.
+  DesignResult cheapest_split_at_baseline_rate;
+  double cost_ratio = 0;
   std::string summary;
 };
 

@@ -33,7 +33,14 @@ TEST(SplitwiseReproTest, SplitBeatsBothBaselinesAtEqualCost) {
   }
   EXPECT_EQ(r->best_baseline.name, "Baseline-H100");
   EXPECT_GT(r->throughput_ratio, 1.0) << r->summary;
+  // The cheapest split at the baseline's rate was searched: whole machines,
+  // cheaper than the baseline, and it meets the SLO there.
+  const DesignResult& cheap = r->cheapest_split_at_baseline_rate;
+  ASSERT_FALSE(cheap.name.empty()) << r->summary;
   EXPECT_LT(r->cost_ratio, 1.0) << r->summary;
+  EXPECT_NEAR(r->cost_ratio, cheap.cost / r->best_baseline.cost, 1e-12);
+  EXPECT_LE(cheap.cost, r->best_split.cost + 1e-9);
+  EXPECT_EQ(cheap.rate_factor, r->best_baseline.rate_factor);
 }
 
 }  // namespace

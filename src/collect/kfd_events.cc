@@ -45,13 +45,6 @@ constexpr size_t kKfdSmiEventMsgSize = 96;  // KFD_SMI_EVENT_MSG_SIZE
 // A message is at most kKfdSmiEventMsgSize bytes; a longer "line" is not one.
 constexpr size_t kMaxLine = 4 * kKfdSmiEventMsgSize;
 
-Status SysError(const std::string& what, int err) {
-  std::string msg = what + ": " + std::strerror(err);
-  if (err == ENOENT || err == ENODEV) return NotFoundError(msg);
-  if (err == EACCES || err == EPERM) return PermissionDeniedError(msg);
-  return UnavailableError(msg);
-}
-
 std::string Quote(std::string_view s) {
   return "\"" + std::string(s.substr(0, 40)) + (s.size() > 40 ? "...\"" : "\"");
 }
@@ -118,7 +111,8 @@ class KfdFile {
     KfdSmiEventsArgs args{};
     args.gpuid = gpu_id;
     if (::ioctl(fd_, kKfdIocSmiEvents, &args) != 0) {
-      return SysError("AMDKFD_IOC_SMI_EVENTS", errno);
+      const int err = errno;
+      return ErrnoError("AMDKFD_IOC_SMI_EVENTS", err);
     }
     const int fd = static_cast<int>(args.anon_fd);
     const uint64_t mask = KfdEventMask(kKfdEventPageFaultStart) |
@@ -126,7 +120,7 @@ class KfdFile {
     if (::write(fd, &mask, sizeof(mask)) != static_cast<ssize_t>(sizeof(mask))) {
       int err = errno;
       ::close(fd);
-      return SysError("setting the SMI event mask", err);
+      return ErrnoError("setting the SMI event mask", err);
     }
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
     ::fcntl(fd, F_SETFD, FD_CLOEXEC);
@@ -136,12 +130,15 @@ class KfdFile {
  private:
   Status Open() {
     int fd = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0) return SysError("open " + path_, errno);
+    if (fd < 0) {
+      const int err = errno;
+      return ErrnoError("open " + path_, err);
+    }
     KfdVersionArgs version{};
     if (::ioctl(fd, kKfdIocGetVersion, &version) != 0) {
       int err = errno;
       ::close(fd);
-      return SysError("AMDKFD_IOC_GET_VERSION", err);
+      return ErrnoError("AMDKFD_IOC_GET_VERSION", err);
     }
     // Page-fault events came with KFD 1.10 (the SMI profiler events).
     if (version.major_version != 1 || version.minor_version < 10) {

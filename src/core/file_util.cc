@@ -17,18 +17,12 @@
 
 namespace gpufleet {
 
-namespace {
-Status ErrnoStatus(const std::string& what, const std::string& path, int err) {
-  std::string msg = path + ": " + what + ": " + std::strerror(err);
-  if (err == ENOENT) return NotFoundError(msg);
-  if (err == EACCES || err == EPERM) return PermissionDeniedError(msg);
-  return UnavailableError(msg);
-}
-}  // namespace
-
 StatusOr<std::string> ReadFileToString(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus("cannot open", path, errno);
+  if (fd < 0) {
+    const int err = errno;
+    return ErrnoError(path + ": cannot open", err);
+  }
   // Regular files are read straight into a buffer of their size; pipes and
   // /proc files (size 0) grow it as they go.
   struct stat st;
@@ -43,7 +37,7 @@ StatusOr<std::string> ReadFileToString(const std::string& path) {
       if (errno == EINTR) continue;
       int err = errno;
       ::close(fd);
-      return ErrnoStatus("read failed", path, err);
+      return ErrnoError(path + ": read failed", err);
     }
     if (n == 0) break;
     used += static_cast<size_t>(n);
@@ -62,7 +56,10 @@ std::optional<std::string> ReadTrimmedFile(const std::string& path) {
 StatusOr<FileContents> FileContents::Open(const std::string& path) {
   FileContents f;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus("cannot open", path, errno);
+  if (fd < 0) {
+    const int err = errno;
+    return ErrnoError(path + ": cannot open", err);
+  }
   struct stat st;
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
     size_t size = static_cast<size_t>(st.st_size);
@@ -108,12 +105,21 @@ void FileContents::Release() {
 Status WriteStringToFile(const std::string& path, std::string_view data) {
   std::string tmp = path + ".tmp";
   FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) return ErrnoStatus("cannot create", tmp, errno);
+  if (f == nullptr) {
+    const int err = errno;
+    return ErrnoError(tmp + ": cannot create", err);
+  }
   size_t n = std::fwrite(data.data(), 1, data.size(), f);
   bool ok = n == data.size() && std::fflush(f) == 0;
   std::fclose(f);
-  if (!ok) return ErrnoStatus("write failed", tmp, errno);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) return ErrnoStatus("rename failed", path, errno);
+  if (!ok) {
+    const int err = errno;
+    return ErrnoError(tmp + ": write failed", err);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    return ErrnoError(path + ": rename failed", err);
+  }
   return OkStatus();
 }
 

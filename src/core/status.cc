@@ -1,6 +1,8 @@
 #include "core/status.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 namespace gpufleet {
 
@@ -40,6 +42,13 @@ Status Status::WithContext(std::string_view prefix) const {
 Status InvalidArgumentError(std::string m) { return Status(StatusCode::kInvalidArgument, std::move(m)); }
 Status NotFoundError(std::string m) { return Status(StatusCode::kNotFound, std::move(m)); }
 Status UnavailableError(std::string m) { return Status(StatusCode::kUnavailable, std::move(m)); }
+Status ErrnoError(std::string m, int err) {
+  m += ": ";
+  m += std::strerror(err);
+  if (err == ENOENT || err == ENODEV) return NotFoundError(std::move(m));
+  if (err == EACCES || err == EPERM) return PermissionDeniedError(std::move(m));
+  return UnavailableError(std::move(m));
+}
 Status DeadlineExceededError(std::string m) { return Status(StatusCode::kDeadlineExceeded, std::move(m)); }
 Status PermissionDeniedError(std::string m) { return Status(StatusCode::kPermissionDenied, std::move(m)); }
 Status FailedPreconditionError(std::string m) { return Status(StatusCode::kFailedPrecondition, std::move(m)); }

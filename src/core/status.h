@@ -65,6 +65,11 @@ Status UnimplementedError(std::string message);
 Status DataLossError(std::string message);
 Status OutOfRangeError(std::string message);
 Status InternalError(std::string message);
+// "message: strerror(err)", coded by what a failed system call means to a
+// caller: NotFound (ENOENT, ENODEV: nothing there), PermissionDenied
+// (EACCES, EPERM), Unavailable otherwise. Save errno before building the
+// message: an allocation may change it.
+Status ErrnoError(std::string message, int err);
 
 // Holds a T or a non-OK Status.
 template <typename T>

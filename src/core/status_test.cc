@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <cstring>
+
 namespace gpufleet {
 namespace {
 
@@ -34,6 +37,16 @@ TEST(StatusTest, OkAndErrorCarryCodeAndMessage) {
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
   EXPECT_EQ(s.ToString(), "NOT_FOUND: libnvidia-ml.so.1");
   EXPECT_EQ(s.WithContext("nvml").message(), "nvml: libnvidia-ml.so.1");
+}
+
+TEST(StatusTest, ErrnoErrorCodesWhatTheCallMeans) {
+  Status gone = ErrnoError("/dev/kfd: open", ENOENT);
+  EXPECT_EQ(gone.code(), StatusCode::kNotFound);
+  EXPECT_EQ(gone.message(), std::string("/dev/kfd: open: ") + std::strerror(ENOENT));
+  EXPECT_EQ(ErrnoError("x", ENODEV).code(), StatusCode::kNotFound);
+  EXPECT_EQ(ErrnoError("x", EACCES).code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(ErrnoError("x", EPERM).code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(ErrnoError("x", EIO).code(), StatusCode::kUnavailable);
 }
 
 TEST(StatusTest, AssignOrReturnPropagatesFirstError) {

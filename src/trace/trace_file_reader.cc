@@ -19,11 +19,8 @@ using FilePtr = std::unique_ptr<FILE, FileCloser>;
 StatusOr<FilePtr> Open(const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) {
-    int err = errno;
-    std::string msg = path + ": " + std::strerror(err);
-    if (err == ENOENT) return NotFoundError(msg);
-    if (err == EACCES) return PermissionDeniedError(msg);
-    return InvalidArgumentError(msg);
+    const int err = errno;
+    return ErrnoError(path, err);
   }
   return FilePtr(f);
 }

@@ -29,12 +29,14 @@ uint64_t HashLabels(const L& labels) {
   return h;
 }
 
+constexpr size_t kCompactAfter = 4;
+
 struct Series {
   // Into the store's Strings, sorted by name.
   std::unique_ptr<StoredLabels::Ref[]> label_refs;
   size_t label_count = 0;
   // Points [begin_, points.size()) are live; pruned points are erased in
-  // bulk once they make up half the buffer, so Prune stays amortized O(1).
+  // bulk once there are kCompactAfter of them (or half the buffer).
   std::vector<WindowPoint> points;
   size_t begin = 0;
   uint64_t id = 0;  // unique for the store's lifetime
@@ -317,7 +319,11 @@ void WindowStore::Prune(int64_t now_ns) {
         const size_t dropped = static_cast<size_t>(keep - begin);
         series->begin += dropped;
         shard.points -= dropped;
-        if (series->begin * 2 > series->points.size() || series->live() == 0) {
+        // Pruned points are erased as soon as there are a few (one memmove
+        // of the window per kCompactAfter pruned points), so the buffer
+        // stays the window's size.
+        if (series->begin >= kCompactAfter || series->begin * 2 > series->points.size() ||
+            series->live() == 0) {
           series->points.erase(series->points.begin(),
                                series->points.begin() + static_cast<ptrdiff_t>(series->begin));
           series->begin = 0;

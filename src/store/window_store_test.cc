@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <thread>
@@ -189,6 +190,33 @@ TEST(WindowStoreTest, PruneDropsOldPointsAndEmptySeries) {
   EXPECT_TRUE(store.Append(Series("m", "0"), 500, 7));
   EXPECT_EQ(Collect(store, "m", 495, 505).size(), 2u);
   EXPECT_GT(store.stats().memory_bytes, 0u);
+}
+
+// At a steady window (a point in, a point pruned, as a server sees it) the
+// buffer stays near the window's length: pruned points are erased once a
+// few have gathered, not once they are half the buffer. The points read
+// back are exactly the window's.
+TEST(WindowStoreTest, SteadyWindowKeepsItsBufferNearTheWindow) {
+  WindowStoreOptions options;
+  options.retention_ns = 1200;  // 120 points at 10 apart
+  WindowStore store(options);
+  const Labels l = Series("m", "0");
+  store.Append(l, 0, 0);
+  const size_t fixed = store.stats().memory_bytes - sizeof(WindowPoint);
+  size_t peak = 0;
+  for (int t = 1; t < 5000; ++t) {
+    store.Append(l, t * 10, t);
+    store.Prune(t * 10);
+    if (t > 200) peak = std::max(peak, store.stats().memory_bytes - fixed);
+  }
+  auto pts = Collect(store, "m", 0, 1'000'000);
+  ASSERT_EQ(pts.size(), 121u);
+  EXPECT_EQ(pts.front().timestamp_ns, 49990 - 1200);
+  EXPECT_EQ(pts.back().value, 4999);
+  // 121 live points plus at most 4 pruned ones fit the 128 slots doubling
+  // grew to; erasing at half the buffer needed 256.
+  EXPECT_LE(peak, 128 * sizeof(WindowPoint));
+  EXPECT_GE(peak, 121 * sizeof(WindowPoint));
 }
 
 // Series come and go in waves (jobs end, new ones start): every wave's

@@ -29,14 +29,13 @@ uint64_t HashLabels(const L& labels) {
   return h;
 }
 
-constexpr size_t kCompactAfter = 4;
-
 struct Series {
   // Into the store's Strings, sorted by name.
   std::unique_ptr<StoredLabels::Ref[]> label_refs;
   size_t label_count = 0;
-  // Points [begin_, points.size()) are live; pruned points are erased in
-  // bulk once there are kCompactAfter of them (or half the buffer).
+  // Points [begin_, points.size()) are live. Pruned points are erased when
+  // an append finds the buffer full (instead of growing it: a steady
+  // window keeps the buffer it has) or once they are half the buffer.
   std::vector<WindowPoint> points;
   size_t begin = 0;
   uint64_t id = 0;  // unique for the store's lifetime
@@ -243,6 +242,11 @@ bool WindowStore::Append(const Labels& labels, uint64_t hash, int64_t timestamp_
       return true;
     }
   }
+  if (series->begin > 0 && series->points.size() == series->points.capacity()) {
+    series->points.erase(series->points.begin(),
+                         series->points.begin() + static_cast<ptrdiff_t>(series->begin));
+    series->begin = 0;
+  }
   series->points.push_back({timestamp_ns, value});
   ++shard.points;
   return true;
@@ -319,11 +323,7 @@ void WindowStore::Prune(int64_t now_ns) {
         const size_t dropped = static_cast<size_t>(keep - begin);
         series->begin += dropped;
         shard.points -= dropped;
-        // Pruned points are erased as soon as there are a few (one memmove
-        // of the window per kCompactAfter pruned points), so the buffer
-        // stays the window's size.
-        if (series->begin >= kCompactAfter || series->begin * 2 > series->points.size() ||
-            series->live() == 0) {
+        if (series->begin * 2 > series->points.size() || series->live() == 0) {
           series->points.erase(series->points.begin(),
                                series->points.begin() + static_cast<ptrdiff_t>(series->begin));
           series->begin = 0;

@@ -193,9 +193,10 @@ TEST(WindowStoreTest, PruneDropsOldPointsAndEmptySeries) {
 }
 
 // At a steady window (a point in, a point pruned, as a server sees it) the
-// buffer stays near the window's length: pruned points are erased once a
-// few have gathered, not once they are half the buffer. The points read
-// back are exactly the window's.
+// buffer stays near the window's length: an append that finds the buffer
+// full erases the pruned points instead of growing it (they used to wait
+// until they were half the buffer). The points read back are exactly the
+// window's.
 TEST(WindowStoreTest, SteadyWindowKeepsItsBufferNearTheWindow) {
   WindowStoreOptions options;
   options.retention_ns = 1200;  // 120 points at 10 apart
@@ -213,8 +214,8 @@ TEST(WindowStoreTest, SteadyWindowKeepsItsBufferNearTheWindow) {
   ASSERT_EQ(pts.size(), 121u);
   EXPECT_EQ(pts.front().timestamp_ns, 49990 - 1200);
   EXPECT_EQ(pts.back().value, 4999);
-  // 121 live points plus at most 4 pruned ones fit the 128 slots doubling
-  // grew to; erasing at half the buffer needed 256.
+  // 121 live points keep the 128 slots doubling grew to; erasing at half
+  // the buffer needed 256.
   EXPECT_LE(peak, 128 * sizeof(WindowPoint));
   EXPECT_GE(peak, 121 * sizeof(WindowPoint));
 }

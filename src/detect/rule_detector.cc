@@ -48,12 +48,6 @@ std::string DescribeCondition(const Condition& c, int64_t for_ns) {
 std::optional<int64_t> HoldingSince(std::span<const Condition> conditions, int64_t for_ns,
                                     const ConditionSeries& data, int64_t now_ns, int64_t horizon_ns,
                                     int64_t lookback_ns) {
-  // Most devices fail at once: decide that before gathering the walk's times.
-  for (size_t i = 0; i < conditions.size(); ++i) {
-    if (!ConditionHolds(conditions[i], for_ns, data.series[i], now_ns, lookback_ns, nullptr)) {
-      return std::nullopt;
-    }
-  }
   std::vector<int64_t> times{now_ns};
   for (const auto& s : data.series) {
     for (const WindowPoint& p : s) {

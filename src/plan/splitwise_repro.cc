@@ -66,17 +66,23 @@ StatusOr<SplitwiseRepro> ReproduceSplitwise(const RequestTrace& trace, const Lat
     c.prefill = PoolSpec{h100, kH100Cost / 8, 8, budget_h100_machines};
     RETURN_IF_ERROR(run({"Baseline-H100", c.prefill.count, 0, budget}, c));
   }
+  // The split designs: H100 prefill machines, decode machines of `dec`.
+  const std::tuple<const char*, const GpuLatency*, double> split_designs[] = {
+      {"Splitwise-HA", a100, 1.0}, {"Splitwise-HHcap", pcap, kH100Cost}};
+  auto split_config = [&](const GpuLatency* dec, double dec_cost, int np, int nd) {
+    ServingConfig c = base;
+    c.disaggregated = true;
+    c.prefill = PoolSpec{h100, kH100Cost / 8, 8, np};
+    c.decode = PoolSpec{dec, dec_cost / 8, 8, nd};
+    return c;
+  };
   // Splits: every prefill machine count the budget allows.
-  for (const auto& [name, dec, dec_cost] :
-       {std::tuple{"Splitwise-HA", a100, 1.0}, std::tuple{"Splitwise-HHcap", pcap, kH100Cost}}) {
+  for (const auto& [name, dec, dec_cost] : split_designs) {
     DesignResult best;
     for (int np = 1; np < budget_h100_machines; ++np) {
       int nd = static_cast<int>(std::floor((budget - np * kH100Cost) / dec_cost + 1e-9));
       if (nd < 1) break;
-      ServingConfig c = base;
-      c.disaggregated = true;
-      c.prefill = PoolSpec{h100, kH100Cost / 8, 8, np};
-      c.decode = PoolSpec{dec, dec_cost / 8, 8, nd};
+      const ServingConfig c = split_config(dec, dec_cost, np, nd);
       DesignResult d{name, np, nd, np * kH100Cost + nd * dec_cost};
       ASSIGN_OR_RETURN(d.rate_factor, MaxRate(trace, c, slo, &d.tokens_per_s));
       if (d.rate_factor > best.rate_factor) best = d;
@@ -96,15 +102,11 @@ StatusOr<SplitwiseRepro> ReproduceSplitwise(const RequestTrace& trace, const Lat
   // baseline's rate, searched over whole machines, cheapest first.
   if (out.best_baseline.rate_factor > 0) {
     std::vector<std::pair<DesignResult, ServingConfig>> splits;
-    for (const auto& [name, dec, dec_cost] :
-         {std::tuple{"Splitwise-HA", a100, 1.0}, std::tuple{"Splitwise-HHcap", pcap, kH100Cost}}) {
+    for (const auto& [name, dec, dec_cost] : split_designs) {
       for (int np = 1; np * kH100Cost + dec_cost <= budget + 1e-9; ++np) {
         for (int nd = 1; np * kH100Cost + nd * dec_cost <= budget + 1e-9; ++nd) {
-          ServingConfig c = base;
-          c.disaggregated = true;
-          c.prefill = PoolSpec{h100, kH100Cost / 8, 8, np};
-          c.decode = PoolSpec{dec, dec_cost / 8, 8, nd};
-          splits.push_back({DesignResult{name, np, nd, np * kH100Cost + nd * dec_cost}, c});
+          splits.push_back({DesignResult{name, np, nd, np * kH100Cost + nd * dec_cost},
+                            split_config(dec, dec_cost, np, nd)});
         }
       }
     }

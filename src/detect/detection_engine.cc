@@ -62,15 +62,27 @@ StatusOr<std::unique_ptr<DetectionEngine>> DetectionEngine::Create(const DetectC
 
 std::vector<Finding> DetectionEngine::Evaluate(const WindowStore& store, int64_t now_ns) {
   EvalContext ctx{store, now_ns, {}};
+  // A device's workloads are those its latest attribution reports: one that
+  // stopped being reported has left, though its last sample is still within
+  // the lookback (a recording has no staleness markers).
+  std::map<std::string, std::vector<std::pair<std::string_view, int64_t>>> seen;
   store.ForEach("gpu_workload_info", now_ns - config_.lookback_ns, now_ns,
-                [&](const StoredLabels& labels, std::span<const WindowPoint>) {
+                [&](const StoredLabels& labels, std::span<const WindowPoint> points) {
                   std::string_view w = labels.Get("workload_name");
                   if (w.empty()) w = labels.Get("workload_pod");
-                  if (w.empty()) return;
-                  auto& list = ctx.workloads_by_device[DeviceKey(labels)];
-                  if (std::find(list.begin(), list.end(), w) == list.end()) list.emplace_back(w);
+                  if (w.empty() || points.empty()) return;
+                  seen[DeviceKey(labels)].emplace_back(w, points.back().timestamp_ns);
                 });
-  for (auto& [device, list] : ctx.workloads_by_device) std::sort(list.begin(), list.end());
+  for (auto& [device, list] : seen) {
+    int64_t newest = 0;
+    for (const auto& [w, t] : list) newest = std::max(newest, t);
+    auto& names = ctx.workloads_by_device[device];
+    for (const auto& [w, t] : list) {
+      const bool current = t > newest - config_.interval_ns;
+      if (current && std::find(names.begin(), names.end(), w) == names.end()) names.emplace_back(w);
+    }
+    std::sort(names.begin(), names.end());
+  }
 
   std::vector<Finding> out;
   for (auto& d : detectors_) d->Evaluate(ctx, out);

@@ -16,7 +16,8 @@ namespace gpufleet::detect {
 struct EvalContext {
   const WindowStore& store;
   int64_t now_ns;
-  // DeviceKey -> workloads bound to it now (from gpu_workload_info).
+  // DeviceKey -> workloads bound to it now: those its latest gpu_workload_info
+  // samples report (one no longer reported has left).
   std::map<std::string, std::vector<std::string>> workloads_by_device;
 };
 

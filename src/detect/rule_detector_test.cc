@@ -125,5 +125,31 @@ TEST(RuleDetectorTest, EngineRunsRulesAndAttachesWorkloads) {
   EXPECT_EQ(found[0].workloads, std::vector<std::string>{"trainer-0"});
 }
 
+// A workload is on the device while the device's attribution reports it: one
+// that stopped being reported left, though its last sample is within the
+// 5-minute lookback (a recording carries no staleness markers), and is no
+// neighbour any more.
+TEST(RuleDetectorTest, WorkloadNoLongerReportedHasLeft) {
+  auto workloads_at = [](int neighbour_until_s) {
+    WindowStore store(WindowStoreOptions{});
+    ContendedFleet(store, 800);
+    Labels trainer = testing::DeviceLabels("gpu_workload_info", "0");
+    trainer.Set("workload_pod", "trainer-0");
+    Labels neighbour = testing::DeviceLabels("gpu_workload_info", "0");
+    neighbour.Set("workload_pod", "batch-7");
+    for (int t = 500; t <= 790; t += 10) {
+      store.Append(trainer, kT0 + t * kS, 1);
+      if (t <= neighbour_until_s) store.Append(neighbour, kT0 + t * kS, 1);
+    }
+    auto engine = DetectionEngine::Create(DefaultDetectConfig(), nullptr);
+    EXPECT_TRUE(engine.ok()) << engine.status().ToString();
+    auto found = (*engine)->Evaluate(store, kT0 + 790 * kS);
+    return found.empty() ? std::vector<std::string>{} : found[0].workloads;
+  };
+  EXPECT_EQ(workloads_at(790), (std::vector<std::string>{"batch-7", "trainer-0"}));
+  EXPECT_EQ(workloads_at(780), std::vector<std::string>{"trainer-0"});
+  EXPECT_EQ(workloads_at(600), std::vector<std::string>{"trainer-0"});
+}
+
 }  // namespace
 }  // namespace gpufleet::detect

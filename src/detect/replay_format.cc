@@ -130,11 +130,22 @@ std::string ReplayJson(const ReplayResult& result, const ReplayScore* score) {
   for (const IncidentRecord& r : result.incidents) {
     nlohmann::json cause = nlohmann::json::array();
     for (const IncidentCause& c : r.causes) cause.push_back({{"cause", c.name}, {"share", c.share}});
+    // A workload-level incident on one device names it like a device's own.
+    std::string node(r.subject.Get("node")), gpu(r.subject.Get("gpu"));
+    if (node.empty() && r.devices.size() == 1) {
+      const size_t slash = r.devices[0].find('/');
+      if (slash != std::string::npos) {
+        node = r.devices[0].substr(0, slash);
+        gpu = r.devices[0].substr(slash + 1);
+      }
+    }
     incidents.push_back({{"kind", r.kind},
                          {"status", IncidentStatusName(r.status)},
-                         {"node", r.subject.Get("node")},
-                         {"gpu", r.subject.Get("gpu")},
+                         {"node", node},
+                         {"gpu", gpu},
                          {"gpu_uuid", r.subject.Get("gpu_uuid")},
+                         {"devices", r.devices},
+                         {"severity", r.severity},
                          {"first_seen_s", r.first_seen_ns / kS},
                          {"last_seen_s", r.last_seen_ns / kS},
                          {"estimated_slowdown", r.estimated_slowdown},

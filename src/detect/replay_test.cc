@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "core/file_util.h"
@@ -249,6 +250,15 @@ TEST(ReplayTest, WorkloadIncidentMatchesByItsDevices) {
   ASSERT_EQ(score.lines.size(), 1u);
   EXPECT_EQ(score.lines[0].detected, 1);
   EXPECT_EQ(score.false_incidents, 0);
+  // The JSON lists the devices; one that covers a single device names it as
+  // node and gpu, so a reader matching on those finds it too.
+  nlohmann::json j = nlohmann::json::parse(ReplayJson(result, &score));
+  EXPECT_EQ(j["incidents"][0]["devices"], (nlohmann::json{"n1/0", "n1/1"}));
+  EXPECT_EQ(j["incidents"][0]["node"], "");
+  result.incidents[0].devices = {"n1/1"};
+  j = nlohmann::json::parse(ReplayJson(result, nullptr));
+  EXPECT_EQ(j["incidents"][0]["node"], "n1");
+  EXPECT_EQ(j["incidents"][0]["gpu"], "1");
 }
 
 // Hard-negative rows are windows, not episodes: an unmatched incident on

@@ -2,6 +2,10 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
+#include <string_view>
+
+#include "trace/rocprof_counters.h"
 
 namespace gpufleet {
 namespace {
@@ -10,6 +14,42 @@ detect::LifecyclePolicy PolicyFor(const DetectorLoopOptions& options) {
   detect::LifecyclePolicy policy;
   policy.resolve_after_ns = options.resolve_after_ns;
   return policy;
+}
+
+// What a rocprofv3 capture measured, as the device's own series at the
+// capture's end: the AMD source of the L2-miss and memory-stall signals
+// (trace/rocprof_counters.h), which root cause reads like any other sample.
+// A capture by another profiler writes no counter collection: nothing to do.
+void RecordCaptureCounters(const CaptureResult& r, const Labels& subject, int64_t now_ns,
+                           WindowStore& window) {
+  if (r.exit_code != 0 || r.output_path.empty()) return;
+  StatusOr<trace::RocprofCounterSummary> s = trace::ReadRocprofCounters(r.output_path);
+  if (!s.ok()) {
+    if (s.status().code() != StatusCode::kNotFound) {
+      std::fprintf(stderr, "gpufleet server: capture for incident %lld: %s\n",
+                   static_cast<long long>(r.incident_id), s.status().ToString().c_str());
+    }
+    return;
+  }
+  if (s->bad_rows > 0) {
+    std::fprintf(stderr,
+                 "gpufleet server: capture for incident %lld: %lld bad counter row(s), first %s\n",
+                 static_cast<long long>(r.incident_id), static_cast<long long>(s->bad_rows),
+                 s->first_bad.c_str());
+  }
+  auto record = [&](const char* metric, std::optional<double> v) {
+    if (!v) return;
+    Labels l;
+    for (std::string_view name : {"node", "gpu", "gpu_uuid", "partition_id", "model", "cloud"}) {
+      std::string_view value = subject.Get(name);
+      if (!value.empty()) l.Set(name, std::string(value));
+    }
+    l.Set("__name__", metric);
+    l.Set("method", "rocprofv3_capture");
+    window.Append(l, now_ns, *v);
+  };
+  record("gpu_l2_miss_ratio", s->L2MissRatio());
+  record("gpu_memory_stall_ratio", s->MemoryStallRatio());
 }
 
 }  // namespace
@@ -96,7 +136,13 @@ void DetectorLoop::StartCapture(const detect::Finding& f, int64_t incident_id) {
   req.gpu = std::string(f.subject.Get("gpu"));
   req.gpu_uuid = std::string(f.subject.Get("gpu_uuid"));
   req.argv_template = f.capture_command;
-  StatusOr<std::string> out = captures_->Start(req, [](const CaptureResult& r) {
+  // The window store and the clock outlive the capture runner (server.h
+  // member order); the loop itself may not, so the callback does not use it.
+  WindowStore& window = window_;
+  const Clock& clock = clock_;
+  StatusOr<std::string> out = captures_->Start(req, [&window, &clock,
+                                                     subject = f.subject](const CaptureResult& r) {
+    RecordCaptureCounters(r, subject, clock.NowNs(), window);
     if (r.exit_code != 0) {
       std::fprintf(
           stderr, "gpufleet server: capture for incident %lld ended with %s\n",

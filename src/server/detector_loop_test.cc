@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <span>
 #include <thread>
 
 #include "detect/incident_store.h"
@@ -141,6 +143,58 @@ TEST_F(DetectorLoopTest, CaptureTriggerRunsCommandAndRecordsOutputPath) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   std::filesystem::remove_all(dir);
+}
+
+// A rocprofv3 capture's counter collection becomes the device's L2-miss and
+// memory-stall samples (the AMD source of both signals).
+TEST_F(DetectorLoopTest, RocprofCaptureCountersBecomeTheDevicesSeries) {
+  const std::string src = path_ + "-rocprof";
+  std::filesystem::create_directories(src + "/node-a");
+  {
+    std::ofstream f(src + "/node-a/4242_counter_collection.csv");
+    f << "\"Correlation_Id\",\"Dispatch_Id\",\"Agent_Id\",\"Kernel_Name\",\"Counter_Name\","
+         "\"Counter_Value\"\n"
+         "1,1,1,\"gemm\",\"TCC_HIT_sum\",300\n1,1,1,\"gemm\",\"TCC_MISS_sum\",700\n"
+         "1,1,1,\"gemm\",\"MemUnitStalled\",35\n";
+  }
+  detect::CaptureTriggerConfig trig;
+  trig.name = "low_utilization";
+  trig.condition = {"gpu_utilization_ratio", detect::Condition::Op::kLess, 0.3, 0};
+  trig.for_ns = 60 * kS;
+  trig.command = {"cp", "-r", src, "{output}"};  // stands in for rocprofv3 -d {output}
+  StatusOr<std::unique_ptr<detect::DetectionEngine>> engine =
+      detect::DetectionEngine::Create(Config({trig}), nullptr);
+  ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+  std::string dir = path_ + "-captures";
+  CaptureRunner runner({dir, kS, kS});
+  DetectorLoop loop(**engine, *window_, *incidents_, nullptr, &runner, clock_, {});
+  Fill(*window_, "gpu_utilization_ratio", "n1", "0", 0, 300, 0.1);
+  Fill(*window_, "gpu_memory_bandwidth_utilization_ratio", "n1", "0", 0, 300, 0.95);
+  Fill(*window_, "gpu_sm_occupancy_ratio", "n1", "0", 0, 300, 0.3);
+  TwoWorkloads(*window_, "n1", "0", 300);
+  clock_.Set(kT0 + 295 * kS);
+  ASSERT_TRUE(loop.RunOnce().ok());
+  ASSERT_EQ(loop.counters().captures_started, 1u);
+  auto latest = [&](const char* metric) {
+    double v = -1;
+    window_->ForEach(metric, kT0, kT0 + 1000 * kS,
+                     [&](const StoredLabels& l, std::span<const WindowPoint> points) {
+                       if (l.Get("gpu") == "0" && l.Get("method") == "rocprofv3_capture") {
+                         v = points.back().value;
+                       }
+                     });
+    return v;
+  };
+  for (int i = 0; i < 300 && latest("gpu_memory_stall_ratio") < 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_DOUBLE_EQ(latest("gpu_l2_miss_ratio"), 0.7);
+  EXPECT_DOUBLE_EQ(latest("gpu_memory_stall_ratio"), 0.35);
+  for (int i = 0; i < 200 && runner.running() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(src);
 }
 
 TEST_F(DetectorLoopTest, CaptureIsRefusedForHostileLabels) {

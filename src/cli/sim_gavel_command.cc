@@ -63,7 +63,16 @@ class SimGavelCommand : public Command {
     app.add_option("--price-book", price_book_,
                    "With --price-cloud: a site price book (docs/cost.md); default: the public "
                    "catalog");
-    app.add_option("--seed", seed_, "Trace and shuffle seed")->capture_default_str();
+    seed_option_ = app.add_option(
+        "--seed", seed_,
+        "Trace and shuffle seed (default: Gavel's for the trace, 0 for the continuous traces and 1 "
+        "for static-multiple, the seeds of its notebooks)");
+    app.add_option("--trace-draws", trace_draws_,
+                   "gavel: draw the jobs as Gavel's generator does with Python's random (seed "
+                   "N gives the jobs of Gavel's run with seed N); std: the same distributions "
+                   "from std::mt19937_64")
+        ->check(CLI::IsMember({"gavel", "std"}))
+        ->capture_default_str();
     app.add_option("--threads", threads_, "Rates simulated in parallel")->capture_default_str();
     app.add_option("--csv", csv_, "Write the curve as CSV here ('-' = stdout, the default)");
     app.add_option("--choose", choose_,
@@ -110,6 +119,7 @@ class SimGavelCommand : public Command {
       ASSIGN_OR_RETURN(expected, place::LoadGavelNotebookCsv(compare_, &expected_ftf));
     }
     if (policies_.empty()) policies_ = {"max_min_fairness_perf"};
+    if (seed_option_->count() == 0 && trace_ == "static-multiple") seed_ = 1;
     std::unique_ptr<place::ColocationModel> coloc;
     place::GavelThroughputs predicted;
     if (!predicted_pairs_.empty()) {
@@ -123,6 +133,7 @@ class SimGavelCommand : public Command {
       o.trace = trace_;
       o.policy = policy;
       o.seed = seed_;
+      o.gavel_draws = trace_draws_ == "gavel";
       o.threads = threads_;
       o.sim.workers = workers_;
       o.sim.price_usd_per_hour = prices_;
@@ -222,6 +233,8 @@ class SimGavelCommand : public Command {
   std::vector<double> prices_ = {0.52, 1.68, 2.85};
   std::string price_cloud_, price_region_ = "us-central1", price_book_;
   uint64_t seed_ = 0;
+  CLI::Option* seed_option_ = nullptr;
+  std::string trace_draws_ = "gavel";
   int threads_ = 2;
 };
 

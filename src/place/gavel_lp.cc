@@ -31,6 +31,10 @@ thread_local std::jmp_buf* t_glpk_jump = nullptr;
 void GlpkErrorHook(void*) {
   if (t_glpk_jump != nullptr) std::longjmp(*t_glpk_jump, 1);
 }
+// Swallows GLPK's terminal output: its error path turns terminal output back
+// on to print "Assertion failed ... Error detected in file ..." before the
+// error hook runs, which the caller recovers from.
+int GlpkQuietHook(void*, const char*) { return 1; }
 
 glp_prob* LoadLp(const LpData& d) {
   glp_prob* lp = glp_create_prob();
@@ -61,6 +65,7 @@ bool SolveLp(const LpData& d, bool interior, std::vector<double>* cols) {
   if (setjmp(env) == 0) {
     t_glpk_jump = &env;
     glp_term_out(GLP_OFF);  // GLPK's own messages, including the assertion it recovers from
+    glp_term_hook(GlpkQuietHook, nullptr);
     glp_error_hook(GlpkErrorHook, nullptr);
     glp_prob* lp = LoadLp(d);
     if (interior) {
@@ -89,6 +94,7 @@ bool SolveLp(const LpData& d, bool interior, std::vector<double>* cols) {
     ok = false;
   }
   glp_error_hook(nullptr, nullptr);
+  glp_term_hook(nullptr, nullptr);
   t_glpk_jump = nullptr;
   return ok;
 }

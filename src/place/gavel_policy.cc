@@ -8,6 +8,8 @@
 #include <tuple>
 #include <utility>
 
+#include "place/python_random.h"
+
 namespace gpufleet::place {
 namespace {
 
@@ -356,8 +358,8 @@ class FifoAsCodedPolicy : public GavelPolicy {
         if (free[types[k]] >= sf) with_room.push_back(k);
       }
       if (with_room.empty()) break;
-      const size_t drawn =
-          with_room[std::uniform_int_distribution<size_t>(0, with_room.size() - 1)(rng_)];
+      // fifo.py: self._rng.randrange(len(...)), its random.Random(seed).
+      const size_t drawn = with_room[rng_.RandBelow(with_room.size())];
       const int type = types.back();
       next[id] = type;
       free[type] -= sf;
@@ -373,7 +375,7 @@ class FifoAsCodedPolicy : public GavelPolicy {
   }
 
  private:
-  std::mt19937_64 rng_;
+  PythonRandom rng_;
   std::string name_ = "fifo:code";
   std::map<int64_t, int> assigned_;  // job id -> GPU type
 };

@@ -118,6 +118,7 @@ StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& tab
       to.jobs_per_hour = options.rates_per_hour[i];
       to.multi_gpu = options.trace != "continuous-single";
       to.seed = options.seed;
+      to.gavel_draws = options.gavel_draws;
       to.num_jobs = static_cast<int>(options.sim.measure_end);
       if (is_static) {
         to.jobs_per_hour = 0;

@@ -44,6 +44,7 @@ struct GavelCurveOptions {
   std::string policy = "max_min_fairness_perf";
   std::vector<double> rates_per_hour;
   uint64_t seed = 0;
+  bool gavel_draws = true;  // GavelTraceOptions::gavel_draws
   int threads = 2;
   GavelSimOptions sim;  // workers, prices, window
 };

@@ -5,12 +5,98 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
 
+#include "place/python_random.h"
+
 namespace gpufleet::place {
 namespace {
+
+// Gavel's job_table.py, in its order: the template names, and whether a
+// template has multi-GPU (distributed) forms.
+struct GavelTemplate {
+  const char* name;
+  bool distributed;
+};
+constexpr GavelTemplate kGavelJobTable[] = {
+    {"ResNet-18 (batch size 16)", true},
+    {"ResNet-18 (batch size 32)", true},
+    {"ResNet-18 (batch size 64)", true},
+    {"ResNet-18 (batch size 128)", true},
+    {"ResNet-18 (batch size 256)", true},
+    {"ResNet-50 (batch size 16)", true},
+    {"ResNet-50 (batch size 32)", true},
+    {"ResNet-50 (batch size 64)", true},
+    {"ResNet-50 (batch size 128)", true},
+    {"Transformer (batch size 16)", true},
+    {"Transformer (batch size 32)", true},
+    {"Transformer (batch size 64)", true},
+    {"Transformer (batch size 128)", true},
+    {"Transformer (batch size 256)", true},
+    {"LM (batch size 5)", true},
+    {"LM (batch size 10)", true},
+    {"LM (batch size 20)", true},
+    {"LM (batch size 40)", true},
+    {"LM (batch size 80)", true},
+    {"Recommendation (batch size 512)", false},
+    {"Recommendation (batch size 1024)", false},
+    {"Recommendation (batch size 2048)", false},
+    {"Recommendation (batch size 4096)", false},
+    {"Recommendation (batch size 8192)", false},
+    {"A3C", false},
+    {"CycleGAN", false},
+};
+
+// Gavel's utils.generate_job as its simulator calls it (one generator for
+// everything, drawn in this order): the scale factor (drawn even for
+// single-GPU traces, then set to 1), the duration, then templates until one
+// fits the scale factor; arrivals from their own generator,
+// -log(1 - random()) x 3600 / rate after each job.
+StatusOr<std::vector<GavelSimJob>> GenerateWithGavelDraws(const GavelThroughputs& table,
+                                                          const GavelTraceOptions& options,
+                                                          int v100) {
+  PythonRandom rng(options.seed + 2), arrivals(options.seed + 3);
+  constexpr size_t kTemplates = std::size(kGavelJobTable);
+  std::vector<GavelSimJob> out;
+  double t = 0;
+  for (int i = 0; i < options.num_jobs; ++i) {
+    GavelSimJob job;
+    job.id = i;
+    job.arrival_s = t;
+    // Gavel's boundaries: 2 on [0.7, 0.8], 4 on (0.8, 0.95], 8 on (0.95, 1).
+    const double r = rng.Uniform(0, 1);
+    int sf = 1;
+    if (r >= 0.7 && r <= 0.8) {
+      sf = 2;
+    } else if (r >= 0.8 && r <= 0.95) {
+      sf = 4;
+    } else if (r >= 0.95) {
+      sf = 8;
+    }
+    job.duration_v100_s = rng.Random() >= 0.8 ? 60 * std::pow(10.0, rng.Uniform(3, 4))
+                                              : 60 * std::pow(10.0, rng.Uniform(1.5, 3));
+    job.scale_factor = options.multi_gpu ? sf : 1;
+    const GavelTemplate* tmpl = nullptr;
+    do {
+      tmpl = &kGavelJobTable[rng.RandBelow(kTemplates)];
+    } while (job.scale_factor > 1 && !tmpl->distributed);
+    job.job_type = table.FindJobType(tmpl->name, job.scale_factor);
+    if (job.job_type < 0 || !(table.Isolated(job.job_type, v100) > 0)) {
+      return InvalidArgumentError(
+          std::string("throughput table has no V100 throughput for \"") + tmpl->name +
+          "\" at scale factor " + std::to_string(job.scale_factor) +
+          " (Gavel's draws need Gavel's job table; --trace-draws std does not)");
+    }
+    job.total_steps = job.duration_v100_s * table.Isolated(job.job_type, v100);
+    out.push_back(job);
+    if (options.jobs_per_hour > 0)
+      t += -std::log(1.0 - arrivals.Random()) * 3600 / options.jobs_per_hour;
+  }
+  return out;
+}
 
 int SampleScaleFactor(std::mt19937_64& rng) {
   const double r = std::uniform_real_distribution<double>(0, 1)(rng);
@@ -60,6 +146,7 @@ StatusOr<std::vector<GavelSimJob>> GenerateGavelJobs(const GavelThroughputs& tab
   const int v100 = table.FindWorker("v100");
   if (v100 < 0) return InvalidArgumentError("throughput table has no v100 worker (the reference)");
   if (options.jobs_per_hour < 0) return InvalidArgumentError("jobs_per_hour must be >= 0");
+  if (options.gavel_draws) return GenerateWithGavelDraws(table, options, v100);
   // Templates: the single-GPU job types; "distributed" when the table has the
   // same name at a larger scale factor.
   std::vector<int> templates;

@@ -42,6 +42,11 @@ struct GavelTraceOptions {
   bool multi_gpu = false;  // false: continuous-single; true: continuous-multiple
   uint64_t seed = 0;
   int num_jobs = 5000;
+  // true: Gavel's own draws (utils.generate_job with Python's random, job
+  // generator seeded seed + 2, arrivals seed + 3, templates in job_table.py's
+  // order), so `seed` gives the very jobs Gavel's run with that seed had;
+  // false: the same distributions drawn with std::mt19937_64.
+  bool gavel_draws = true;
 };
 
 struct GavelSimJob {

@@ -112,6 +112,7 @@ TEST(GavelSimTest, GeneratorFollowsPublishedDistributions) {
   o.jobs_per_hour = 2;
   o.multi_gpu = true;
   o.num_jobs = 20000;
+  o.gavel_draws = false;  // the synthetic table is not Gavel's job table
   auto jobs = GenerateGavelJobs(t, o);
   ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
   int single = 0;
@@ -134,6 +135,7 @@ TEST(GavelSimTest, StaticTraceArrivesAtOnceAndMakespanPolicySharesTheGpu) {
   GavelTraceOptions o;
   o.jobs_per_hour = 0;  // static
   o.num_jobs = 3;
+  o.gavel_draws = false;
   auto jobs = GenerateGavelJobs(t, o);
   ASSERT_TRUE(jobs.ok());
   for (const GavelSimJob& j : *jobs) EXPECT_EQ(j.arrival_s, 0.0);

@@ -56,7 +56,7 @@ struct RocprofCounterSummary {
 StatusOr<RocprofCounterSummary> ParseRocprofCounters(std::string_view text, std::string_view path);
 
 // Reads `path`: a counter_collection.csv, or a directory searched (at most 6
-// levels, symlinks not followed) for files named *counter_collection.csv, as
+// levels, links to folders not followed) for files named *counter_collection.csv, as
 // rocprofv3 -d DIR writes them (DIR/<host>/<pid>_counter_collection.csv).
 // NotFound when there is none.
 StatusOr<RocprofCounterSummary> ReadRocprofCounters(const std::string& path);

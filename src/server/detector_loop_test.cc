@@ -66,6 +66,24 @@ class DetectorLoopTest : public ::testing::Test {
     return c;
   }
 
+  // A low-utilization capture trigger that runs `command`.
+  static detect::CaptureTriggerConfig LowUtilizationCapture(std::vector<std::string> command) {
+    detect::CaptureTriggerConfig trig;
+    trig.name = "low_utilization";
+    trig.condition = {"gpu_utilization_ratio", detect::Condition::Op::kLess, 0.3, 0};
+    trig.for_ns = 60 * kS;
+    trig.command = std::move(command);
+    return trig;
+  }
+  // GPU n1/0 for 300 s: DRAM-heavy with a neighbour (memory contention) and
+  // low utilization (the capture trigger).
+  void ContendedGpuWithLowUtilization() {
+    Fill(*window_, "gpu_utilization_ratio", "n1", "0", 0, 300, 0.1);
+    Fill(*window_, "gpu_memory_bandwidth_utilization_ratio", "n1", "0", 0, 300, 0.95);
+    Fill(*window_, "gpu_sm_occupancy_ratio", "n1", "0", 0, 300, 0.3);
+    TwoWorkloads(*window_, "n1", "0", 300);
+  }
+
   std::string path_;
   std::unique_ptr<StateDb> db_;
   std::unique_ptr<detect::IncidentStore> incidents_;
@@ -116,21 +134,15 @@ TEST_F(DetectorLoopTest, FindingOpensUpdatesAndResolvesOneIncident) {
 // A capture trigger belongs to the incident it serves: it runs for the
 // memory-contention incident on the same GPU and records its output there.
 TEST_F(DetectorLoopTest, CaptureTriggerRunsCommandAndRecordsOutputPath) {
-  detect::CaptureTriggerConfig trig;
-  trig.name = "low_utilization";
-  trig.condition = {"gpu_utilization_ratio", detect::Condition::Op::kLess, 0.3, 0};
-  trig.for_ns = 60 * kS;
-  trig.command = {"true", "--node={node}", "--out={output}"};
+  detect::CaptureTriggerConfig trig =
+      LowUtilizationCapture({"true", "--node={node}", "--out={output}"});
   StatusOr<std::unique_ptr<detect::DetectionEngine>> engine =
       detect::DetectionEngine::Create(Config({trig}), nullptr);
   ASSERT_TRUE(engine.ok()) << engine.status().ToString();
   std::string dir = path_ + "-captures";
   CaptureRunner runner({dir, kS, kS});
   DetectorLoop loop(**engine, *window_, *incidents_, nullptr, &runner, clock_, {});
-  Fill(*window_, "gpu_utilization_ratio", "n1", "0", 0, 300, 0.1);
-  Fill(*window_, "gpu_memory_bandwidth_utilization_ratio", "n1", "0", 0, 300, 0.95);
-  Fill(*window_, "gpu_sm_occupancy_ratio", "n1", "0", 0, 300, 0.3);
-  TwoWorkloads(*window_, "n1", "0", 300);
+  ContendedGpuWithLowUtilization();
   clock_.Set(kT0 + 295 * kS);
   ASSERT_TRUE(loop.RunOnce().ok());
   StatusOr<std::vector<detect::IncidentRecord>> open = incidents_->List(detect::IncidentStatus::kOpen);
@@ -157,21 +169,15 @@ TEST_F(DetectorLoopTest, RocprofCaptureCountersBecomeTheDevicesSeries) {
          "1,1,1,\"gemm\",\"TCC_HIT_sum\",300\n1,1,1,\"gemm\",\"TCC_MISS_sum\",700\n"
          "1,1,1,\"gemm\",\"MemUnitStalled\",35\n";
   }
-  detect::CaptureTriggerConfig trig;
-  trig.name = "low_utilization";
-  trig.condition = {"gpu_utilization_ratio", detect::Condition::Op::kLess, 0.3, 0};
-  trig.for_ns = 60 * kS;
-  trig.command = {"cp", "-r", src, "{output}"};  // stands in for rocprofv3 -d {output}
+  // `cp` stands in for rocprofv3 -d {output}.
+  detect::CaptureTriggerConfig trig = LowUtilizationCapture({"cp", "-r", src, "{output}"});
   StatusOr<std::unique_ptr<detect::DetectionEngine>> engine =
       detect::DetectionEngine::Create(Config({trig}), nullptr);
   ASSERT_TRUE(engine.ok()) << engine.status().ToString();
   std::string dir = path_ + "-captures";
   CaptureRunner runner({dir, kS, kS});
   DetectorLoop loop(**engine, *window_, *incidents_, nullptr, &runner, clock_, {});
-  Fill(*window_, "gpu_utilization_ratio", "n1", "0", 0, 300, 0.1);
-  Fill(*window_, "gpu_memory_bandwidth_utilization_ratio", "n1", "0", 0, 300, 0.95);
-  Fill(*window_, "gpu_sm_occupancy_ratio", "n1", "0", 0, 300, 0.3);
-  TwoWorkloads(*window_, "n1", "0", 300);
+  ContendedGpuWithLowUtilization();
   clock_.Set(kT0 + 295 * kS);
   ASSERT_TRUE(loop.RunOnce().ok());
   ASSERT_EQ(loop.counters().captures_started, 1u);
@@ -198,11 +204,7 @@ TEST_F(DetectorLoopTest, RocprofCaptureCountersBecomeTheDevicesSeries) {
 }
 
 TEST_F(DetectorLoopTest, CaptureIsRefusedForHostileLabels) {
-  detect::CaptureTriggerConfig trig;
-  trig.name = "low_utilization";
-  trig.condition = {"gpu_utilization_ratio", detect::Condition::Op::kLess, 0.3, 0};
-  trig.for_ns = 60 * kS;
-  trig.command = {"true", "{node}"};
+  detect::CaptureTriggerConfig trig = LowUtilizationCapture({"true", "{node}"});
   StatusOr<std::unique_ptr<detect::DetectionEngine>> engine =
       detect::DetectionEngine::Create(Config({trig}), nullptr);
   ASSERT_TRUE(engine.ok());

@@ -9,6 +9,7 @@ target_sources(gpufleet_collect PRIVATE
   amdgpu_sysfs_collector.cc
   amd_collector.cc
   kfd_events.cc
+  rocprof_counters.cc
 )
 
 # Fake vendor libraries, each in its own directory under the file name the
@@ -37,6 +38,7 @@ gpufleet_test(collect_amd_test
     amdgpu_sysfs_collector_test.cc
     amd_collector_test.cc
     kfd_events_test.cc
+    rocprof_counters_test.cc
   LIBS gpufleet::collect gpufleet::normalize gpufleet::data gpufleet_collect_testing
   LABELS unit)
 target_compile_definitions(collect_amd_test PRIVATE

@@ -11,6 +11,9 @@ namespace gpufleet {
 
 std::string_view TrimWhitespace(std::string_view s);
 std::vector<std::string_view> SplitString(std::string_view s, char sep);
+// Splits one CSV line into `out`: fields may be double-quoted, with "" for a
+// quote. Returns false on an unterminated quote.
+bool SplitCsvLine(std::string_view line, std::vector<std::string>& out);
 bool StartsWith(std::string_view s, std::string_view prefix);
 bool EndsWith(std::string_view s, std::string_view suffix);
 // ASCII only: other bytes are kept / compared as they are.

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string_view>
 
-#include "trace/rocprof_counters.h"
+#include "collect/rocprof_counters.h"
 
 namespace gpufleet {
 namespace {
@@ -18,12 +18,12 @@ detect::LifecyclePolicy PolicyFor(const DetectorLoopOptions& options) {
 
 // What a rocprofv3 capture measured, as the device's own series at the
 // capture's end: the AMD source of the L2-miss and memory-stall signals
-// (trace/rocprof_counters.h), which root cause reads like any other sample.
+// (collect/rocprof_counters.h), which root cause reads like any other sample.
 // A capture by another profiler writes no counter collection: nothing to do.
 void RecordCaptureCounters(const CaptureResult& r, const Labels& subject, int64_t now_ns,
                            WindowStore& window) {
   if (r.exit_code != 0 || r.output_path.empty()) return;
-  StatusOr<trace::RocprofCounterSummary> s = trace::ReadRocprofCounters(r.output_path);
+  StatusOr<collect::RocprofCounterSummary> s = collect::ReadRocprofCounters(r.output_path);
   if (!s.ok()) {
     if (s.status().code() != StatusCode::kNotFound) {
       std::fprintf(stderr, "gpufleet server: capture for incident %lld: %s\n",

@@ -49,34 +49,4 @@ bool LineReader::Next(std::string_view& line) {
   return true;
 }
 
-bool SplitCsv(std::string_view line, std::vector<std::string>& out) {
-  out.clear();
-  std::string field;
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (quoted) {
-      if (c == '"') {
-        if (i + 1 < line.size() && line[i + 1] == '"') {
-          field += '"';
-          ++i;
-        } else {
-          quoted = false;
-        }
-      } else {
-        field += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.push_back(std::move(field));
-      field.clear();
-    } else {
-      field += c;
-    }
-  }
-  out.push_back(std::move(field));
-  return !quoted;
-}
-
 }  // namespace gpufleet::trace

@@ -9,7 +9,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "trace/timeline.h"
 
@@ -27,10 +26,6 @@ std::string_view BaseName(std::string_view path);
 
 // Parses "0x1f", "1f" (hex) into a value; nullopt on garbage.
 std::optional<uint64_t> ParseHex(std::string_view s);
-
-// Splits one CSV line: fields may be double-quoted, with "" for a quote.
-// Returns false on an unterminated quote.
-bool SplitCsv(std::string_view line, std::vector<std::string>& out);
 
 // Iterates lines of a text buffer; strips a trailing '\r'. `line_no` is 1-based.
 class LineReader {

@@ -11,7 +11,6 @@ target_sources(gpufleet_trace PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/nccl_json_importer.cc
   ${CMAKE_CURRENT_LIST_DIR}/flight_recorder_importer.cc
   ${CMAKE_CURRENT_LIST_DIR}/rocprof_csv_importer.cc
-  ${CMAKE_CURRENT_LIST_DIR}/rocprof_counters.cc
   ${CMAKE_CURRENT_LIST_DIR}/rocpd_importer.cc
   ${CMAKE_CURRENT_LIST_DIR}/rocprof_util.cc
   ${CMAKE_CURRENT_LIST_DIR}/ras_text_hang.cc
@@ -26,7 +25,6 @@ gpufleet_test(trace_importers_test
     ${CMAKE_CURRENT_LIST_DIR}/nccl_json_importer_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/flight_recorder_importer_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/rocprof_csv_importer_test.cc
-    ${CMAKE_CURRENT_LIST_DIR}/rocprof_counters_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/rocpd_importer_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/hang_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/nccl_log_hang_test.cc

@@ -118,7 +118,7 @@ class RocprofCsvImporter : public TraceImporter {
     if (!reader.Next(line)) return InvalidArgumentError(path + ": empty CSV file");
     if (line.size() >= 3 && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
     std::vector<std::string> header;
-    if (!SplitCsv(line, header))
+    if (!SplitCsvLine(line, header))
       return InvalidArgumentError(path + ":1: unterminated quote in header");
     std::map<std::string, size_t> col;
     for (size_t i = 0; i < header.size(); ++i) col[std::string(TrimWhitespace(header[i]))] = i;
@@ -169,7 +169,7 @@ class RocprofCsvImporter : public TraceImporter {
       if (TrimWhitespace(line).empty()) continue;
       std::string where = path + ":" + std::to_string(reader.line_no());
       SourceFile& sfile = b.timeline().files[file];
-      if (!SplitCsv(line, f)) {
+      if (!SplitCsvLine(line, f)) {
         NoteSkipped(sfile, where + ": unterminated quote");
         continue;
       }

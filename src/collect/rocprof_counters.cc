@@ -1,4 +1,4 @@
-#include "trace/rocprof_counters.h"
+#include "collect/rocprof_counters.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,10 +9,31 @@
 
 #include "core/file_util.h"
 #include "core/strings.h"
-#include "trace/import_util.h"
 
-namespace gpufleet::trace {
+namespace gpufleet::collect {
 namespace {
+
+// Lines of a text buffer, 1-based numbers, a trailing '\r' dropped.
+class Lines {
+ public:
+  explicit Lines(std::string_view text) : text_(text) {}
+  bool Next(std::string_view& line) {
+    if (pos_ >= text_.size()) return false;
+    size_t nl = text_.find('\n', pos_);
+    if (nl == std::string_view::npos) nl = text_.size();
+    line = text_.substr(pos_, nl - pos_);
+    if (line.ends_with('\r')) line.remove_suffix(1);
+    pos_ = nl + 1;
+    ++number_;
+    return true;
+  }
+  int64_t number() const { return number_; }
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+  int64_t number_ = 0;
+};
 
 // "TCC_HIT[3]" -> "TCC_HIT".
 std::string_view WithoutInstance(std::string_view name) {
@@ -50,12 +71,12 @@ void RocprofCounterSummary::Merge(const RocprofCounterSummary& o) {
 
 StatusOr<RocprofCounterSummary> ParseRocprofCounters(std::string_view text, std::string_view path) {
   const std::string where(path);
-  LineReader reader(text);
+  Lines reader(text);
   std::string_view line;
   if (!reader.Next(line)) return InvalidArgumentError(where + ":1: empty counter file");
   if (line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
   std::vector<std::string> fields;
-  if (!SplitCsv(line, fields)) return InvalidArgumentError(where + ":1: unterminated quote");
+  if (!SplitCsvLine(line, fields)) return InvalidArgumentError(where + ":1: unterminated quote");
   std::map<std::string, size_t, std::less<>> col;
   for (size_t i = 0; i < fields.size(); ++i) col[std::string(TrimWhitespace(fields[i]))] = i;
   auto name_it = col.find("Counter_Name");
@@ -73,12 +94,12 @@ StatusOr<RocprofCounterSummary> ParseRocprofCounters(std::string_view text, std:
   auto bad = [&](const std::string& why) {
     ++s.bad_rows;
     if (s.first_bad.empty())
-      s.first_bad = where + ":" + std::to_string(reader.line_no()) + ": " + why;
+      s.first_bad = where + ":" + std::to_string(reader.number()) + ": " + why;
   };
   while (reader.Next(line)) {
     if (TrimWhitespace(line).empty()) continue;
     ++s.rows;
-    if (!SplitCsv(line, fields)) {
+    if (!SplitCsvLine(line, fields)) {
       bad("unterminated quote");
       continue;
     }
@@ -136,4 +157,4 @@ StatusOr<RocprofCounterSummary> ReadRocprofCounters(const std::string& path) {
   return total;
 }
 
-}  // namespace gpufleet::trace
+}  // namespace gpufleet::collect

@@ -29,7 +29,7 @@
 
 #include "core/status.h"
 
-namespace gpufleet::trace {
+namespace gpufleet::collect {
 
 struct RocprofCounterSummary {
   double l2_hits = 0, l2_misses = 0;                  // from the _sum counters
@@ -61,4 +61,4 @@ StatusOr<RocprofCounterSummary> ParseRocprofCounters(std::string_view text, std:
 // NotFound when there is none.
 StatusOr<RocprofCounterSummary> ReadRocprofCounters(const std::string& path);
 
-}  // namespace gpufleet::trace
+}  // namespace gpufleet::collect

@@ -3,11 +3,11 @@
 #include <cstdint>
 #include <string_view>
 
-#include "trace/rocprof_counters.h"
+#include "collect/rocprof_counters.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto s = gpufleet::trace::ParseRocprofCounters(text, "fuzz_counter_collection.csv");
+  auto s = gpufleet::collect::ParseRocprofCounters(text, "fuzz_counter_collection.csv");
   if (s.ok()) {
     (void)s->L2MissRatio();
     (void)s->MemoryStallRatio();

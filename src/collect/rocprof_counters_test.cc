@@ -1,14 +1,25 @@
-#include "trace/rocprof_counters.h"
+#include "collect/rocprof_counters.h"
+
+#include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <string_view>
 
 #include "core/file_util.h"
 #include "gtest/gtest.h"
-#include "trace/testing/importer_test_util.h"
 
-namespace gpufleet::trace {
+namespace gpufleet::collect {
 namespace {
+
+std::string TestData(std::string_view rel) {
+  return std::string(GPUFLEET_SOURCE_DIR) + "/tests/data/trace/" + std::string(rel);
+}
+
+void WriteFile(const std::string& path, std::string_view data) {
+  std::ofstream(path, std::ios::binary) << data;
+}
 
 // The header of rocprofv3's counter collection, as in the ROCm doc sample.
 constexpr std::string_view kHeader =
@@ -84,21 +95,28 @@ TEST(RocprofCountersTest, BadRowsAreCountedWithTheirPlaceAndBadHeadersRefused) {
 }
 
 TEST(RocprofCountersTest, ReadsEveryCounterFileUnderACaptureDirectory) {
-  TempDir dir;
-  ASSERT_FALSE(dir.path().empty());
-  auto missing = ReadRocprofCounters(dir.path());
+  const std::string root =
+      (std::filesystem::temp_directory_path() / ("gpufleet_rocprof_" + std::to_string(::getpid())))
+          .string();
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root);
+  struct RemovedAtEnd {
+    std::string path;
+    ~RemovedAtEnd() { std::filesystem::remove_all(path); }
+  } dir{root};
+  auto missing = ReadRocprofCounters(dir.path);
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
-  std::filesystem::create_directories(dir.path() + "/node-a");
-  WriteFile(dir.path() + "/node-a/4242_counter_collection.csv",
+  std::filesystem::create_directories(dir.path + "/node-a");
+  WriteFile(dir.path + "/node-a/4242_counter_collection.csv",
             std::string(kHeader) + Row(1, "TCC_HIT_sum", "30") + Row(1, "TCC_MISS_sum", "10"));
-  WriteFile(dir.path() + "/node-a/4243_counter_collection.csv",
+  WriteFile(dir.path + "/node-a/4243_counter_collection.csv",
             std::string(kHeader) + Row(1, "TCC_HIT_sum", "30") + Row(1, "TCC_MISS_sum", "30"));
-  WriteFile(dir.path() + "/node-a/4242_kernel_trace.csv", "\"Kind\"\n");
-  auto s = ReadRocprofCounters(dir.path());
+  WriteFile(dir.path + "/node-a/4242_kernel_trace.csv", "\"Kind\"\n");
+  auto s = ReadRocprofCounters(dir.path);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->files, 2);
   EXPECT_DOUBLE_EQ(*s->L2MissRatio(), 40.0 / 100.0);
 }
 
 }  // namespace
-}  // namespace gpufleet::trace
+}  // namespace gpufleet::collect

@@ -13,28 +13,6 @@
 namespace gpufleet::collect {
 namespace {
 
-// Lines of a text buffer, 1-based numbers, a trailing '\r' dropped.
-class Lines {
- public:
-  explicit Lines(std::string_view text) : text_(text) {}
-  bool Next(std::string_view& line) {
-    if (pos_ >= text_.size()) return false;
-    size_t nl = text_.find('\n', pos_);
-    if (nl == std::string_view::npos) nl = text_.size();
-    line = text_.substr(pos_, nl - pos_);
-    if (line.ends_with('\r')) line.remove_suffix(1);
-    pos_ = nl + 1;
-    ++number_;
-    return true;
-  }
-  int64_t number() const { return number_; }
-
- private:
-  std::string_view text_;
-  size_t pos_ = 0;
-  int64_t number_ = 0;
-};
-
 // "TCC_HIT[3]" -> "TCC_HIT".
 std::string_view WithoutInstance(std::string_view name) {
   const size_t bracket = name.find('[');
@@ -71,7 +49,7 @@ void RocprofCounterSummary::Merge(const RocprofCounterSummary& o) {
 
 StatusOr<RocprofCounterSummary> ParseRocprofCounters(std::string_view text, std::string_view path) {
   const std::string where(path);
-  Lines reader(text);
+  LineReader reader(text);
   std::string_view line;
   if (!reader.Next(line)) return InvalidArgumentError(where + ":1: empty counter file");
   if (line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
@@ -94,7 +72,7 @@ StatusOr<RocprofCounterSummary> ParseRocprofCounters(std::string_view text, std:
   auto bad = [&](const std::string& why) {
     ++s.bad_rows;
     if (s.first_bad.empty())
-      s.first_bad = where + ":" + std::to_string(reader.number()) + ": " + why;
+      s.first_bad = where + ":" + std::to_string(reader.line_no()) + ": " + why;
   };
   while (reader.Next(line)) {
     if (TrimWhitespace(line).empty()) continue;

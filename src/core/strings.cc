@@ -334,4 +334,15 @@ bool SplitCsvLine(std::string_view line, std::vector<std::string>& out) {
   return !quoted;
 }
 
+bool LineReader::Next(std::string_view& line) {
+  if (pos_ >= text_.size()) return false;
+  size_t nl = text_.find('\n', pos_);
+  if (nl == std::string_view::npos) nl = text_.size();
+  line = text_.substr(pos_, nl - pos_);
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  pos_ = nl + 1;
+  ++line_no_;
+  return true;
+}
+
 }  // namespace gpufleet

@@ -14,6 +14,18 @@ std::vector<std::string_view> SplitString(std::string_view s, char sep);
 // Splits one CSV line into `out`: fields may be double-quoted, with "" for a
 // quote. Returns false on an unterminated quote.
 bool SplitCsvLine(std::string_view line, std::vector<std::string>& out);
+// Iterates lines of a text buffer; strips a trailing '\r'. `line_no` is 1-based.
+class LineReader {
+ public:
+  explicit LineReader(std::string_view text) : text_(text) {}
+  bool Next(std::string_view& line);
+  int64_t line_no() const { return line_no_; }
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+  int64_t line_no_ = 0;
+};
 bool StartsWith(std::string_view s, std::string_view prefix);
 bool EndsWith(std::string_view s, std::string_view suffix);
 // ASCII only: other bytes are kept / compared as they are.

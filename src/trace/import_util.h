@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/strings.h"  // LineReader, SplitCsvLine
 #include "trace/timeline.h"
 
 namespace gpufleet::trace {
@@ -26,18 +27,5 @@ std::string_view BaseName(std::string_view path);
 
 // Parses "0x1f", "1f" (hex) into a value; nullopt on garbage.
 std::optional<uint64_t> ParseHex(std::string_view s);
-
-// Iterates lines of a text buffer; strips a trailing '\r'. `line_no` is 1-based.
-class LineReader {
- public:
-  explicit LineReader(std::string_view text) : text_(text) {}
-  bool Next(std::string_view& line);
-  int64_t line_no() const { return line_no_; }
-
- private:
-  std::string_view text_;
-  size_t pos_ = 0;
-  int64_t line_no_ = 0;
-};
 
 }  // namespace gpufleet::trace

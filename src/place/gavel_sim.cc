@@ -50,6 +50,44 @@ constexpr GavelTemplate kGavelJobTable[] = {
     {"CycleGAN", false},
 };
 
+// Gavel's Philly-derived scale factor for r uniform in [0, 1): 2 on
+// [0.7, 0.8], 4 on (0.8, 0.95], 8 above (its boundaries, utils.py).
+int ScaleFactorFor(double r) {
+  if (r >= 0.7 && r <= 0.8) return 2;
+  if (r > 0.8 && r <= 0.95) return 4;
+  if (r > 0.95) return 8;
+  return 1;
+}
+
+// Gavel's Philly-derived V100 duration: 60 x 10^U(3, 4) s with p 0.2, else
+// 60 x 10^U(1.5, 3) s; `u` draws uniform [0, 1) (the branch first).
+template <class U>
+double DurationSeconds(U&& u) {
+  if (u() >= 0.8) return 60 * std::pow(10.0, 3 + u());
+  return 60 * std::pow(10.0, 1.5 + 1.5 * u());
+}
+
+// Jobs in arrival order: `draw(job)` sets a job's scale factor, V100
+// duration and type; `gap()` is the time to the next arrival, drawn after
+// each job.
+template <class Draw, class Gap>
+StatusOr<std::vector<GavelSimJob>> DrawJobs(const GavelThroughputs& table,
+                                            const GavelTraceOptions& options, int v100, Draw&& draw,
+                                            Gap&& gap) {
+  std::vector<GavelSimJob> out;
+  double t = 0;
+  for (int i = 0; i < options.num_jobs; ++i) {
+    GavelSimJob job;
+    job.id = i;
+    job.arrival_s = t;
+    RETURN_IF_ERROR(draw(job));
+    job.total_steps = job.duration_v100_s * table.Isolated(job.job_type, v100);
+    out.push_back(job);
+    if (options.jobs_per_hour > 0) t += gap();
+  }
+  return out;
+}
+
 // Gavel's utils.generate_job as its simulator calls it (one generator for
 // everything, drawn in this order): the scale factor (drawn even for
 // single-GPU traces, then set to 1), the duration, then templates until one
@@ -60,24 +98,9 @@ StatusOr<std::vector<GavelSimJob>> GenerateWithGavelDraws(const GavelThroughputs
                                                           int v100) {
   PythonRandom rng(options.seed + 2), arrivals(options.seed + 3);
   constexpr size_t kTemplates = std::size(kGavelJobTable);
-  std::vector<GavelSimJob> out;
-  double t = 0;
-  for (int i = 0; i < options.num_jobs; ++i) {
-    GavelSimJob job;
-    job.id = i;
-    job.arrival_s = t;
-    // Gavel's boundaries: 2 on [0.7, 0.8], 4 on (0.8, 0.95], 8 on (0.95, 1).
-    const double r = rng.Uniform(0, 1);
-    int sf = 1;
-    if (r >= 0.7 && r <= 0.8) {
-      sf = 2;
-    } else if (r >= 0.8 && r <= 0.95) {
-      sf = 4;
-    } else if (r >= 0.95) {
-      sf = 8;
-    }
-    job.duration_v100_s = rng.Random() >= 0.8 ? 60 * std::pow(10.0, rng.Uniform(3, 4))
-                                              : 60 * std::pow(10.0, rng.Uniform(1.5, 3));
+  auto draw = [&](GavelSimJob& job) -> Status {
+    const int sf = ScaleFactorFor(rng.Random());
+    job.duration_v100_s = DurationSeconds([&] { return rng.Random(); });
     job.scale_factor = options.multi_gpu ? sf : 1;
     const GavelTemplate* tmpl = nullptr;
     do {
@@ -90,26 +113,11 @@ StatusOr<std::vector<GavelSimJob>> GenerateWithGavelDraws(const GavelThroughputs
           "\" at scale factor " + std::to_string(job.scale_factor) +
           " (Gavel's draws need Gavel's job table; --trace-draws std does not)");
     }
-    job.total_steps = job.duration_v100_s * table.Isolated(job.job_type, v100);
-    out.push_back(job);
-    if (options.jobs_per_hour > 0)
-      t += -std::log(1.0 - arrivals.Random()) * 3600 / options.jobs_per_hour;
-  }
-  return out;
-}
-
-int SampleScaleFactor(std::mt19937_64& rng) {
-  const double r = std::uniform_real_distribution<double>(0, 1)(rng);
-  if (r < 0.7) return 1;
-  if (r < 0.8) return 2;
-  if (r < 0.95) return 4;
-  return 8;
-}
-
-double SampleDurationSeconds(std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> u(0, 1);
-  if (u(rng) >= 0.8) return 60 * std::pow(10.0, 3 + u(rng));
-  return 60 * std::pow(10.0, 1.5 + 1.5 * u(rng));
+    return OkStatus();
+  };
+  return DrawJobs(table, options, v100, draw, [&] {
+    return -std::log(1.0 - arrivals.Random()) * 3600 / options.jobs_per_hour;
+  });
 }
 
 struct JobState {
@@ -163,28 +171,22 @@ StatusOr<std::vector<GavelSimJob>> GenerateGavelJobs(const GavelThroughputs& tab
   }
   std::mt19937_64 type_rng(options.seed * 4 + 2), arrival_rng(options.seed * 4 + 3);
   std::exponential_distribution<double> gap(options.jobs_per_hour > 0 ? options.jobs_per_hour / 3600.0 : 1.0);
-  std::vector<GavelSimJob> out;
-  double t = 0;
-  for (int i = 0; i < options.num_jobs; ++i) {
-    GavelSimJob job;
-    job.id = i;
-    job.arrival_s = t;
-    job.scale_factor = options.multi_gpu ? SampleScaleFactor(type_rng) : 1;
-    job.duration_v100_s = SampleDurationSeconds(type_rng);
+  std::uniform_real_distribution<double> u01(0, 1);
+  auto draw = [&](GavelSimJob& job) -> Status {
+    job.scale_factor = options.multi_gpu ? ScaleFactorFor(u01(type_rng)) : 1;
+    job.duration_v100_s = DurationSeconds([&] { return u01(type_rng); });
     for (int tries = 0;; ++tries) {
       const int tmpl = templates[std::uniform_int_distribution<size_t>(0, templates.size() - 1)(type_rng)];
       const int k = table.FindJobType(table.job_types()[tmpl].name, job.scale_factor);
       if (k >= 0 && table.Isolated(k, v100) > 0) {
         job.job_type = k;
-        break;
+        return OkStatus();
       }
-      if (tries > 10000) return InternalError("no job type with scale factor " + std::to_string(job.scale_factor));
+      if (tries > 10000)
+        return InternalError("no job type with scale factor " + std::to_string(job.scale_factor));
     }
-    job.total_steps = job.duration_v100_s * table.Isolated(job.job_type, v100);
-    out.push_back(job);
-    if (options.jobs_per_hour > 0) t += gap(arrival_rng);
-  }
-  return out;
+  };
+  return DrawJobs(table, options, v100, draw, [&] { return gap(arrival_rng); });
 }
 
 StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,

@@ -46,9 +46,11 @@ int main() {
   req.types = types;
   req.table = &*table;
 
-  // Anchor: one full simulation, 4 x H100 TP8 colocated, no early stop.
+  // Anchor: one full simulation, 4 x H100 TP8 colocated (the planner's
+  // batching), no early stop.
   ServingConfig anchor;
   anchor.model = req.model;
+  anchor.batching = req.batching;
   anchor.prefill = PoolSpec{table->Find("h100"), 3.99, 8, 4};
   auto t0 = std::chrono::steady_clock::now();
   auto sim = Simulate(*trace, anchor, req.slo, false);

@@ -4,7 +4,7 @@
 //   plan training --job FILE [--json]
 //   plan ring --topology FILE [--json]
 //   plan calibration [--json]
-//   plan splitwise [--trace conv|code] [--budget-h100-machines N]
+//   plan splitwise [--trace conv|code] [--budget-h100-machines N] [--batching B]
 #include <cstdio>
 
 #include "cli/command.h"
@@ -74,6 +74,12 @@ class PlanCommand : public Command {
         ->capture_default_str();
     inference_->add_option("--ttft-p50-ms", ttft_p50_ms_, "Median TTFT goal (0 = none)");
     inference_->add_option("--tpot-p50-ms", tpot_p50_ms_, "Median TPOT goal (0 = none)");
+    inference_
+        ->add_option("--batching", o.batching,
+                     "How colocated instances batch: chunked (vLLM's chunked prefill), mixed "
+                     "(whole prompts with decode tokens) or prefill-first")
+        ->check(CLI::IsMember({"chunked", "mixed", "prefill-first"}))
+        ->capture_default_str();
     inference_->add_flag("--colocated-only", o.colocated_only,
                          "Do not consider prefill/decode split");
 
@@ -96,6 +102,14 @@ class PlanCommand : public Command {
         ->capture_default_str();
     splitwise_->add_option("--ttft-ms", sw_ttft_ms_, "TTFT SLO per request")->capture_default_str();
     splitwise_->add_option("--tpot-ms", sw_tpot_ms_, "TPOT SLO per request")->capture_default_str();
+    splitwise_->add_option("--ttft-p50-ms", sw_ttft_p50_ms_, "Median TTFT goal (0 = none)");
+    splitwise_->add_option("--tpot-p50-ms", sw_tpot_p50_ms_, "Median TPOT goal (0 = none)");
+    splitwise_
+        ->add_option("--batching", sw_batching_,
+                     "How the baselines batch: mixed (splitwise-sim's: whole prompts and decode "
+                     "tokens in 2,048-token iterations), chunked, or prefill-first")
+        ->check(CLI::IsMember({"mixed", "chunked", "prefill-first"}))
+        ->capture_default_str();
     calibration_ = app.add_subcommand(
         "calibration", "The latency model's leave-one-configuration-out errors per data set");
   }
@@ -120,7 +134,10 @@ class PlanCommand : public Command {
       plan::Slo slo;
       slo.ttft_s = sw_ttft_ms_ / 1000;
       slo.tpot_s = sw_tpot_ms_ / 1000;
-      out = plan::RunSplitwiseRepro(sw_trace_, shared_, sw_max_, sw_budget_, slo, json_);
+      slo.ttft_p50_s = sw_ttft_p50_ms_ / 1000;
+      slo.tpot_p50_s = sw_tpot_p50_ms_ / 1000;
+      ASSIGN_OR_RETURN(plan::Batching batching, plan::ParseBatching(sw_batching_));
+      out = plan::RunSplitwiseRepro(sw_trace_, shared_, sw_max_, sw_budget_, slo, batching, json_);
     } else if (calibration_->parsed()) {
       out = plan::RunCalibrationReport(shared_, json_);
     }
@@ -138,7 +155,8 @@ class PlanCommand : public Command {
   std::string sw_trace_ = "conv";
   int sw_max_ = 0;
   int sw_budget_ = 4;
-  double sw_ttft_ms_ = 2000, sw_tpot_ms_ = 100;
+  double sw_ttft_ms_ = 2000, sw_tpot_ms_ = 100, sw_ttft_p50_ms_ = 0, sw_tpot_p50_ms_ = 0;
+  std::string sw_batching_ = "mixed";
   plan::InferenceOptions opts_;
   std::vector<std::string> gpu_types_;
   double ttft_ms_ = 2000, tpot_ms_ = 100, ttft_p50_ms_ = 0, tpot_p50_ms_ = 0;

@@ -26,6 +26,7 @@ class Planner {
     ServingConfig c;
     c.model = req_.model;
     c.kv_link_bytes_per_s = req_.kv_link_bytes_per_s;
+    c.batching = req_.batching;
     return c;
   }
   StatusOr<SimResult> Sim(const ServingConfig& c, const Slo& slo, const RequestTrace& trace) {
@@ -239,9 +240,10 @@ std::string PlanCandidate::Describe() const {
   char buf[256];
   const SimResult& r = result;
   if (!config.disaggregated) {
-    std::snprintf(buf, sizeof buf, "colocated %d x %s TP%d (KV cache %.0fk tokens per instance)",
+    std::snprintf(buf, sizeof buf,
+                  "colocated %d x %s TP%d (%s batching, KV cache %.0fk tokens per instance)",
                   config.prefill.count, prefill_type.c_str(), config.prefill.tp,
-                  r.kv_capacity_tokens / 1000);
+                  BatchingName(config.batching), r.kv_capacity_tokens / 1000);
   } else {
     std::snprintf(buf, sizeof buf,
                   "disaggregated prefill %d x %s TP%d + decode %d x %s TP%d (decode KV cache %.0fk "

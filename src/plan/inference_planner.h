@@ -35,6 +35,7 @@ struct InferenceRequest {
   const LatencyTable* table = nullptr;
   std::vector<int> tps = {1, 2, 4, 8};
   bool allow_disaggregated = true;
+  Batching batching = Batching::kChunked;  // colocated instances
   int max_instances = 200;  // per pool
   double kv_link_bytes_per_s = 50e9;
 };

@@ -78,7 +78,7 @@ StatusOr<InferenceOptions> ParseInferenceOptions(std::string_view text, std::str
   RETURN_IF_ERROR(
       r.CheckKeys({"model", "trace", "rate_per_s", "duration_s", "prompt_tokens", "output_tokens",
                    "rate_scale", "max_requests", "gpu_types", "tps", "ttft_ms", "tpot_ms",
-                   "attainment", "ttft_p50_ms", "tpot_p50_ms", "colocated_only"}));
+                   "attainment", "ttft_p50_ms", "tpot_p50_ms", "colocated_only", "batching"}));
   InferenceOptions o;
   o.shared_dir = shared_dir;
   int64_t prompt = o.prompt_tokens, output = o.output_tokens, maxr = 0;
@@ -102,6 +102,11 @@ StatusOr<InferenceOptions> ParseInferenceOptions(std::string_view text, std::str
   RETURN_IF_ERROR(r.Read("ttft_p50_ms", p50a, 0.0, 1e9));
   RETURN_IF_ERROR(r.Read("tpot_p50_ms", p50b, 0.0, 1e9));
   RETURN_IF_ERROR(r.Read("colocated_only", o.colocated_only));
+  RETURN_IF_ERROR(r.Read("batching", o.batching));
+  if (!ParseBatching(o.batching).ok()) {
+    return r.FieldError(*root.get("batching"), "batching",
+                        "must be \"chunked\", \"mixed\" or \"prefill-first\"");
+  }
   if (const toml::node* n = root.get("tps")) {
     const toml::array* a = n->as_array();
     if (a == nullptr) return r.FieldError(*n, "tps", "must be an array of integers");
@@ -161,6 +166,7 @@ StatusOr<std::string> RunInferencePlan(const InferenceOptions& o, bool as_json) 
   req.table = &table;
   req.tps = o.tps;
   req.allow_disaggregated = !o.colocated_only;
+  ASSIGN_OR_RETURN(req.batching, ParseBatching(o.batching));
   ASSIGN_OR_RETURN(InferencePlan plan, PlanInference(req));
   for (const std::string& n : plan.notes) notes.push_back(n);
   if (as_json) {
@@ -315,7 +321,8 @@ StatusOr<std::string> RunCalibrationReport(const std::string& shared_dir, bool a
 
 StatusOr<std::string> RunSplitwiseRepro(const std::string& trace_name,
                                         const std::string& shared_dir, int max_requests,
-                                        int budget_h100_machines, const Slo& slo, bool as_json) {
+                                        int budget_h100_machines, const Slo& slo, Batching batching,
+                                        bool as_json) {
   std::string path =
       shared_dir + "/traces/azure-llm-2023/AzureLLMInferenceTrace_" + trace_name + ".csv";
   if (!std::filesystem::exists(path)) {
@@ -332,7 +339,8 @@ StatusOr<std::string> RunSplitwiseRepro(const std::string& trace_name,
   }
   std::vector<std::string> notes;
   ASSIGN_OR_RETURN(LatencyTable table, Table(shared_dir, types, &notes));
-  ASSIGN_OR_RETURN(SplitwiseRepro r, ReproduceSplitwise(trace, table, slo, budget_h100_machines));
+  ASSIGN_OR_RETURN(SplitwiseRepro r,
+                   ReproduceSplitwise(trace, table, slo, budget_h100_machines, batching));
   if (as_json) {
     json d = json::array();
     for (const DesignResult& x : r.designs) {

@@ -32,6 +32,7 @@ struct InferenceOptions {
   std::vector<int> tps = {1, 2, 4, 8};
   Slo slo;
   bool colocated_only = false;
+  std::string batching = "chunked";  // colocated instances (plan/serving_sim.h)
   std::string shared_dir = "../shared";
 };
 
@@ -52,8 +53,8 @@ StatusOr<std::string> RunCalibrationReport(const std::string& shared_dir, bool j
 // Splitwise's headline on the Azure trace `trace` ("conv" / "code"): equal
 // cost, highest rate within SLO per design (plan/splitwise_repro.h).
 StatusOr<std::string> RunSplitwiseRepro(const std::string& trace, const std::string& shared_dir,
-                                        int max_requests, int budget_h100_machines,
-                                        const Slo& slo, bool json);
+                                        int max_requests, int budget_h100_machines, const Slo& slo,
+                                        Batching batching, bool json);
 
 // The server's POST /api/v1/plan/<kind> (kind: inference, training, ring),
 // body as TOML (the CLI's files; inference: ParseInferenceOptions). Returns

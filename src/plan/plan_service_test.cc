@@ -50,17 +50,28 @@ TEST(PlanServiceTest, BadInputIs400UnknownKindIs404) {
   auto [icode, ibody] = HandlePlanRequest("inference", "trace = \"conv\"\n", "/nonexistent");
   EXPECT_EQ(icode, 404);
   EXPECT_NE(ibody.find("/nonexistent/traces/azure-llm-2023"), std::string::npos) << ibody;
+  // An unknown batching names the field, its line and the accepted values.
+  auto [bcode, bbody] = HandlePlanRequest(
+      "inference", "trace = \"synthetic\"\nbatching = \"orca\"\n", "/nonexistent");
+  EXPECT_EQ(bcode, 400);
+  EXPECT_NE(bbody.find("request body:2"), std::string::npos) << bbody;
+  EXPECT_NE(bbody.find("prefill-first"), std::string::npos) << bbody;
 }
 
 TEST(PlanServiceTest, SyntheticInferenceWithoutSharedDataIsMarkedUncalibrated) {
   auto [code, body] = HandlePlanRequest(
       "inference",
       "model = \"llama3-8b\"\ntrace = \"synthetic\"\nrate_per_s = 2\nduration_s = 60\n"
-      "gpu_types = [\"h100\", \"a100-80gb\"]\ntps = [1]\n",
+      "gpu_types = [\"h100\", \"a100-80gb\"]\ntps = [1]\nbatching = \"mixed\"\n",
       "/nonexistent");
   ASSERT_EQ(code, 200) << body;
   auto j = nlohmann::json::parse(body);
   ASSERT_TRUE(j.contains("chosen")) << body;
+  // One A100 serves this load colocated, batching as asked.
+  EXPECT_NE(j["chosen"]["description"].get<std::string>().find("colocated 1 x a100-80gb TP1 "
+                                                               "(mixed batching"),
+            std::string::npos)
+      << body;
   EXPECT_GE(j["chosen"]["attainment"].get<double>(), 0.99);
   EXPECT_NE(j["notes"].dump().find("uncalibrated"), std::string::npos) << body;
 }

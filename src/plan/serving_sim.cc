@@ -31,6 +31,11 @@ struct Instance {
   std::deque<int> waiting;
   std::vector<int> prefill_batch;  // of the iteration in flight
   bool doing_prefill = false;
+  // Mixed / chunked iteration in flight: (request, prompt tokens it carries).
+  std::vector<std::pair<int, int>> mixed;
+  bool doing_mixed = false;
+  int partial = -1;      // chunked: the request whose prompt is part done
+  int partial_done = 0;  // its prompt tokens already prefilled
   int64_t step = 0;
   // (finishing step, request), soonest first.
   std::priority_queue<std::pair<int64_t, int>, std::vector<std::pair<int64_t, int>>, std::greater<>>
@@ -56,7 +61,9 @@ class Sim {
  private:
   int Route(const Pool& pool) const;
   void Start(int i, double now);
+  bool StartMixed(int i, double now);
   void EndIteration(int i, double now);
+  void AdvanceDecodes(Instance& in, double now);
   void Join(int i, int r, double now);
   void CountOutcome(int r);
 
@@ -79,7 +86,7 @@ int Sim::Route(const Pool& pool) const {
   size_t best_load = SIZE_MAX;
   for (int i = pool.first; i < pool.first + pool.spec->count; ++i) {
     size_t load = inst_[i].waiting.size() + static_cast<size_t>(inst_[i].running) +
-                  inst_[i].prefill_batch.size();
+                  inst_[i].prefill_batch.size() + inst_[i].mixed.size();
     if (load < best_load) {
       best_load = load;
       best = i;
@@ -124,6 +131,11 @@ void Sim::Start(int i, double now) {
   const PoolSpec& ps = *pool.spec;
   const ModelSpec& m = cfg_.model;
   in.doing_prefill = false;
+  in.doing_mixed = false;
+  if (!cfg_.disaggregated && cfg_.batching != Batching::kPrefillFirst) {
+    in.busy = StartMixed(i, now);
+    return;
+  }
   if (in.decode_pool) {
     // Admit transferred requests while the KV cache and batch allow.
     while (!in.waiting.empty() && in.running < cfg_.max_batch_requests &&
@@ -166,9 +178,95 @@ void Sim::Start(int i, double now) {
   in.busy = false;
 }
 
+// One iteration of every running request and of the prompts (whole or
+// chunks) that the token budget leaves room for; false when there is
+// nothing to run.
+bool Sim::StartMixed(int i, double now) {
+  Instance& in = inst_[i];
+  const PoolSpec& ps = *pre_.spec;
+  const ModelSpec& m = cfg_.model;
+  const bool chunked = cfg_.batching == Batching::kChunked;
+  in.mixed.clear();
+  double tokens = 0, sumsq = 0;
+  double left = cfg_.mixed_token_budget - in.running;
+  // A chunk of `n` tokens after `done` pays the attention of its rows
+  // against everything before it: (done + n)^2 - done^2.
+  auto add = [&](int r, int done, int n) {
+    in.mixed.push_back({r, n});
+    tokens += n;
+    sumsq += static_cast<double>(n) * (2.0 * done + n);
+    left -= n;
+  };
+  bool cut = in.partial >= 0;  // a prompt is cut: the ones behind it wait
+  if (cut && left > 0) {
+    int rest = trace_.requests[in.partial].prompt_tokens - in.partial_done;
+    add(in.partial, in.partial_done, static_cast<int>(std::min<double>(rest, left)));
+    cut = rest > in.mixed.back().second;
+  }
+  while (!in.waiting.empty() && !cut) {
+    const Request& q = trace_.requests[in.waiting.front()];
+    const bool first = in.mixed.empty();
+    if (chunked ? left <= 0 : (!first && q.prompt_tokens > left)) break;
+    if (in.kv_used + Reserve(q) > pre_.kv_capacity) break;
+    if (in.running + static_cast<int>(in.mixed.size()) >= cfg_.max_batch_requests) break;
+    int r = in.waiting.front();
+    in.waiting.pop_front();
+    in.kv_used += Reserve(q);
+    if (chunked && q.prompt_tokens > left) {
+      in.partial = r;
+      in.partial_done = 0;
+      add(r, 0, static_cast<int>(left));
+      break;
+    }
+    add(r, 0, q.prompt_tokens);
+  }
+  double d = in.running;
+  double t;
+  if (!in.mixed.empty()) {
+    t = ps.latency->PrefillS(m, ps.tp, tokens + d, sumsq);
+    if (d > 0)
+      t += ps.latency->DecodeS(m, ps.tp, d, in.ctx_sum) - ps.latency->DecodeS(m, ps.tp, d, 0);
+  } else if (d > 0) {
+    t = ps.latency->DecodeS(m, ps.tp, d, in.ctx_sum);
+  } else {
+    return false;
+  }
+  in.doing_mixed = true;
+  events_.push({now + t, kIterEnd, i, -1});
+  return true;
+}
+
+// The running requests have one more token; those that are done leave.
+void Sim::AdvanceDecodes(Instance& in, double now) {
+  ++in.step;
+  in.ctx_sum += in.running;
+  while (!in.finishing.empty() && in.finishing.top().first <= in.step) {
+    int r = in.finishing.top().second;
+    in.finishing.pop();
+    const Request& q = trace_.requests[r];
+    --in.running;
+    in.ctx_sum -= q.prompt_tokens + q.output_tokens;
+    in.kv_used -= Reserve(q);
+    st_[r].finish_s = now;
+    CountOutcome(r);
+  }
+}
+
 void Sim::EndIteration(int i, double now) {
   Instance& in = inst_[i];
-  if (in.doing_prefill) {
+  if (in.doing_mixed) {
+    AdvanceDecodes(in, now);
+    for (const auto& [r, n] : in.mixed) {
+      if (r == in.partial) {
+        in.partial_done += n;
+        if (in.partial_done < trace_.requests[r].prompt_tokens) continue;
+        in.partial = -1;
+      }
+      st_[r].first_token_s = now;
+      Join(i, r, now);
+    }
+    in.mixed.clear();
+  } else if (in.doing_prefill) {
     std::vector<int> batch;
     batch.swap(in.prefill_batch);
     for (int r : batch) {
@@ -190,18 +288,7 @@ void Sim::EndIteration(int i, double now) {
       events_.push({now + xfer, kKvArrive, Route(dec_), r});
     }
   } else {
-    ++in.step;
-    in.ctx_sum += in.running;
-    while (!in.finishing.empty() && in.finishing.top().first <= in.step) {
-      int r = in.finishing.top().second;
-      in.finishing.pop();
-      const Request& q = trace_.requests[r];
-      --in.running;
-      in.ctx_sum -= q.prompt_tokens + q.output_tokens;
-      in.kv_used -= Reserve(q);
-      st_[r].finish_s = now;
-      CountOutcome(r);
-    }
+    AdvanceDecodes(in, now);
   }
   Start(i, now);
 }
@@ -321,6 +408,25 @@ StatusOr<SimResult> Sim::Run() {
 }
 
 }  // namespace
+
+const char* BatchingName(Batching b) {
+  switch (b) {
+    case Batching::kPrefillFirst:
+      return "prefill-first";
+    case Batching::kMixed:
+      return "mixed";
+    case Batching::kChunked:
+      return "chunked";
+  }
+  return "?";
+}
+
+StatusOr<Batching> ParseBatching(const std::string& s) {
+  for (Batching b : {Batching::kPrefillFirst, Batching::kMixed, Batching::kChunked}) {
+    if (s == BatchingName(b)) return b;
+  }
+  return InvalidArgumentError("batching \"" + s + "\": expected prefill-first, mixed or chunked");
+}
 
 double KvCapacityTokens(const ModelSpec& m, const PoolSpec& p, double memory_util) {
   if (p.latency == nullptr) return 0;

@@ -1,13 +1,26 @@
 // Discrete-event simulation of a request trace through planned inference
-// pools: colocated (every instance runs prefill and decode, prefill first,
-// as vLLM does without chunked prefill) or disaggregated (a prefill pool
-// hands the KV cache over a link to a decode pool, as in Splitwise and
-// DistServe).
+// pools: colocated (every instance runs prefill and decode) or disaggregated
+// (a prefill pool hands the KV cache over a link to a decode pool, as in
+// Splitwise and DistServe).
 //
-// An instance is `tp` GPUs of one type running one copy of the model. It
-// iterates: a prefill batch of waiting requests (FIFO, up to
-// max_batch_tokens and the KV capacity), else one decode step of every
-// running request. Step times come from the calibrated latency model. KV
+// An instance is `tp` GPUs of one type running one copy of the model.
+// Colocated instances batch in one of three ways (`Batching`):
+//  - prefill first (vLLM without chunked prefill): a prefill batch of
+//    waiting requests (FIFO, up to max_batch_tokens and the KV capacity),
+//    else one decode step of every running request;
+//  - mixed (ORCA / splitwise-sim's baseline): every iteration carries one
+//    token of every running request and whole prompts, FIFO, while the
+//    iteration's tokens stay within mixed_token_budget (the first prompt of
+//    an iteration always goes in);
+//  - chunked (Sarathi-Serve, vLLM's chunked prefill): as mixed, but a prompt
+//    that does not fit the budget left is cut, and its next chunk goes first
+//    in the next iteration; its first token comes with its last chunk.
+// A mixed iteration of P prompt tokens and D decoding requests holding C
+// context tokens takes the prefill time of P + D tokens plus the part of a
+// D-request decode step that reads the C context tokens (the weights are
+// read once; every token pays the dense compute). Disaggregated prefill
+// instances run prefill batches as above; decode instances run decode steps.
+// Step times come from the calibrated latency model. KV
 // capacity per instance = (tp * memory * memory_util - weights) / KV bytes
 // per token; a request reserves prompt + output tokens when admitted. New
 // requests go to the instance with the fewest waiting and running requests.
@@ -36,9 +49,17 @@ struct PoolSpec {
   int count = 0;  // instances
 };
 
+enum class Batching { kPrefillFirst, kMixed, kChunked };
+// "prefill-first", "mixed", "chunked"; ParseBatching: InvalidArgument naming
+// the accepted values.
+const char* BatchingName(Batching b);
+StatusOr<Batching> ParseBatching(const std::string& s);
+
 struct ServingConfig {
   ModelSpec model;
   bool disaggregated = false;
+  Batching batching = Batching::kPrefillFirst;  // colocated instances only
+  int mixed_token_budget = 2048;                // tokens per mixed / chunked iteration
   PoolSpec prefill;  // colocated: the only pool
   PoolSpec decode;   // disaggregated only
   int max_batch_tokens = 8192;

@@ -40,7 +40,8 @@ StatusOr<double> MaxRate(const RequestTrace& trace, const ServingConfig& c, cons
 }  // namespace
 
 StatusOr<SplitwiseRepro> ReproduceSplitwise(const RequestTrace& trace, const LatencyTable& table,
-                                            const Slo& slo, int budget_h100_machines) {
+                                            const Slo& slo, int budget_h100_machines,
+                                            Batching batching) {
   const GpuLatency* a100 = table.Find("a100-80gb");
   const GpuLatency* h100 = table.Find("h100");
   const GpuLatency* pcap = table.Find("h100-pcap");
@@ -58,6 +59,8 @@ StatusOr<SplitwiseRepro> ReproduceSplitwise(const RequestTrace& trace, const Lat
   };
   ServingConfig base;
   base.model = model;
+  base.batching = batching;
+  if (batching != Batching::kPrefillFirst) base.max_batch_tokens = base.mixed_token_budget;
   // Baselines.
   {
     ServingConfig c = base;

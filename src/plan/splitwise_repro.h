@@ -46,8 +46,12 @@ struct SplitwiseRepro {
   std::string summary;
 };
 
-// `budget_h100_machines`: the budget as that many DGX-H100.
+// `budget_h100_machines`: the budget as that many DGX-H100. `batching`: how
+// the baselines' machines batch; mixed or chunked also caps the split
+// designs' prefill batches at the same token budget (splitwise-sim runs
+// every machine with 2,048 tokens per iteration).
 StatusOr<SplitwiseRepro> ReproduceSplitwise(const RequestTrace& trace, const LatencyTable& table,
-                                            const Slo& slo, int budget_h100_machines);
+                                            const Slo& slo, int budget_h100_machines,
+                                            Batching batching = Batching::kMixed);
 
 }  // namespace gpufleet::plan

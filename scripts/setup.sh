@@ -13,6 +13,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcpp-httplib-dev libssl-dev libcli11-dev libtomlplusplus-dev
   libglpk-dev  # LP solver of the Gavel-style scheduling policies (src/place/gavel_policy.cc)
+  liblemon-dev  # min-cost flow of the AlloX policy (src/place/gavel_allox.cc)
   libprotobuf-dev protobuf-compiler libsnappy-dev libsqlite3-dev libsimdjson-dev zlib1g-dev
   # vendor headers (types only; the libraries are loaded at run time, never linked)
   librocm-smi-dev libze-dev

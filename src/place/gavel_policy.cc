@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "place/gavel_allox.h"
 #include "place/python_random.h"
 
 namespace gpufleet::place {
@@ -702,10 +703,21 @@ class CostAwarePolicy : public GavelPolicy {
 }  // namespace
 
 std::vector<std::string> GavelPolicyNames() {
-  return {"fifo", "fifo_perf", "fifo_packed", "gandiva", "max_min_fairness",
-          "max_min_fairness_perf", "max_min_fairness_packed", "finish_time_fairness",
-          "finish_time_fairness_perf", "finish_time_fairness_packed", "min_total_duration",
-          "min_total_duration_perf", "gpufleet_cost", "gpufleet_cost_packed"};
+  return {"fifo",
+          "fifo_perf",
+          "fifo_packed",
+          "gandiva",
+          "max_min_fairness",
+          "max_min_fairness_perf",
+          "max_min_fairness_packed",
+          "finish_time_fairness",
+          "finish_time_fairness_perf",
+          "finish_time_fairness_packed",
+          "min_total_duration",
+          "min_total_duration_perf",
+          "allox",
+          "gpufleet_cost",
+          "gpufleet_cost_packed"};
 }
 
 StatusOr<std::unique_ptr<GavelPolicy>> MakeGavelPolicy(const std::string& name, uint64_t seed) {
@@ -737,6 +749,7 @@ StatusOr<std::unique_ptr<GavelPolicy>> MakeGavelPolicy(const std::string& name, 
     }
   }
   if (name == "gandiva") return std::unique_ptr<GavelPolicy>(new GandivaPolicy(seed));
+  if (name == "allox") return MakeAlloxPolicy();
   // "gpufleet_cost:0.8": keep at least 80% of each job's fair throughput.
   for (const std::string base : {"gpufleet_cost", "gpufleet_cost_packed"}) {
     const bool packed = base == "gpufleet_cost_packed";

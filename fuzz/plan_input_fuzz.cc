@@ -19,7 +19,12 @@ using namespace gpufleet::plan;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view in(reinterpret_cast<const char*>(data), size);
-  auto job = ParseTrainingJob(in, "fuzz", nullptr);
+  // Ranks with measured_workload read a stub store when the input's length
+  // is odd (the server's path), none when even (the CLI's).
+  const StepLookup lookup = [](std::string_view, std::string_view node) {
+    return node.empty() ? std::optional<MeasuredSteps>() : MeasuredSteps{0.1, 10, 1800};
+  };
+  auto job = ParseTrainingJob(in, "fuzz", nullptr, size % 2 ? &lookup : nullptr);
   if (job.ok() && job->ranks.size() <= 64 && job->microbatches <= 4096 && job->layers <= 4096) {
     auto plan = PlanTraining(*job);
     if (plan.ok()) {

@@ -20,6 +20,18 @@ or, with PyTorch, time every optimizer step:
     from gpufleet_steps import StepReporter, attach_to_optimizer
     attach_to_optimizer(optimizer, StepReporter("train-llm"))
 
+For the training planner (`gpufleet plan training`, docs/plan.md), report
+each rank's own compute per micro-batch under a name of its own: a full
+synchronous step waits for the slowest rank, so it does not show how fast
+this one is.
+
+    mb = StepReporter("llm-mb")
+    with model.no_sync():                   # DDP: no all-reduce yet
+        for micro in micro_batches[:-1]:
+            t0 = time.perf_counter()
+            loss(model(micro)).backward()
+            mb.step(time.perf_counter() - t0)  # one micro-batch, this rank only
+
 Reporting never slows or breaks the loop: durations are queued (at most
 `max_pending`; older ones are dropped and counted) and sent by a background
 thread every `flush_interval_s`; a failed send is counted in `errors` and

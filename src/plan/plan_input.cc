@@ -1,5 +1,7 @@
 #include "plan/plan_input.h"
 
+#include <cstdio>
+
 #include "core/toml_reader.h"
 #include "plan/gpu_type.h"
 #include "plan/model_spec.h"
@@ -19,7 +21,11 @@ StatusOr<const toml::array*> Array(const toml::table& root, const TomlReader& to
 }  // namespace
 
 StatusOr<TrainingJob> ParseTrainingJob(std::string_view text, std::string_view origin,
-                                       const LatencyTable* table) {
+                                       const LatencyTable* table, const StepLookup* lookup,
+                                       std::vector<std::string>* notes) {
+  auto note = [&](std::string s) {
+    if (notes != nullptr) notes->push_back(std::move(s));
+  };
   ASSIGN_OR_RETURN(toml::table root, ParseToml(text, origin));
   TomlReader top(root, origin);
   RETURN_IF_ERROR(top.CheckKeys({"mode", "microbatches", "allreduce_ms", "layers", "model",
@@ -58,21 +64,58 @@ StatusOr<TrainingJob> ParseTrainingJob(std::string_view text, std::string_view o
     const toml::table* t = (*ranks)[i].as_table();
     if (t == nullptr) return top.Error((*ranks)[i], "rank entries must be tables");
     TomlReader r(*t, origin, "rank[" + std::to_string(i) + "]");
-    RETURN_IF_ERROR(r.CheckKeys({"gpu", "count", "name", data ? "microbatch_ms" : "layer_ms",
-                                 data ? "max_microbatches" : "max_layers"}));
-    std::string gpu, name;
-    int64_t count = 1, cap = 0;
+    RETURN_IF_ERROR(r.CheckKeys(
+        {"gpu", "count", "name", "measured_workload", "node", data ? "microbatch_ms" : "layer_ms",
+         data ? "max_microbatches" : "max_layers", data ? "microbatch_ms" : "measured_layers"}));
+    std::string gpu, name, workload, node;
+    int64_t count = 1, cap = 0, measured_layers = 0;
     double ms = 0;
     RETURN_IF_ERROR(r.Require("gpu", gpu));
     RETURN_IF_ERROR(r.Read("name", name));
     RETURN_IF_ERROR(r.Read("count", count, 1, 100'000));
     RETURN_IF_ERROR(r.Read(data ? "microbatch_ms" : "layer_ms", ms, 0.0, 1e9));
     RETURN_IF_ERROR(r.Read(data ? "max_microbatches" : "max_layers", cap, 0, 1'000'000));
+    RETURN_IF_ERROR(r.Read("measured_workload", workload));
+    RETURN_IF_ERROR(r.Read("node", node));
+    if (!data && !workload.empty())
+      RETURN_IF_ERROR(r.Require("measured_layers", measured_layers, 1, 100'000));
+    const std::string who = name.empty() ? gpu : name;
+    if (!workload.empty()) {
+      std::optional<MeasuredSteps> m;
+      if (lookup != nullptr && *lookup) m = (*lookup)(workload, node);
+      const std::string what = "workload " + workload + (node.empty() ? "" : " on " + node);
+      const std::string fallback =
+          ms > 0 ? std::string(data ? "microbatch_ms" : "layer_ms") + " from the job"
+                 : "the latency model's estimate";
+      if (m && m->median_s > 0) {
+        ms = 1000 * m->median_s / (data ? 1.0 : static_cast<double>(measured_layers));
+        char buf[320];
+        std::snprintf(buf, sizeof buf,
+                      "%s: %.1f ms per %s, the median of %lld steps of %s reported in the "
+                      "last %.0f min",
+                      who.c_str(), ms, data ? "micro-batch" : "layer",
+                      static_cast<long long>(m->points), what.c_str(), m->window_s / 60);
+        note(buf);
+      } else if (lookup == nullptr || !*lookup) {
+        note(who + ": " + what +
+             " not looked up (only the server reads the agent's steps: POST the "
+             "job to /api/v1/plan/training); using " +
+             fallback);
+      } else {
+        note(who + ": no steps of " + what + " reported recently; using " + fallback);
+      }
+    }
     bool measured = ms > 0;
     double unit_s = ms / 1000;
     if (!measured) {
       // Estimate from the calibrated prefill (forward) model: fwd + bwd = 3x forward.
       if (!model || tokens <= 0 || table == nullptr) {
+        if (!workload.empty()) {
+          return r.FieldError(*t->get("measured_workload"), "measured_workload",
+                              "no steps of workload " + workload + " to read, and no " +
+                                  (data ? "microbatch_ms" : "layer_ms") +
+                                  " (or model and tokens_per_microbatch) to fall back on");
+        }
         return r.Missing(data ? "microbatch_ms" : "layer_ms");
       }
       const GpuLatency* lat = table->Find(gpu);

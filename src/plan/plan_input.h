@@ -14,6 +14,11 @@
 //   name = "node-a"          # prefix of rank names
 //   microbatch_ms = 120      # measured (data); layer_ms for pipeline
 //   max_microbatches = 0     # memory cap (data); max_layers for pipeline
+//   measured_workload = "llm-mb"  # steps reported to the agent: one per
+//                            # micro-batch (data) / per micro-batch through
+//                            # this rank's stage (pipeline)
+//   measured_layers = 20     # pipeline: the layers that stage held
+//   node = "gpu-node-7"      # only steps reported from this node
 //
 // Ring:
 //   message_mib = 1024
@@ -25,7 +30,11 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <functional>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/status.h"
 #include "plan/calibration.h"
@@ -34,10 +43,28 @@
 
 namespace gpufleet::plan {
 
+// What the agent measured of a workload's steps: their median and count
+// over the lookup's window, and the window's length.
+struct MeasuredSteps {
+  double median_s = 0;
+  int64_t points = 0;
+  double window_s = 0;
+};
+// The steps of `workload` (gpu_workload_step_duration_seconds'
+// workload_name), reported from `node` when it is not empty; nullopt when
+// none.
+using StepLookup =
+    std::function<std::optional<MeasuredSteps>(std::string_view workload, std::string_view node)>;
+
 // `table` estimates the times of ranks without measured times (may be null
-// when every rank is measured).
+// when every rank is measured). A rank with `measured_workload` takes the
+// median of that workload's reported steps from `lookup` (the server's
+// store; null from the CLI), else its `microbatch_ms` / `layer_ms`, else the
+// estimate; what was used is said in `notes`.
 StatusOr<TrainingJob> ParseTrainingJob(std::string_view toml, std::string_view origin,
-                                       const LatencyTable* table);
+                                       const LatencyTable* table,
+                                       const StepLookup* lookup = nullptr,
+                                       std::vector<std::string>* notes = nullptr);
 StatusOr<RingTopology> ParseRingTopology(std::string_view toml, std::string_view origin);
 
 }  // namespace gpufleet::plan

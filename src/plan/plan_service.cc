@@ -194,11 +194,13 @@ StatusOr<std::string> RunInferencePlan(const InferenceOptions& o, bool as_json) 
 }
 
 StatusOr<std::string> RunTrainingPlan(std::string_view toml, std::string_view origin,
-                                      const std::string& shared_dir, bool as_json) {
+                                      const std::string& shared_dir, bool as_json,
+                                      const StepLookup* lookup) {
   // The latency model's notes matter only for ranks it estimates.
-  std::vector<std::string> table_notes, notes;
+  std::vector<std::string> table_notes, notes, measured_notes;
   ASSIGN_OR_RETURN(LatencyTable table, Table(shared_dir, DefaultGpuTypes(), &table_notes));
-  ASSIGN_OR_RETURN(TrainingJob job, ParseTrainingJob(toml, origin, &table));
+  ASSIGN_OR_RETURN(TrainingJob job,
+                   ParseTrainingJob(toml, origin, &table, lookup, &measured_notes));
   ASSIGN_OR_RETURN(TrainingPlan plan, PlanTraining(job));
   int estimated = 0;
   for (const TrainRank& r : job.ranks) estimated += r.measured ? 0 : 1;
@@ -208,6 +210,7 @@ StatusOr<std::string> RunTrainingPlan(std::string_view toml, std::string_view or
                     " rank time(s) estimated from the calibrated latency model (3x the forward "
                     "pass); give measured times for better plans");
   }
+  notes.insert(notes.end(), measured_notes.begin(), measured_notes.end());
   if (as_json) {
     json ranks = json::array();
     for (size_t i = 0; i < plan.planned.ranks.size(); ++i) {
@@ -381,14 +384,15 @@ StatusOr<std::string> RunSplitwiseRepro(const std::string& trace_name,
 }
 
 std::pair<int, std::string> HandlePlanRequest(std::string_view kind, std::string_view body,
-                                              const std::string& shared_dir) {
+                                              const std::string& shared_dir,
+                                              const StepLookup* lookup) {
   StatusOr<std::string> out =
       NotFoundError("unknown planner '" + std::string(kind) + "' (inference, training, ring)");
   if (kind == "inference") {
     auto o = ParseInferenceOptions(body, "request body", shared_dir);
     out = o.ok() ? RunInferencePlan(*o, true) : StatusOr<std::string>(o.status());
   } else if (kind == "training") {
-    out = RunTrainingPlan(body, "request body", shared_dir, true);
+    out = RunTrainingPlan(body, "request body", shared_dir, true, lookup);
   } else if (kind == "ring") {
     out = RunRingPlan(body, "request body", true);
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "plan/plan_input.h"
 #include "plan/serving_sim.h"
 
 namespace gpufleet::plan {
@@ -43,8 +44,10 @@ StatusOr<InferenceOptions> ParseInferenceOptions(std::string_view toml, std::str
                                                  const std::string& shared_dir);
 
 StatusOr<std::string> RunInferencePlan(const InferenceOptions& o, bool json);
+// `lookup` (the server's): measured steps of the ranks' measured_workload.
 StatusOr<std::string> RunTrainingPlan(std::string_view toml, std::string_view origin,
-                                      const std::string& shared_dir, bool json);
+                                      const std::string& shared_dir, bool json,
+                                      const StepLookup* lookup = nullptr);
 StatusOr<std::string> RunRingPlan(std::string_view toml, std::string_view origin, bool json);
 // The calibration table: leave-one-configuration-out errors per data set,
 // and each GPU type's latency source.
@@ -59,8 +62,10 @@ StatusOr<std::string> RunSplitwiseRepro(const std::string& trace, const std::str
 // The server's POST /api/v1/plan/<kind> (kind: inference, training, ring),
 // body as TOML (the CLI's files; inference: ParseInferenceOptions). Returns
 // (HTTP status, JSON): 200 with the plan, 400 on bad input, 404 for an
-// unknown kind or a trace that is absent, 500 otherwise.
+// unknown kind or a trace that is absent, 500 otherwise. `lookup`: the
+// steps the agents reported, for training ranks with measured_workload.
 std::pair<int, std::string> HandlePlanRequest(std::string_view kind, std::string_view body,
-                                              const std::string& shared_dir);
+                                              const std::string& shared_dir,
+                                              const StepLookup* lookup = nullptr);
 
 }  // namespace gpufleet::plan

@@ -40,6 +40,57 @@ TEST(PlanServiceTest, MeasuredTrainingPlanHasNoCalibrationNotes) {
   EXPECT_EQ(j["notes"].dump().find("calibrat"), std::string::npos) << body;
 }
 
+// A rank's measured_workload: the median of the steps the agents reported
+// (here a stub standing in for the server's store), else microbatch_ms,
+// each said in a note; nothing to fall back on is a 400 naming the field.
+TEST(PlanServiceTest, MeasuredWorkloadTakesTheReportedSteps) {
+  const StepLookup lookup = [](std::string_view workload,
+                               std::string_view node) -> std::optional<MeasuredSteps> {
+    if (workload == "llm-mb" && node == "a") return MeasuredSteps{0.25, 120, 1800};
+    return std::nullopt;
+  };
+  const std::string job =
+      "mode = \"data\"\nmicrobatches = 12\n"
+      "[[rank]]\nname = \"a\"\ngpu = \"h100\"\nmeasured_workload = \"llm-mb\"\nnode = \"a\"\n"
+      "[[rank]]\nname = \"b\"\ngpu = \"a100-80gb\"\nmicrobatch_ms = 500\n"
+      "measured_workload = \"llm-mb\"\nnode = \"b\"\n";
+  auto [code, body] = HandlePlanRequest("training", job, "/nonexistent", &lookup);
+  ASSERT_EQ(code, 200) << body;
+  auto j = nlohmann::json::parse(body);
+  ASSERT_EQ(j["ranks"].size(), 2u) << body;
+  EXPECT_DOUBLE_EQ(j["ranks"][0]["unit_s"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(j["ranks"][1]["unit_s"].get<double>(), 0.5);
+  // Twice as fast: 8 and 4 micro-batches.
+  EXPECT_EQ(j["ranks"][0]["planned"], 8);
+  EXPECT_EQ(j["ranks"][1]["planned"], 4);
+  const std::string notes = j["notes"].dump();
+  EXPECT_NE(notes.find("a: 250.0 ms per micro-batch, the median of 120 steps of workload llm-mb "
+                       "on a reported in the last 30 min"),
+            std::string::npos)
+      << notes;
+  EXPECT_NE(notes.find("b: no steps of workload llm-mb on b reported recently; using "
+                       "microbatch_ms from the job"),
+            std::string::npos)
+      << notes;
+  // From the CLI (no lookup) the workload is not read, and says so.
+  auto [ccode, cbody] = HandlePlanRequest(
+      "training",
+      "mode = \"data\"\nmicrobatches = 4\n[[rank]]\ngpu = \"h100\"\nmicrobatch_ms = 100\n"
+      "measured_workload = \"llm-mb\"\n",
+      "/nonexistent");
+  ASSERT_EQ(ccode, 200) << cbody;
+  EXPECT_NE(cbody.find("not looked up"), std::string::npos) << cbody;
+  // No steps and nothing to fall back on.
+  auto [bcode, bbody] =
+      HandlePlanRequest("training",
+                        "mode = \"data\"\nmicrobatches = 4\n[[rank]]\ngpu = \"h100\"\n"
+                        "measured_workload = \"other\"\n",
+                        "/nonexistent", &lookup);
+  EXPECT_EQ(bcode, 400) << bbody;
+  EXPECT_NE(bbody.find("measured_workload"), std::string::npos) << bbody;
+  EXPECT_NE(bbody.find("request body:5"), std::string::npos) << bbody;
+}
+
 TEST(PlanServiceTest, BadInputIs400UnknownKindIs404) {
   auto [code, body] =
       HandlePlanRequest("training", "mode = \"data\"\nmicrobatches = \"x\"\n", "/nonexistent");

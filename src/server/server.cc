@@ -1,6 +1,7 @@
 #include "server/server.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <memory>
@@ -16,10 +17,10 @@
 #include "detect/device_series.h"
 #include "net/url.h"
 #include "place/place_service.h"
-#include "server/place_prices.h"
 #include "plan/plan_service.h"
 #include "server/budget_alerts.h"
 #include "server/cost_jump_alerts.h"
+#include "server/place_prices.h"
 
 namespace gpufleet {
 namespace {
@@ -220,14 +221,38 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
   }
   // Planners read calibration data and traces from ../shared beside the
   // working directory (docs/plan.md); absent data is said in the answer.
-  b.plan = [](const std::string& kind, const std::string& body) {
-    return plan::HandlePlanRequest(kind, body, "../shared");
+  // Training ranks with measured_workload take the median of the steps the
+  // agents reported in the last 30 minutes (the window store's data time).
+  b.plan = [self](const std::string& kind, const std::string& body) {
+    const plan::StepLookup lookup = [self](std::string_view workload, std::string_view node) {
+      return self->StepsOf(workload, node, 30 * 60 * kNsPerSecond);
+    };
+    return plan::HandlePlanRequest(kind, body, "../shared", &lookup);
   };
   s->http_ = std::make_unique<HttpApi>(h, std::move(b), RealClock::Get(), std::move(http_server));
   return s;
 }
 
 Server::~Server() { Stop(); }
+
+std::optional<plan::MeasuredSteps> Server::StepsOf(std::string_view workload, std::string_view node,
+                                                   int64_t window_ns) {
+  const int64_t now = clock_.NowNs();
+  std::vector<double> steps;
+  window_->ForEach("gpu_workload_step_duration_seconds", now - window_ns, now,
+                   [&](const StoredLabels& labels, std::span<const WindowPoint> points) {
+                     if (labels.Get("workload_name") != workload) return;
+                     if (!node.empty() && labels.Get("node") != node) return;
+                     for (const WindowPoint& p : points) {
+                       if (std::isfinite(p.value) && p.value > 0) steps.push_back(p.value);
+                     }
+                   });
+  if (steps.empty()) return std::nullopt;
+  auto mid = steps.begin() + static_cast<std::ptrdiff_t>(steps.size() / 2);
+  std::nth_element(steps.begin(), mid, steps.end());
+  return plan::MeasuredSteps{*mid, static_cast<int64_t>(steps.size()),
+                             static_cast<double>(window_ns) / kNsPerSecond};
+}
 
 std::tuple<int, std::string, std::string> Server::CostReport(
     const cost::PriceBook& prices, const std::string& path,

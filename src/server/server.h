@@ -18,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 
 #include "core/clock.h"
@@ -30,6 +31,7 @@
 #include "detect/incident_store.h"
 #include "net/remote_write_forwarder.h"
 #include "place/inventory_store.h"
+#include "plan/plan_input.h"
 #include "server/alert_sender.h"
 #include "server/canary_runs.h"
 #include "server/capture_runner.h"
@@ -86,6 +88,12 @@ class Server {
   // the neighbours over its window, default policy), in USD; nullopt for
   // kinds the ledger does not charge, or when the ledger is off or fails.
   std::optional<double> IncidentCostUsd(const detect::IncidentRecord& r);
+  // The steps `workload` reported (gpu_workload_step_duration_seconds'
+  // workload_name; from `node` when not empty) in the window store over the
+  // last `window_ns`: their median and count (the training planner's
+  // measured_workload); nullopt when there are none.
+  std::optional<plan::MeasuredSteps> StepsOf(std::string_view workload, std::string_view node,
+                                             int64_t window_ns);
 
  private:
   explicit Server(const ServerOptions& options);

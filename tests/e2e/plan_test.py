@@ -5,16 +5,19 @@
 2. `gpufleet plan inference --trace synthetic` (no shared data needed), and
    `plan calibration` / `plan inference --trace conv` when ../shared/traces is
    beside the clone (first 1,500 requests).
-3. `gpufleet server`: POST /api/v1/plan/ring and /api/v1/plan/training."""
+3. `gpufleet server`: POST /api/v1/plan/ring and /api/v1/plan/training, and a
+   training job whose ranks' micro-batch times are the steps that were
+   remote-written to the server (measured_workload)."""
 import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_harness import ServerProcess, dump_log, http  # noqa: E402
+from server_harness import ServerProcess, dump_log, http, remote_write_body  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PLAN = os.path.join(ROOT, "data", "plan")
@@ -82,10 +85,41 @@ def check_server(gpufleet, tmp):
             assert status == 200 and json.loads(text)["step_s"] > 0, (status, text)
             status, text = http("POST", srv.url + "/api/v1/plan/training", b"microbatches = 'x'\n")
             assert status == 400 and "request body:1" in text, (status, text)
+            check_measured_steps(srv.url)
     except Exception:
         dump_log(log)
         raise
     print("plan server: ok")
+
+
+def check_measured_steps(url):
+    """Micro-batch times reported as steps (two ranks on two nodes, the MI250X
+    one twice as slow, one outlier each) reach the training plan as the
+    median of what was written."""
+    now_ms = int(time.time() * 1000)
+    series = []
+    for node, base in (("h100-node", 0.100), ("mi250x-node", 0.200)):
+        steps = [base * (1 + 0.01 * (k % 5)) for k in range(20)] + [base * 9]
+        series.append(({"__name__": "gpu_workload_step_duration_seconds", "node": node,
+                        "gpu": "0", "workload_name": "llm-mb"},
+                       [(now_ms - 1000 * (len(steps) - k), v) for k, v in enumerate(steps)]))
+    status, text = http("POST", url + "/api/v1/write", remote_write_body(series),
+                        {"Content-Type": "application/x-protobuf", "Content-Encoding": "snappy"})
+    assert status in (200, 204), (status, text)
+    job = (b'mode = "data"\nmicrobatches = 64\nallreduce_ms = 40\n'
+           b'[[rank]]\nname = "h100-node"\ngpu = "h100"\ncount = 4\n'
+           b'measured_workload = "llm-mb"\nnode = "h100-node"\n'
+           b'[[rank]]\nname = "mi250x-node"\ngpu = "mi250x"\ncount = 4\n'
+           b'measured_workload = "llm-mb"\nnode = "mi250x-node"\n')
+    status, text = http("POST", url + "/api/v1/plan/training", job)
+    assert status == 200, (status, text)
+    j = json.loads(text)
+    units = {r["name"]: r["unit_s"] for r in j["ranks"]}
+    assert abs(units["h100-node-0"] - 0.102) < 1e-9 and abs(units["mi250x-node-0"] - 0.204) < 1e-9, units
+    assert all(r["measured"] for r in j["ranks"]), j
+    assert any("median of 21 steps of workload llm-mb on h100-node" in n for n in j["notes"]), j["notes"]
+    # The same split as the example file's 100 ms / 200 ms ranks.
+    assert sorted({r["planned"] for r in j["ranks"]}) == [5, 11], j
 
 
 def main():

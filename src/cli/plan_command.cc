@@ -74,11 +74,19 @@ class PlanCommand : public Command {
         ->capture_default_str();
     inference_->add_option("--ttft-p50-ms", ttft_p50_ms_, "Median TTFT goal (0 = none)");
     inference_->add_option("--tpot-p50-ms", tpot_p50_ms_, "Median TPOT goal (0 = none)");
+    inference_->add_option("--tbt-p99-ms", tbt_p99_ms_,
+                           "p99 goal on the time between two tokens, over all tokens (0 = none)");
     inference_
         ->add_option("--batching", o.batching,
                      "How colocated instances batch: chunked (vLLM's chunked prefill), mixed "
                      "(whole prompts with decode tokens) or prefill-first")
         ->check(CLI::IsMember({"chunked", "mixed", "prefill-first"}))
+        ->capture_default_str();
+    inference_
+        ->add_option("--token-budget", o.token_budgets,
+                     "Tokens per chunked / mixed iteration (vLLM's max_num_batched_tokens); "
+                     "colocated plans are searched at each")
+        ->check(CLI::Range(16, 1'000'000))
         ->capture_default_str();
     inference_->add_flag("--colocated-only", o.colocated_only,
                          "Do not consider prefill/decode split");
@@ -104,6 +112,8 @@ class PlanCommand : public Command {
     splitwise_->add_option("--tpot-ms", sw_tpot_ms_, "TPOT SLO per request")->capture_default_str();
     splitwise_->add_option("--ttft-p50-ms", sw_ttft_p50_ms_, "Median TTFT goal (0 = none)");
     splitwise_->add_option("--tpot-p50-ms", sw_tpot_p50_ms_, "Median TPOT goal (0 = none)");
+    splitwise_->add_option("--tbt-p99-ms", sw_tbt_p99_ms_,
+                           "p99 goal on the time between two tokens (0 = none)");
     splitwise_
         ->add_option("--batching", sw_batching_,
                      "How the baselines batch: mixed (splitwise-sim's: whole prompts and decode "
@@ -123,6 +133,7 @@ class PlanCommand : public Command {
       opts_.slo.tpot_s = tpot_ms_ / 1000;
       opts_.slo.ttft_p50_s = ttft_p50_ms_ / 1000;
       opts_.slo.tpot_p50_s = tpot_p50_ms_ / 1000;
+      opts_.slo.tbt_p99_s = tbt_p99_ms_ / 1000;
       out = plan::RunInferencePlan(opts_, json_);
     } else if (training_->parsed()) {
       ASSIGN_OR_RETURN(std::string text, ReadFileToString(job_));
@@ -136,6 +147,7 @@ class PlanCommand : public Command {
       slo.tpot_s = sw_tpot_ms_ / 1000;
       slo.ttft_p50_s = sw_ttft_p50_ms_ / 1000;
       slo.tpot_p50_s = sw_tpot_p50_ms_ / 1000;
+      slo.tbt_p99_s = sw_tbt_p99_ms_ / 1000;
       ASSIGN_OR_RETURN(plan::Batching batching, plan::ParseBatching(sw_batching_));
       out = plan::RunSplitwiseRepro(sw_trace_, shared_, sw_max_, sw_budget_, slo, batching, json_);
     } else if (calibration_->parsed()) {
@@ -155,11 +167,12 @@ class PlanCommand : public Command {
   std::string sw_trace_ = "conv";
   int sw_max_ = 0;
   int sw_budget_ = 4;
-  double sw_ttft_ms_ = 2000, sw_tpot_ms_ = 100, sw_ttft_p50_ms_ = 0, sw_tpot_p50_ms_ = 0;
+  double sw_ttft_ms_ = 2000, sw_tpot_ms_ = 100, sw_ttft_p50_ms_ = 0, sw_tpot_p50_ms_ = 0,
+         sw_tbt_p99_ms_ = 0;
   std::string sw_batching_ = "mixed";
   plan::InferenceOptions opts_;
   std::vector<std::string> gpu_types_;
-  double ttft_ms_ = 2000, tpot_ms_ = 100, ttft_p50_ms_ = 0, tpot_p50_ms_ = 0;
+  double ttft_ms_ = 2000, tpot_ms_ = 100, ttft_p50_ms_ = 0, tpot_p50_ms_ = 0, tbt_p99_ms_ = 0;
   std::string shared_ = "../shared";
   bool json_ = false;
   std::string job_, topology_;

@@ -71,6 +71,7 @@ StatusOr<InferencePlan> Planner::Run() {
   ttft_only.attainment = 1 - (1 - req_.slo.attainment) / 2;
   ttft_only.tpot_s = kInf;
   ttft_only.tpot_p50_s = 0;
+  ttft_only.tbt_p99_s = 0;
   tpot_only.attainment = ttft_only.attainment;
   tpot_only.ttft_s = kInf;
   tpot_only.ttft_p50_s = 0;
@@ -89,20 +90,25 @@ StatusOr<InferencePlan> Planner::Run() {
     for (int tp : req_.tps) {
       PoolSpec pool{lat, g.price_usd_per_hour, tp, 1};
       if (KvCapacityTokens(req_.model, pool, 0.9) <= 0) continue;
-      // Colocated.
-      auto colo = [&](int n) {
-        ServingConfig c = Base();
-        c.prefill = pool;
-        c.prefill.count = n;
-        return c;
-      };
-      ASSIGN_OR_RETURN(int n, MinCount(colo, req_.slo, trace));
-      if (n > 0) {
-        PlanCandidate pc;
-        pc.config = colo(n);
-        pc.prefill_type = pc.decode_type = g.key;
-        ASSIGN_OR_RETURN(pc.result, Sim(pc.config, req_.slo, trace));
-        cands.push_back(pc);
+      // Colocated, at each token budget (one when batching prefill-first).
+      std::vector<int> budgets = req_.token_budgets;
+      if (req_.batching == Batching::kPrefillFirst || budgets.empty()) budgets = {2048};
+      for (int budget : budgets) {
+        auto colo = [&](int n) {
+          ServingConfig c = Base();
+          c.mixed_token_budget = budget;
+          c.prefill = pool;
+          c.prefill.count = n;
+          return c;
+        };
+        ASSIGN_OR_RETURN(int n, MinCount(colo, req_.slo, trace));
+        if (n > 0) {
+          PlanCandidate pc;
+          pc.config = colo(n);
+          pc.prefill_type = pc.decode_type = g.key;
+          ASSIGN_OR_RETURN(pc.result, Sim(pc.config, req_.slo, trace));
+          cands.push_back(pc);
+        }
       }
       if (!req_.allow_disaggregated) continue;
       // The prefill pool alone: requests end at their first token.
@@ -203,10 +209,14 @@ StatusOr<InferencePlan> Planner::Run() {
                    " instances per pool of the given GPU types.";
     return plan;
   }
+  // Cheapest per hour; at equal cost, the one that served the trace for
+  // less per token (shorter span), then the order found.
   auto cheaper = [](const PlanCandidate& a, const PlanCandidate& b) {
-    return a.result.usd_per_hour < b.result.usd_per_hour;
+    if (a.result.usd_per_hour != b.result.usd_per_hour)
+      return a.result.usd_per_hour < b.result.usd_per_hour;
+    return a.result.usd_per_mtoken < b.result.usd_per_mtoken;
   };
-  std::sort(cands.begin(), cands.end(), cheaper);
+  std::stable_sort(cands.begin(), cands.end(), cheaper);
   plan.has_plan = true;
   plan.chosen = cands[0];
   for (const PlanCandidate& c : cands) {
@@ -222,11 +232,11 @@ StatusOr<InferencePlan> Planner::Run() {
       buf, sizeof buf,
       "Serve %s with %s: %d GPUs, $%.2f/hour, $%.3f per million tokens, %.1f%% of %d "
       "requests within the SLO (TTFT <= %.2f s, TPOT <= %.0f ms; p99 TTFT %.2f s, p99 "
-      "TPOT %.0f ms), %.0f tokens/s. Best single-type plan: %s, $%.3f per million tokens "
-      "(%.1f%% %s).",
+      "TPOT %.0f ms, p99 time between tokens %.0f ms), %.0f tokens/s. Best single-type plan: "
+      "%s, $%.3f per million tokens (%.1f%% %s).",
       req_.model.name.c_str(), plan.chosen.Describe().c_str(), a.gpus, a.usd_per_hour,
       a.usd_per_mtoken, 100 * a.attainment, a.requests, req_.slo.ttft_s, 1000 * req_.slo.tpot_s,
-      a.ttft_p99_s, 1000 * a.tpot_p99_s, a.throughput_tokens_per_s,
+      a.ttft_p99_s, 1000 * a.tpot_p99_s, 1000 * a.tbt_p99_s, a.throughput_tokens_per_s,
       plan.best_single_type.Describe().c_str(), b.usd_per_mtoken,
       b.usd_per_mtoken > 0 ? 100 * std::fabs(1 - a.usd_per_mtoken / b.usd_per_mtoken) : 0,
       a.usd_per_mtoken <= b.usd_per_mtoken ? "cheaper per token for the chosen plan" : "dearer");
@@ -241,9 +251,14 @@ std::string PlanCandidate::Describe() const {
   const SimResult& r = result;
   if (!config.disaggregated) {
     std::snprintf(buf, sizeof buf,
-                  "colocated %d x %s TP%d (%s batching, KV cache %.0fk tokens per instance)",
+                  "colocated %d x %s TP%d (%s, KV cache %.0fk tokens per instance)",
                   config.prefill.count, prefill_type.c_str(), config.prefill.tp,
-                  BatchingName(config.batching), r.kv_capacity_tokens / 1000);
+                  config.batching == Batching::kPrefillFirst
+                      ? "prefill-first batching"
+                      : (std::string(BatchingName(config.batching)) + " batching, " +
+                         std::to_string(config.mixed_token_budget) + " tokens per iteration")
+                            .c_str(),
+                  r.kv_capacity_tokens / 1000);
   } else {
     std::snprintf(buf, sizeof buf,
                   "disaggregated prefill %d x %s TP%d + decode %d x %s TP%d (decode KV cache %.0fk "

@@ -36,6 +36,9 @@ struct InferenceRequest {
   std::vector<int> tps = {1, 2, 4, 8};
   bool allow_disaggregated = true;
   Batching batching = Batching::kChunked;  // colocated instances
+  // Tokens per mixed / chunked iteration (vLLM's max_num_batched_tokens):
+  // colocated plans are searched at each; the cheapest wins.
+  std::vector<int> token_budgets = {1024, 2048, 4096};
   int max_instances = 200;  // per pool
   double kv_link_bytes_per_s = 50e9;
 };

@@ -58,6 +58,8 @@ json ResultJson(const PlanCandidate& c) {
             {"ttft_p99_s", r.ttft_p99_s},
             {"tpot_p50_s", r.tpot_p50_s},
             {"tpot_p99_s", r.tpot_p99_s},
+            {"tbt_p50_s", r.tbt_p50_s},
+            {"tbt_p99_s", r.tbt_p99_s},
             {"throughput_tokens_per_s", r.throughput_tokens_per_s},
             {"kv_capacity_tokens_per_instance", r.kv_capacity_tokens},
             {"kv_transfer_s_mean", r.kv_transfer_s_mean}};
@@ -75,10 +77,10 @@ StatusOr<InferenceOptions> ParseInferenceOptions(std::string_view text, std::str
                                                  const std::string& shared_dir) {
   ASSIGN_OR_RETURN(toml::table root, ParseToml(text, origin));
   TomlReader r(root, origin);
-  RETURN_IF_ERROR(
-      r.CheckKeys({"model", "trace", "rate_per_s", "duration_s", "prompt_tokens", "output_tokens",
-                   "rate_scale", "max_requests", "gpu_types", "tps", "ttft_ms", "tpot_ms",
-                   "attainment", "ttft_p50_ms", "tpot_p50_ms", "colocated_only", "batching"}));
+  RETURN_IF_ERROR(r.CheckKeys({"model", "trace", "rate_per_s", "duration_s", "prompt_tokens",
+                               "output_tokens", "rate_scale", "max_requests", "gpu_types", "tps",
+                               "ttft_ms", "tpot_ms", "attainment", "ttft_p50_ms", "tpot_p50_ms",
+                               "tbt_p99_ms", "colocated_only", "batching", "token_budgets"}));
   InferenceOptions o;
   o.shared_dir = shared_dir;
   int64_t prompt = o.prompt_tokens, output = o.output_tokens, maxr = 0;
@@ -101,8 +103,25 @@ StatusOr<InferenceOptions> ParseInferenceOptions(std::string_view text, std::str
   RETURN_IF_ERROR(r.Read("attainment", o.slo.attainment, 0.01, 1.0));
   RETURN_IF_ERROR(r.Read("ttft_p50_ms", p50a, 0.0, 1e9));
   RETURN_IF_ERROR(r.Read("tpot_p50_ms", p50b, 0.0, 1e9));
+  double tbt_ms = 0;
+  RETURN_IF_ERROR(r.Read("tbt_p99_ms", tbt_ms, 0.0, 1e9));
+  o.slo.tbt_p99_s = tbt_ms / 1000;
   RETURN_IF_ERROR(r.Read("colocated_only", o.colocated_only));
   RETURN_IF_ERROR(r.Read("batching", o.batching));
+  if (const toml::node* n = root.get("token_budgets")) {
+    const toml::array* a = n->as_array();
+    if (a == nullptr || a->empty()) {
+      return r.FieldError(*n, "token_budgets", "must be a non-empty array of integers");
+    }
+    o.token_budgets.clear();
+    for (const toml::node& e : *a) {
+      const auto* v = e.as_integer();
+      if (v == nullptr || v->get() < 16 || v->get() > 1'000'000) {
+        return r.FieldError(e, "token_budgets", "entries must be integers 16..1000000");
+      }
+      o.token_budgets.push_back(static_cast<int>(v->get()));
+    }
+  }
   if (!ParseBatching(o.batching).ok()) {
     return r.FieldError(*root.get("batching"), "batching",
                         "must be \"chunked\", \"mixed\" or \"prefill-first\"");
@@ -167,6 +186,7 @@ StatusOr<std::string> RunInferencePlan(const InferenceOptions& o, bool as_json) 
   req.tps = o.tps;
   req.allow_disaggregated = !o.colocated_only;
   ASSIGN_OR_RETURN(req.batching, ParseBatching(o.batching));
+  req.token_budgets = o.token_budgets;
   ASSIGN_OR_RETURN(InferencePlan plan, PlanInference(req));
   for (const std::string& n : plan.notes) notes.push_back(n);
   if (as_json) {

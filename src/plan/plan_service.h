@@ -34,12 +34,14 @@ struct InferenceOptions {
   Slo slo;
   bool colocated_only = false;
   std::string batching = "chunked";  // colocated instances (plan/serving_sim.h)
+  // Tokens per mixed / chunked iteration: colocated plans are searched at each.
+  std::vector<int> token_budgets = {1024, 2048, 4096};
   std::string shared_dir = "../shared";
 };
 
 // Reads inference options from TOML (the server's request body): keys as
 // the struct's fields, SLO as ttft_ms, tpot_ms, attainment, ttft_p50_ms,
-// tpot_p50_ms.
+// tpot_p50_ms, tbt_p99_ms; batching, token_budgets.
 StatusOr<InferenceOptions> ParseInferenceOptions(std::string_view toml, std::string_view origin,
                                                  const std::string& shared_dir);
 

@@ -107,6 +107,10 @@ TEST(PlanServiceTest, BadInputIs400UnknownKindIs404) {
   EXPECT_EQ(bcode, 400);
   EXPECT_NE(bbody.find("request body:2"), std::string::npos) << bbody;
   EXPECT_NE(bbody.find("prefill-first"), std::string::npos) << bbody;
+  auto [tcode, tbody] = HandlePlanRequest(
+      "inference", "trace = \"synthetic\"\ntoken_budgets = [2048, 8]\n", "/nonexistent");
+  EXPECT_EQ(tcode, 400);
+  EXPECT_NE(tbody.find("token_budgets"), std::string::npos) << tbody;
 }
 
 TEST(PlanServiceTest, SyntheticInferenceWithoutSharedDataIsMarkedUncalibrated) {

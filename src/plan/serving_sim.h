@@ -28,6 +28,10 @@
 // TTFT = first token (end of its prefill) - arrival; TPOT = (finish - first
 // token) / (output - 1). A request meets the SLO when TTFT <= ttft_s and
 // TPOT <= tpot_s. Requests that fit no instance are counted as failed.
+// TBT (time between tokens, vLLM's inter-token latency) is every gap
+// between two successive tokens of a request, over all tokens of all
+// requests: a prefill that stalls the running requests shows in its tail
+// even where their mean TPOT hides it. Optional p99 goal (tbt_p99_s).
 //
 // Thread safety: pure function of its inputs; the latency pointers must
 // outlive the call.
@@ -77,6 +81,7 @@ struct Slo {
   double attainment = 0.99;  // share of requests within both
   double ttft_p50_s = 0;     // 0 = no p50 goal
   double tpot_p50_s = 0;
+  double tbt_p99_s = 0;  // 0 = no goal; over all token gaps
 };
 
 struct SimResult {
@@ -88,6 +93,8 @@ struct SimResult {
   int failed = 0;  // did not fit any instance
   double attainment = 0;
   double ttft_p50_s = 0, ttft_p99_s = 0, tpot_p50_s = 0, tpot_p99_s = 0;
+  // Over every gap between two tokens of a request; at most 1% high (bins).
+  double tbt_p50_s = 0, tbt_p99_s = 0;
   double span_s = 0;  // first arrival to last completion
   double tokens = 0;  // prompt + output tokens served
   double throughput_tokens_per_s = 0;

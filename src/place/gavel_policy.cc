@@ -618,13 +618,17 @@ class FinishTimeFairnessPolicy : public GavelPolicy {
 // maximum of the minimum is 1/T). Agnostic form: every type counts as 1.
 class MinTotalDurationPolicy : public GavelPolicy {
  public:
-  explicit MinTotalDurationPolicy(bool perf)
-      : perf_(perf), name_(perf ? "min_total_duration_perf" : "min_total_duration") {}
+  explicit MinTotalDurationPolicy(Form form)
+      : perf_(form != Form::kAgnostic),
+        packed_(form == Form::kPacked),
+        name_(FormName("min_total_duration", form)) {}
   const std::string& name() const override { return name_; }
   bool heterogeneity_aware() const override { return perf_; }
+  bool packed() const override { return packed_; }
 
   StatusOr<GavelAllocation> Allocate(const GavelAllocationInput& in) override {
     const size_t m = in.jobs.size(), nt = in.workers.size();
+    if (packed_) return AllocatePacked(in);
     std::vector<int> sf(m);
     std::vector<std::vector<double>> coeff(m, std::vector<double>(nt, 0.0));
     for (size_t i = 0; i < m; ++i) {
@@ -639,7 +643,70 @@ class MinTotalDurationPolicy : public GavelPolicy {
   }
 
  private:
-  bool perf_;
+  // Per job (steps left differ, so no two jobs are interchangeable), over
+  // the pairs that time-slicing does not dominate, each job keeping its
+  // kPartners best partners (by the pair's best summed normalized
+  // throughput on a type): Gavel's LP has every pair, ~m^2/2 columns, which
+  // takes minutes per solve from a few hundred jobs; a job's makespan term
+  // is raised by its best partners, not by its hundredth.
+  StatusOr<GavelAllocation> AllocatePacked(const GavelAllocationInput& in) {
+    static constexpr size_t kPartners = 16;
+    const size_t m = in.jobs.size(), nt = in.workers.size();
+    std::vector<double> scale(m);
+    for (size_t i = 0; i < m; ++i) scale[i] = 1.0 / std::max(in.jobs[i].steps_remaining, 1.0);
+    const std::vector<GavelPairCoeff> all = PackablePairs(in, scale, /*prune=*/true);
+    std::vector<double> gain(all.size(), 0.0);
+    std::vector<std::vector<size_t>> of_job(m);
+    for (size_t p = 0; p < all.size(); ++p) {
+      for (size_t t = 0; t < nt; ++t) {
+        if (all[p].a_coeff[t] <= 0 || all[p].b_coeff[t] <= 0) continue;
+        const GavelPairThroughput& q = in.pairs[p];
+        gain[p] = std::max(gain[p], q.a_steps_per_s[t] / in.jobs[q.a].steps_per_s[t] +
+                                        q.b_steps_per_s[t] / in.jobs[q.b].steps_per_s[t]);
+      }
+      if (gain[p] <= 0) continue;
+      of_job[all[p].a].push_back(p);
+      of_job[all[p].b].push_back(p);
+    }
+    std::vector<bool> keep(all.size(), false);
+    for (std::vector<size_t>& list : of_job) {
+      const size_t k = std::min(kPartners, list.size());
+      // Equal gains (jobs of the same types) are spread by a hash of the
+      // pair, so that the jobs of one type do not all pick the same few
+      // partners and leave the others none.
+      const auto spread = [&](size_t p) {
+        return (static_cast<uint64_t>(all[p].a) * 0x9E3779B97F4A7C15ULL) ^
+               (static_cast<uint64_t>(all[p].b) * 0xC2B2AE3D27D4EB4FULL);
+      };
+      std::partial_sort(list.begin(), list.begin() + static_cast<long>(k), list.end(),
+                        [&](size_t x, size_t y) {
+                          if (gain[x] != gain[y]) return gain[x] > gain[y];
+                          return spread(x) < spread(y);
+                        });
+      for (size_t i = 0; i < k; ++i) keep[list[i]] = true;
+    }
+    std::vector<GavelPairCoeff> kept;
+    std::vector<size_t> row_of;
+    for (size_t p = 0; p < all.size(); ++p) {
+      if (!keep[p]) continue;
+      kept.push_back(all[p]);
+      row_of.push_back(p);
+    }
+    std::vector<std::vector<double>> coeff(m);
+    std::vector<int> sf(m);
+    for (size_t i = 0; i < m; ++i) {
+      sf[i] = in.jobs[i].scale_factor;
+      for (double v : in.jobs[i].steps_per_s) coeff[i].push_back(v * scale[i]);
+    }
+    ASSIGN_OR_RETURN(GavelAllocation y,
+                     SolveMaxMinPackedLp(coeff, kept, sf, in.workers, /*interior=*/true));
+    GavelAllocation x(m + in.pairs.size(), std::vector<double>(nt, 0.0));
+    for (size_t i = 0; i < m; ++i) x[i] = y[i];
+    for (size_t k = 0; k < kept.size(); ++k) x[m + row_of[k]] = y[m + k];
+    return x;
+  }
+
+  bool perf_, packed_;
   std::string name_;
 };
 
@@ -715,6 +782,7 @@ std::vector<std::string> GavelPolicyNames() {
           "finish_time_fairness_packed",
           "min_total_duration",
           "min_total_duration_perf",
+          "min_total_duration_packed",
           "allox",
           "gpufleet_cost",
           "gpufleet_cost_packed"};
@@ -739,9 +807,10 @@ StatusOr<std::unique_ptr<GavelPolicy>> MakeGavelPolicy(const std::string& name, 
       return std::unique_ptr<GavelPolicy>(new FinishTimeFairnessPolicy(form));
     }
   }
-  if (name == "min_total_duration") return std::unique_ptr<GavelPolicy>(new MinTotalDurationPolicy(false));
-  if (name == "min_total_duration_perf") {
-    return std::unique_ptr<GavelPolicy>(new MinTotalDurationPolicy(true));
+  for (Form form : {Form::kAgnostic, Form::kPerf, Form::kPacked}) {
+    if (name == FormName("min_total_duration", form)) {
+      return std::unique_ptr<GavelPolicy>(new MinTotalDurationPolicy(form));
+    }
   }
   for (const char* suffix : {":per_job", ":pruned"}) {
     if (name == std::string("max_min_fairness_packed") + suffix) {

@@ -34,7 +34,8 @@
 // `fifo:code` is Gavel's agnostic FIFO as its code runs (see the .cc), not
 // as it describes itself.
 // Also: FIFO (`fifo`, `fifo_perf`, `fifo_packed`), makespan minimisation
-// (`min_total_duration[_perf]`, the same LP on T_mj / steps_remaining_m) and
+// (`min_total_duration[_perf]`, the same LP on T_mj / steps_remaining_m;
+// `_packed` with space sharing, each job keeping its 16 best partners) and
 // gpufleet's `gpufleet_cost` (the fair allocation, then the cheapest one that
 // keeps every job's throughput; see docs/scheduling.md).
 // Thread safety: a policy object is used by one simulation at a time.

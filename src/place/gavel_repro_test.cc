@@ -109,6 +109,11 @@ TEST(GavelReproTest, MakespanPolicyAndGandivaMatchTheMakespanTable) {
   CheckCurve("min_total_duration_perf", {100, 700}, false, "static-multiple");
   CheckCurve("gandiva", {100, 700}, false, "static-multiple");
 }
+// Space sharing ("Gavel w/ SS") on the smallest size (seconds; the larger
+// ones take minutes, docs/scheduling.md).
+TEST(GavelReproTest, MakespanWithSpaceSharingMatchesTheMakespanTable) {
+  CheckCurve("min_total_duration_packed", {100}, false, "static-multiple");
+}
 
 }  // namespace
 }  // namespace gpufleet::place

@@ -1,5 +1,6 @@
 #include "canary/babelstream_parser.h"
 
+#include <cmath>
 #include <utility>
 
 #include "canary/parse_util.h"
@@ -31,6 +32,14 @@ struct State {
   bool in_table = false;
 };
 
+// A bandwidth field in bytes/s: finite and non-negative in the table's unit
+// and once scaled (4.4e304 MB/s is a finite number but no bandwidth).
+std::optional<double> BytesPerSecond(std::string_view field, double unit_bytes) {
+  std::optional<double> bw = ParseFinite(field);
+  if (!bw || *bw < 0 || !std::isfinite(*bw * unit_bytes)) return std::nullopt;
+  return *bw * unit_bytes;
+}
+
 void ParseCsvRow(std::string_view line, size_t line_no, std::string_view origin, State* s,
                  ParseReport* report) {
   std::vector<std::string_view> f = SplitString(line, ',');
@@ -38,14 +47,14 @@ void ParseCsvRow(std::string_view line, size_t line_no, std::string_view origin,
     report->Skip(origin, line_no, "expected 8 CSV fields, found " + std::to_string(f.size()));
     return;
   }
-  std::optional<double> bw = ParseFinite(TrimWhitespace(f[4]));
-  if (!bw || *bw < 0) {
+  std::optional<double> bw = BytesPerSecond(TrimWhitespace(f[4]), *s->unit_bytes);
+  if (!bw) {
     report->Skip(origin, line_no, "bad bandwidth '" + std::string(f[4]) + "'");
     return;
   }
   BabelStreamRow row;
   row.function = std::string(TrimWhitespace(f[0]));
-  row.bandwidth_bytes_per_s = *bw * *s->unit_bytes;
+  row.bandwidth_bytes_per_s = *bw;
   if (f.size() >= 8) {
     row.min_s = ParseFinite(TrimWhitespace(f[5]));
     row.max_s = ParseFinite(TrimWhitespace(f[6]));
@@ -60,14 +69,14 @@ void ParseCsvRow(std::string_view line, size_t line_no, std::string_view origin,
 void ParseTextRow(std::string_view line, size_t line_no, std::string_view origin, State* s,
                   ParseReport* report) {
   std::vector<std::string_view> f = SplitFields(line);
-  std::optional<double> bw = f.size() >= 2 ? ParseFinite(f[1]) : std::nullopt;
-  if (f.size() < 2 || !bw || *bw < 0) {
+  std::optional<double> bw = f.size() >= 2 ? BytesPerSecond(f[1], *s->unit_bytes) : std::nullopt;
+  if (!bw) {
     report->Skip(origin, line_no, "expected 'Function bandwidth min max average'");
     return;
   }
   BabelStreamRow row;
   row.function = std::string(f[0]);
-  row.bandwidth_bytes_per_s = *bw * *s->unit_bytes;
+  row.bandwidth_bytes_per_s = *bw;
   if (f.size() >= 5) {
     row.min_s = ParseFinite(f[2]);
     row.max_s = ParseFinite(f[3]);

@@ -97,6 +97,29 @@ TEST(BabelStreamParserTest, CsvColumnWithoutUnitIsAnErrorNotAnOverflow) {
   EXPECT_NE(out.status().message().find("f.csv:1"), std::string::npos);
 }
 
+// Fuzzer crash: 4.4e304 MB/s is a finite number that overflows once in
+// bytes/s; the row is skipped, named by its line.
+TEST(BabelStreamParserTest, BandwidthThatOverflowsInBytesIsSkipped) {
+  ParseReport report;
+  StatusOr<BabelStreamOutput> out = ParseBabelStream(
+      "Function MBytes/sec Min Max Average\nCopy 436491.e299 0.1 0.2 0.1\n"
+      "Triad 100.5 0.1 0.2 0.1\n",
+      "t.txt", &report);
+  ASSERT_TRUE(out.ok());
+  ASSERT_EQ(out->rows.size(), 1u);
+  EXPECT_EQ(out->rows[0].function, "Triad");
+  EXPECT_EQ(report.skipped_lines, 1u);
+  EXPECT_EQ(report.warnings[0].rfind("t.txt:2: ", 0), 0u);
+  ParseReport csv;
+  out = ParseBabelStream(
+      "function,num_times,n_elements,sizeof,max_mbytes_per_sec,min_runtime,max_runtime,"
+      "avg_runtime\nCopy,1,2,8,1e305,1,1,1\nAdd,1,2,8,5,1,1,1\n",
+      "f.csv", &csv);
+  ASSERT_TRUE(out.ok());
+  ASSERT_EQ(out->rows.size(), 1u);
+  EXPECT_EQ(csv.skipped_lines, 1u);
+}
+
 TEST(BabelStreamParserTest, UnitNames) {
   EXPECT_EQ(BabelStreamUnitBytes("MBytes/sec"), 1e6);
   EXPECT_EQ(BabelStreamUnitBytes("MB/s"), 1e6);

@@ -1,6 +1,7 @@
 // gpufleet plan: capacity planners across GPU vendors (docs/plan.md).
 //   plan inference [--model M] [--trace conv|code|FILE|synthetic] [--gpu-type T[:USD]]...
-//                  [--ttft-ms X] [--tpot-ms Y] [--attainment A] [--json]
+//                  [--ttft-ms X] [--tpot-ms Y] [--tbt-p99-ms Z] [--attainment A]
+//                  [--batching chunked|mixed|prefill-first] [--token-budget N]... [--json]
 //   plan training --job FILE [--json]
 //   plan ring --topology FILE [--json]
 //   plan calibration [--json]

@@ -23,6 +23,25 @@ namespace {
 // keeps them, and where the optimum is degenerate (light load: the minimum
 // is pinned by jobs that cannot go faster) its interior-point solution gives
 // such pairs time, which slows the jobs with slack (docs/scheduling.md).
+// What a pair's two jobs get together on type t, each as a share of what it
+// gets alone there (> 1: sharing the GPU beats time-slicing it). The caller
+// checks that both jobs run alone on t.
+double PairNormalizedSum(const GavelAllocationInput& in, const GavelPairThroughput& p, size_t t) {
+  return p.a_steps_per_s[t] / in.jobs[p.a].steps_per_s[t] +
+         p.b_steps_per_s[t] / in.jobs[p.b].steps_per_s[t];
+}
+
+// Each job's throughputs times its objective scale: the single-job
+// coefficients of a per-job LP.
+std::vector<std::vector<double>> ScaledThroughputs(const GavelAllocationInput& in,
+                                                   const std::vector<double>& scale) {
+  std::vector<std::vector<double>> coeff(in.jobs.size());
+  for (size_t i = 0; i < in.jobs.size(); ++i) {
+    for (double v : in.jobs[i].steps_per_s) coeff[i].push_back(v * scale[i]);
+  }
+  return coeff;
+}
+
 std::vector<GavelPairCoeff> PackablePairs(const GavelAllocationInput& in,
                                           const std::vector<double>& scale, bool prune = true) {
   std::vector<GavelPairCoeff> out;
@@ -36,7 +55,7 @@ std::vector<GavelPairCoeff> PackablePairs(const GavelAllocationInput& in,
     for (size_t t = 0; t < nt; ++t) {
       const double ta = ja.steps_per_s[t], tb = jb.steps_per_s[t];
       if (ta <= 0 || tb <= 0 || p.a_steps_per_s[t] <= 0 || p.b_steps_per_s[t] <= 0) continue;
-      if (prune && p.a_steps_per_s[t] / ta + p.b_steps_per_s[t] / tb <= 1.0) continue;
+      if (prune && PairNormalizedSum(in, p, t) <= 1.0) continue;
       c.a_coeff[t] = p.a_steps_per_s[t] * scale[p.a];
       c.b_coeff[t] = p.b_steps_per_s[t] * scale[p.b];
     }
@@ -113,10 +132,7 @@ StatusOr<GavelAllocation> SolvePackedByClass(const GavelAllocationInput& in,
   std::vector<int> sf(m);
   for (size_t i = 0; i < m; ++i) sf[i] = in.jobs[i].scale_factor;
   if (!complete || !by_class) {
-    std::vector<std::vector<double>> coeff(m);
-    for (size_t i = 0; i < m; ++i) {
-      for (double v : in.jobs[i].steps_per_s) coeff[i].push_back(v * scale[i]);
-    }
+    const std::vector<std::vector<double>> coeff = ScaledThroughputs(in, scale);
     if (cheapest_keep <= 0) return SolveMaxMinPackedLp(coeff, pairs, sf, in.workers, /*interior=*/true);
     // One class per job.
     classes.assign(m, GavelJobClass{});
@@ -248,7 +264,7 @@ class FifoPolicy : public GavelPolicy {
       const GavelActiveJob &ja = in.jobs[p.a], &jb = in.jobs[p.b];
       if (ja.steps_per_s[t] <= 0 || jb.steps_per_s[t] <= 0) return 0.0;
       if (raw_steps_) return p.a_steps_per_s[t] + p.b_steps_per_s[t];
-      return p.a_steps_per_s[t] / ja.steps_per_s[t] + p.b_steps_per_s[t] / jb.steps_per_s[t];
+      return PairNormalizedSum(in, p, t);
     };
     for (size_t i : order) {
       if (!packed_ || !queue) break;
@@ -660,9 +676,7 @@ class MinTotalDurationPolicy : public GavelPolicy {
     for (size_t p = 0; p < all.size(); ++p) {
       for (size_t t = 0; t < nt; ++t) {
         if (all[p].a_coeff[t] <= 0 || all[p].b_coeff[t] <= 0) continue;
-        const GavelPairThroughput& q = in.pairs[p];
-        gain[p] = std::max(gain[p], q.a_steps_per_s[t] / in.jobs[q.a].steps_per_s[t] +
-                                        q.b_steps_per_s[t] / in.jobs[q.b].steps_per_s[t]);
+        gain[p] = std::max(gain[p], PairNormalizedSum(in, in.pairs[p], t));
       }
       if (gain[p] <= 0) continue;
       of_job[all[p].a].push_back(p);
@@ -692,14 +706,10 @@ class MinTotalDurationPolicy : public GavelPolicy {
       kept.push_back(all[p]);
       row_of.push_back(p);
     }
-    std::vector<std::vector<double>> coeff(m);
     std::vector<int> sf(m);
-    for (size_t i = 0; i < m; ++i) {
-      sf[i] = in.jobs[i].scale_factor;
-      for (double v : in.jobs[i].steps_per_s) coeff[i].push_back(v * scale[i]);
-    }
-    ASSIGN_OR_RETURN(GavelAllocation y,
-                     SolveMaxMinPackedLp(coeff, kept, sf, in.workers, /*interior=*/true));
+    for (size_t i = 0; i < m; ++i) sf[i] = in.jobs[i].scale_factor;
+    ASSIGN_OR_RETURN(GavelAllocation y, SolveMaxMinPackedLp(ScaledThroughputs(in, scale), kept, sf,
+                                                            in.workers, /*interior=*/true));
     GavelAllocation x(m + in.pairs.size(), std::vector<double>(nt, 0.0));
     for (size_t i = 0; i < m; ++i) x[i] = y[i];
     for (size_t k = 0; k < kept.size(); ++k) x[m + row_of[k]] = y[m + k];

@@ -92,7 +92,9 @@ StatusOr<InferencePlan> Planner::Run() {
       if (KvCapacityTokens(req_.model, pool, 0.9) <= 0) continue;
       // Colocated, at each token budget (one when batching prefill-first).
       std::vector<int> budgets = req_.token_budgets;
-      if (req_.batching == Batching::kPrefillFirst || budgets.empty()) budgets = {2048};
+      if (req_.batching == Batching::kPrefillFirst || budgets.empty()) {
+        budgets = {ServingConfig{}.mixed_token_budget};
+      }
       for (int budget : budgets) {
         auto colo = [&](int n) {
           ServingConfig c = Base();

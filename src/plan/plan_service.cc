@@ -71,6 +71,30 @@ json ResultJson(const PlanCandidate& c) {
   return j;
 }
 
+// An optional array of integers in [lo, hi] (`non_empty`: at least one);
+// absent leaves `out` as it is.
+Status ReadIntArray(const TomlReader& r, std::string_view key, int64_t lo, int64_t hi,
+                    bool non_empty, std::vector<int>& out) {
+  const toml::node* n = r.Get(key);
+  if (n == nullptr) return OkStatus();
+  const toml::array* a = n->as_array();
+  if (a == nullptr || (non_empty && a->empty())) {
+    return r.FieldError(
+        *n, key,
+        non_empty ? "must be a non-empty array of integers" : "must be an array of integers");
+  }
+  out.clear();
+  for (const toml::node& e : *a) {
+    const auto* v = e.as_integer();
+    if (v == nullptr || v->get() < lo || v->get() > hi) {
+      return r.FieldError(
+          e, key, "entries must be integers " + std::to_string(lo) + ".." + std::to_string(hi));
+    }
+    out.push_back(static_cast<int>(v->get()));
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 StatusOr<InferenceOptions> ParseInferenceOptions(std::string_view text, std::string_view origin,
@@ -108,36 +132,13 @@ StatusOr<InferenceOptions> ParseInferenceOptions(std::string_view text, std::str
   o.slo.tbt_p99_s = tbt_ms / 1000;
   RETURN_IF_ERROR(r.Read("colocated_only", o.colocated_only));
   RETURN_IF_ERROR(r.Read("batching", o.batching));
-  if (const toml::node* n = root.get("token_budgets")) {
-    const toml::array* a = n->as_array();
-    if (a == nullptr || a->empty()) {
-      return r.FieldError(*n, "token_budgets", "must be a non-empty array of integers");
-    }
-    o.token_budgets.clear();
-    for (const toml::node& e : *a) {
-      const auto* v = e.as_integer();
-      if (v == nullptr || v->get() < 16 || v->get() > 1'000'000) {
-        return r.FieldError(e, "token_budgets", "entries must be integers 16..1000000");
-      }
-      o.token_budgets.push_back(static_cast<int>(v->get()));
-    }
-  }
+  RETURN_IF_ERROR(
+      ReadIntArray(r, "token_budgets", 16, 1'000'000, /*non_empty=*/true, o.token_budgets));
   if (!ParseBatching(o.batching).ok()) {
     return r.FieldError(*root.get("batching"), "batching",
                         "must be \"chunked\", \"mixed\" or \"prefill-first\"");
   }
-  if (const toml::node* n = root.get("tps")) {
-    const toml::array* a = n->as_array();
-    if (a == nullptr) return r.FieldError(*n, "tps", "must be an array of integers");
-    o.tps.clear();
-    for (const toml::node& e : *a) {
-      const auto* v = e.as_integer();
-      if (v == nullptr || v->get() < 1 || v->get() > 64) {
-        return r.FieldError(e, "tps", "entries must be integers 1..64");
-      }
-      o.tps.push_back(static_cast<int>(v->get()));
-    }
-  }
+  RETURN_IF_ERROR(ReadIntArray(r, "tps", 1, 64, /*non_empty=*/false, o.tps));
   o.prompt_tokens = static_cast<int>(prompt);
   o.output_tokens = static_cast<int>(output);
   o.max_requests = static_cast<int>(maxr);

@@ -26,9 +26,9 @@ std::string ContentionEvidence(const EvalContext& ctx, const Finding& f) {
     return "neighbour on the device: workloads " + Join(it->second);
   }
   // Another partition (MIG / XCP / tile) of the same GPU with work on it.
-  const std::string gpu = device.substr(0, device.find("/p", device.find('/') + 1));
+  const std::string partitions = device.substr(0, device.find("/p", device.find('/') + 1)) + "/p";
   for (const auto& [other, workloads] : ctx.workloads_by_device) {
-    if (other == device || workloads.empty() || !other.starts_with(gpu + "/p")) continue;
+    if (other == device || workloads.empty() || !other.starts_with(partitions)) continue;
     return "neighbour on another partition of the GPU: " + other + " (" + Join(workloads) + ")";
   }
   return f.slowdown_evidence;

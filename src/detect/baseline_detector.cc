@@ -50,18 +50,30 @@ const Baseline* BaselineDetector::Find(const std::string& key, const std::string
 void BaselineDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& out) {
   const int64_t now = ctx.now_ns;
   const int64_t from = now - config_.for_ns - 3 * interval_ns_;
-  for (const std::string& metric : config_.metrics) {
-    for (const auto& [device, series] : ReadDeviceSeries(ctx.store, metric, from, now)) {
-      const Labels subject = DeviceSubject(series.labels);
+  for (size_t mi = 0; mi < config_.metrics.size(); ++mi) {
+    const std::string& metric = config_.metrics[mi];
+    for (const auto& [device, series] : ctx.Read(metric, from, now)) {
+      const Labels& subject = *series.subject;
       static const std::vector<std::string> kNone;
       auto w = ctx.workloads_by_device.find(device);
-      const std::string key =
-          BaselineKey(subject, w == ctx.workloads_by_device.end() ? kNone : w->second);
-      Baseline& b = baselines_[{key, metric}];
-      if (b.key.empty()) {
-        b.key = key;
-        b.metric = metric;
+      const std::vector<std::string>& workloads =
+          w == ctx.workloads_by_device.end() ? kNone : w->second;
+      Tracked& tracked = tracked_[{mi, device}];
+      if (tracked.baseline == nullptr || tracked.workloads != workloads ||
+          tracked.model != subject.Get("model") || tracked.cloud != subject.Get("cloud")) {
+        const std::string key = BaselineKey(subject, workloads);
+        Baseline& b = baselines_[{key, metric}];
+        if (b.key.empty()) {
+          b.key = key;
+          b.metric = metric;
+        }
+        tracked.baseline = &b;
+        tracked.workloads = workloads;
+        tracked.model = subject.Get("model");
+        tracked.cloud = subject.Get("cloud");
       }
+      Baseline& b = *tracked.baseline;
+      const std::string& key = b.key;
       const double sigma =
           std::max(std::sqrt(b.variance()), config_.min_stddev_fraction * std::fabs(b.mean));
       const bool mature = b.count >= config_.min_samples && sigma > 0;
@@ -113,7 +125,7 @@ void BaselineDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& ou
       }
 
       // Learn the points not seen yet.
-      int64_t& until = learned_until_ns_[metric + "|" + device];
+      int64_t& until = tracked.learned_until_ns;
       bool learned = false;
       for (const WindowPoint& p : series.points) {
         if (p.timestamp_ns <= until) continue;

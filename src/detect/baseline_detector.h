@@ -42,7 +42,15 @@ class BaselineDetector final : public Detector {
   const int64_t interval_ns_;
   std::map<std::pair<std::string, std::string>, Baseline> baselines_;  // (key, metric)
   std::set<std::pair<std::string, std::string>> dirty_;
-  std::map<std::string, int64_t> learned_until_ns_;  // metric + device -> newest point learned
+  // One (metric index, device): the model, cloud and workloads its key was
+  // built from, that key's baseline, and the newest point learned.
+  struct Tracked {
+    std::string model, cloud;
+    std::vector<std::string> workloads;
+    Baseline* baseline = nullptr;  // into baselines_ (a map: it stays put)
+    int64_t learned_until_ns = 0;
+  };
+  std::map<std::pair<size_t, std::string>, Tracked> tracked_;
 };
 
 }  // namespace gpufleet::detect

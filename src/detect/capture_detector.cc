@@ -34,8 +34,7 @@ void CaptureDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& out
   auto holds_now = [&](std::span<const WindowPoint> pts) {
     return ConditionHolds(c, config_.for_ns, pts, now, lookback_ns_, nullptr);
   };
-  for (const auto& [device, series] :
-       ReadDeviceSeries(ctx.store, c.metric, from, now, /*with_labels=*/true, holds_now)) {
+  for (const auto& [device, series] : ctx.Read(c.metric, from, now, holds_now)) {
     ConditionSeries data;
     data.series.emplace_back(series.points);
     std::optional<int64_t> since =
@@ -55,7 +54,7 @@ void CaptureDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& out
     }
     Finding f;
     f.kind = kKindCaptureTrigger;
-    f.subject = DeviceSubject(series.labels);
+    f.subject = *series.subject;
     f.key = std::string(kKindCaptureTrigger) + "/" + config_.name + "/" + device;
     f.devices = {device};
     if (auto w = ctx.workloads_by_device.find(device); w != ctx.workloads_by_device.end()) {

@@ -22,20 +22,19 @@ void CrossCloudDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& 
   };
   // (workload, model) -> cloud -> step durations of all its devices.
   std::map<std::pair<std::string, std::string>, std::map<std::string, Cloud>> groups;
-  ctx.store.ForEach(
+  ctx.store.ForEachSeries(
       config_.metric, from, ctx.now_ns,
-      [&](const StoredLabels& labels, std::span<const WindowPoint> pts) {
+      [&](uint64_t series, const StoredLabels& labels, std::span<const WindowPoint> pts) {
         std::string_view workload = labels.Get("workload_name");
         std::string_view cloud = labels.Get("cloud");
         if (workload.empty() || cloud.empty()) return;
         Cloud& c =
             groups[{std::string(workload), std::string(labels.Get("model"))}][std::string(cloud)];
         for (const WindowPoint& p : pts) c.values.push_back(p.value);
-        c.devices.push_back(DeviceKey(labels));
+        c.devices.push_back(ctx.facts().Of(series, labels).device);
         c.team = labels.Get("workload_team");
       });
-  const DeviceSeriesMap activity =
-      ReadDeviceSeries(ctx.store, "gpu_sm_active_ratio", from, ctx.now_ns, /*with_labels=*/false);
+  const DeviceSeriesMap activity = ctx.Read("gpu_sm_active_ratio", from, ctx.now_ns);
 
   struct Gap {
     std::pair<std::string, std::string> id;

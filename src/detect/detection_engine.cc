@@ -16,6 +16,8 @@ namespace {
 
 // Baselines are written at most this often (and by FlushBaselines).
 constexpr int64_t kFlushEveryNs = 5LL * 60'000'000'000;
+// Series facts of pruned series are forgotten this often (evaluations).
+constexpr uint64_t kSweepFactsEvery = 64;
 
 }  // namespace
 
@@ -61,18 +63,20 @@ StatusOr<std::unique_ptr<DetectionEngine>> DetectionEngine::Create(const DetectC
 }
 
 std::vector<Finding> DetectionEngine::Evaluate(const WindowStore& store, int64_t now_ns) {
+  if (++evaluations_ % kSweepFactsEvery == 0) facts_.Sweep();
   EvalContext ctx{store, now_ns, {}};
+  ctx.kept_facts = &facts_;
   // A device's workloads are those its latest attribution reports: one that
   // stopped being reported has left, though its last sample is still within
   // the lookback (a recording has no staleness markers).
   std::map<std::string, std::vector<std::pair<std::string_view, int64_t>>> seen;
-  store.ForEach("gpu_workload_info", now_ns - config_.lookback_ns, now_ns,
-                [&](const StoredLabels& labels, std::span<const WindowPoint> points) {
-                  std::string_view w = labels.Get("workload_name");
-                  if (w.empty()) w = labels.Get("workload_pod");
-                  if (w.empty() || points.empty()) return;
-                  seen[DeviceKey(labels)].emplace_back(w, points.back().timestamp_ns);
-                });
+  store.ForEachLatest("gpu_workload_info", now_ns - config_.lookback_ns, now_ns,
+                      [&](uint64_t series, const StoredLabels& labels, const WindowPoint& latest) {
+                        std::string_view w = labels.Get("workload_name");
+                        if (w.empty()) w = labels.Get("workload_pod");
+                        if (w.empty()) return;
+                        seen[facts_.Of(series, labels).device].emplace_back(w, latest.timestamp_ns);
+                      });
   for (auto& [device, list] : seen) {
     int64_t newest = 0;
     for (const auto& [w, t] : list) newest = std::max(newest, t);

@@ -61,6 +61,8 @@ class DetectionEngine {
   ActionableStats actionable_;
   ReferenceBook references_;  // contention references held per device (root_cause.h)
   SlidingMeans reference_means_;  // their running sums (device_series.h)
+  SeriesFacts facts_;             // device keys and subjects by series id
+  uint64_t evaluations_ = 0;
 };
 
 }  // namespace gpufleet::detect

@@ -14,23 +14,43 @@ std::string SeriesName(std::string_view metric, const Labels& subject) {
   return std::string(metric) + l.ToString();
 }
 
-DeviceSeriesMap ReadDeviceSeries(const WindowStore& store, std::string_view metric, int64_t from_ns,
-                                 int64_t to_ns, bool with_labels,
-                                 const std::function<bool(std::span<const WindowPoint>)>& keep) {
+const SeriesFacts::Facts& SeriesFacts::Of(uint64_t series_id, const StoredLabels& labels) {
+  auto [it, added] = entries_.try_emplace(series_id);
+  Entry& e = it->second;
+  if (added) {
+    e.facts.device = DeviceKey(labels);
+    e.facts.subject = DeviceSubject(labels);
+  }
+  e.used = true;
+  return e.facts;
+}
+
+void SeriesFacts::Sweep() {
+  std::erase_if(entries_, [](const auto& kv) { return !kv.second.used; });
+  for (auto& [id, e] : entries_) e.used = false;
+}
+
+DeviceSeriesMap ReadDeviceSeries(const WindowStore& store, SeriesFacts& facts,
+                                 std::string_view metric, int64_t from_ns, int64_t to_ns,
+                                 const std::function<bool(std::span<const WindowPoint>)>& keep,
+                                 const DeviceSeriesMap* among) {
   DeviceSeriesMap out;
-  store.ForEach(metric, from_ns, to_ns,
-                [&](const StoredLabels& labels, std::span<const WindowPoint> pts) {
-                  DeviceSeries& d = out[DeviceKey(labels)];
-                  if (pts.size() <= d.seen) return;
-                  d.seen = pts.size();
-                  if (keep && !keep(pts)) {
-                    d.points.clear();
-                    d.labels = Labels();
-                    return;
-                  }
-                  if (with_labels) d.labels = labels.ToLabels();
-                  d.points.assign(pts.begin(), pts.end());
-                });
+  store.ForEachSeries(
+      metric, from_ns, to_ns,
+      [&](uint64_t id, const StoredLabels& labels, std::span<const WindowPoint> pts) {
+        const SeriesFacts::Facts& f = facts.Of(id, labels);
+        if (among != nullptr && !among->contains(f.device)) return;
+        DeviceSeries& d = out[f.device];
+        if (pts.size() <= d.seen) return;
+        d.seen = pts.size();
+        if (keep && !keep(pts)) {
+          d.points.clear();
+          d.subject = nullptr;
+          return;
+        }
+        d.subject = &f.subject;
+        d.points.assign(pts.begin(), pts.end());
+      });
   if (keep) std::erase_if(out, [](const auto& kv) { return kv.second.points.empty(); });
   return out;
 }

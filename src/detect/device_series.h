@@ -53,24 +53,47 @@ Labels DeviceSubject(const L& labels) {
 // `metric{a="1",...}` with the subject labels (for evidence).
 std::string SeriesName(std::string_view metric, const Labels& subject);
 
+// What the detectors derive from a series' labels, kept by WindowStore
+// series id (never reused) between evaluations, so a series' device key and
+// subject are built once, not at every evaluation by every detector. An
+// entry stays valid until the Sweep after its last use.
+class SeriesFacts {
+ public:
+  struct Facts {
+    std::string device;  // DeviceKey
+    Labels subject;      // DeviceSubject
+  };
+  const Facts& Of(uint64_t series_id, const StoredLabels& labels);
+  // Forgets the series not asked about since the last Sweep (pruned ones).
+  void Sweep();
+  size_t size() const { return entries_.size(); }
+
+ private:
+  struct Entry {
+    Facts facts;
+    bool used = true;
+  };
+  std::unordered_map<uint64_t, Entry> entries_;
+};
+
 struct DeviceSeries {
-  Labels labels;  // of the series (with __name__)
+  const Labels* subject = nullptr;  // of the winning series (its SeriesFacts)
   std::vector<WindowPoint> points;
   size_t seen = 0;  // points of the winning series in the window (see ReadDeviceSeries)
 };
 using DeviceSeriesMap = std::map<std::string, DeviceSeries>;  // by DeviceKey
 
-// Reads `metric` over [from_ns, to_ns]; when a device has several series of
-// the metric (e.g. two methods) the one with the most points wins. Without
-// `with_labels` the DeviceSeries' labels stay empty (a caller that needs
-// only the points saves copying them). With `keep`, a device whose winning
-// series `keep` rejects is left out, and only kept series are copied: a
-// detector that needs a condition to hold now tests it on the store's own
-// points, and copies the few devices where it does.
+// Reads `metric` over [from_ns, to_ns], with device keys from `facts`; when
+// a device has several series of the metric (e.g. two methods) the one with
+// the most points wins. With `among`, only devices that are its keys are
+// read. With `keep`, a device whose winning series `keep` rejects is left
+// out, and only kept series are copied: a detector that needs a condition
+// to hold now tests it on the store's own points, and copies the few
+// devices where it does.
 DeviceSeriesMap ReadDeviceSeries(
-    const WindowStore& store, std::string_view metric, int64_t from_ns, int64_t to_ns,
-    bool with_labels = true,
-    const std::function<bool(std::span<const WindowPoint>)>& keep = nullptr);
+    const WindowStore& store, SeriesFacts& facts, std::string_view metric, int64_t from_ns,
+    int64_t to_ns, const std::function<bool(std::span<const WindowPoint>)>& keep = nullptr,
+    const DeviceSeriesMap* among = nullptr);
 
 // The latest value at or before t_ns and not older than lookback_ns.
 std::optional<double> ValueAt(std::span<const WindowPoint> points, int64_t t_ns,

@@ -30,17 +30,24 @@ TEST(ReadDeviceSeriesTest, KeepJudgesTheWinningSeriesOnly) {
     store.Append(series("1", "a"), i * kS, 9.0);  // GPU 1: high
   }
   auto high_now = [](std::span<const WindowPoint> pts) { return pts.back().value > 5; };
-  DeviceSeriesMap all = ReadDeviceSeries(store, "m", 0, 10 * kS);
+  SeriesFacts facts;
+  DeviceSeriesMap all = ReadDeviceSeries(store, facts, "m", 0, 10 * kS);
   ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(all.at("n1/0").points.size(), 5u);
   EXPECT_EQ(all.at("n1/0").points.front().value, 1.0);
 
-  DeviceSeriesMap kept = ReadDeviceSeries(store, "m", 0, 10 * kS, true, high_now);
+  DeviceSeriesMap kept = ReadDeviceSeries(store, facts, "m", 0, 10 * kS, high_now);
   ASSERT_EQ(kept.size(), 1u);
   const DeviceSeries& d = kept.at("n1/1");
   EXPECT_EQ(d.points.size(), 5u);
   EXPECT_EQ(d.seen, 5u);
-  EXPECT_EQ(d.labels.Get("gpu"), "1");
+  ASSERT_NE(d.subject, nullptr);
+  EXPECT_EQ(d.subject->Get("gpu"), "1");
+
+  // `among` limits the read to its devices.
+  DeviceSeriesMap among = ReadDeviceSeries(store, facts, "m", 0, 10 * kS, nullptr, &kept);
+  ASSERT_EQ(among.size(), 1u);
+  EXPECT_TRUE(among.contains("n1/1"));
 }
 
 // A reference that slides 10 s per evaluation over a series that grows and

@@ -42,8 +42,12 @@ StatusOr<ReplayResult> RunReplay(const DetectConfig& config, ReplayReader& reade
   Status failed;
   std::set<std::string> devices;
   // The reader hands out one interned Labels per series: a series seen once
-  // needs no device key and no label hash again.
-  std::unordered_map<const Labels*, uint64_t> label_hash;
+  // needs no device key and no label hash again, and the store finds it by
+  // its id.
+  struct Known {
+    uint64_t hash = 0, series_id = 0;
+  };
+  std::unordered_map<const Labels*, Known> known_series;
   bool first = true;
   int64_t next_tick = 0;
   auto evaluate = [&](int64_t t) {
@@ -74,15 +78,15 @@ StatusOr<ReplayResult> RunReplay(const DetectConfig& config, ReplayReader& reade
       next_tick += interval;
     }
     result.last_ns = std::max(result.last_ns, ts);
-    auto [known, added] = label_hash.try_emplace(&labels, 0);
+    auto [known, added] = known_series.try_emplace(&labels);
     if (added) {
-      known->second = WindowStore::LabelHash(labels);
+      known->second.hash = WindowStore::LabelHash(labels);
       if ((!labels.Get("gpu_uuid").empty() || !labels.Get("gpu").empty()) &&
           devices.size() < 1'000'000) {
         devices.insert(DeviceKey(labels));
       }
     }
-    store.Append(labels, known->second, ts, value);
+    store.Append(labels, known->second.hash, ts, value, &known->second.series_id);
   });
   if (!first) evaluate(next_tick);
   RETURN_IF_ERROR(failed);

@@ -39,7 +39,6 @@ struct Span {
 // One metric's means for one device; NaN when absent.
 struct Means {
   double now = std::nan(""), ref = std::nan("");
-  double spread = std::nan("");  // of the reference's window-long stretches
   size_t points = 0;             // of the series they came from
 };
 using MeansMap = std::map<std::string, Means>;
@@ -49,19 +48,18 @@ using MeansMap = std::map<std::string, Means>;
 // several series of the metric the one with the most points wins, as in
 // ReadDeviceSeries; with `only_label`, only series whose label has
 // `only_value`.
-MeansMap ReadMeans(const WindowStore& store, std::string_view metric, int64_t from, int64_t to,
+MeansMap ReadMeans(const EvalContext& ctx, std::string_view metric, int64_t from, int64_t to,
                    const std::map<std::string, Span>& spans, SlidingMeans* sliding,
-                   bool spread = false, std::string_view only_label = {},
-                   std::string_view only_value = {}) {
+                   std::string_view only_label = {}, std::string_view only_value = {}) {
   MeansMap out;
-  store.ForEachSeries(
+  ctx.store.ForEachSeries(
       metric, from, to,
       [&](uint64_t id, const StoredLabels& labels, std::span<const WindowPoint> pts) {
         if (!only_label.empty() && labels.Get(only_label) != only_value) return;
-        std::string device = DeviceKey(labels);
+        const std::string& device = ctx.facts().Of(id, labels).device;
         auto sp = spans.find(device);
         if (sp == spans.end()) return;
-        Means& m = out[std::move(device)];
+        Means& m = out[device];
         if (pts.size() <= m.points) return;
         const Span& w = sp->second;
         m.points = pts.size();
@@ -71,11 +69,26 @@ MeansMap ReadMeans(const WindowStore& store, std::string_view metric, int64_t fr
           m.ref = (sliding != nullptr ? sliding->Mean(id, pts, w.ref_from, w.ref_to)
                                       : MeanIn(pts, w.ref_from, w.ref_to))
                       .value_or(std::nan(""));
-          if (spread)
-            m.spread = StretchMeanSpread(pts, w.ref_from, w.ref_to, w.now_to - w.now_from);
         }
       });
   return out;
+}
+
+// StretchMeanSpread of `device`'s reference in `metric`, on the series
+// ReadMeans chose (the first with the most points). Read apart, for the
+// few devices whose slowdown asks for it: it sums the whole reference.
+double ReferenceSpread(const EvalContext& ctx, std::string_view metric, int64_t from, int64_t to,
+                       const std::string& device, const Span& w) {
+  size_t most = 0;
+  double spread = std::nan("");
+  ctx.store.ForEachSeries(
+      metric, from, to,
+      [&](uint64_t id, const StoredLabels& labels, std::span<const WindowPoint> pts) {
+        if (pts.size() <= most || ctx.facts().Of(id, labels).device != device) return;
+        most = pts.size();
+        spread = StretchMeanSpread(pts, w.ref_from, w.ref_to, w.now_to - w.now_from);
+      });
+  return spread;
 }
 
 Means Of(const MeansMap& m, const std::string& device) {
@@ -238,7 +251,7 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
     return;
   }
   auto read = [&](std::string_view metric) {
-    return ReadMeans(ctx.store, metric, from, now, spans, sliding);
+    return ReadMeans(ctx, metric, from, now, spans, sliding);
   };
   const MeansMap bw = read("gpu_memory_bandwidth_utilization_ratio");
   const MeansMap miss = read(config.miss_metric);
@@ -246,10 +259,10 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
   const MeansMap link = read("gpu_interconnect_bytes_per_second");
   const MeansMap pcie_rx = read("gpu_pcie_receive_bytes_per_second");
   const MeansMap stall = read(config.stall_metric);
-  const MeansMap step =
-      ReadMeans(ctx.store, "gpu_workload_step_duration_seconds", from, now, spans, sliding, true);
+  constexpr std::string_view kStepMetric = "gpu_workload_step_duration_seconds";
+  const MeansMap step = read(kStepMetric);
   const MeansMap clock =
-      ReadMeans(ctx.store, "gpu_clock_hertz", from, now, spans, sliding, false, "domain", "sm");
+      ReadMeans(ctx, "gpu_clock_hertz", from, now, spans, sliding, "domain", "sm");
 
   struct Device {
     CauseSignals s;
@@ -298,11 +311,17 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
       s.miss_ref = held ? held->miss_ref : ms.ref;
       s.sm_active_ref = held ? held->sm_active_ref : a.ref;
       s.step_ref_s = held ? held->step_ref_s : st.ref;
-      s.step_ref_spread_s = held ? held->step_ref_spread_s : st.spread;
+      s.step_ref_spread_s = held ? held->step_ref_spread_s : std::nan("");
       s.clock_ref = held ? held->clock_ref : ck.ref;
       s.stall_ref = held ? held->stall_ref : sl.ref;
       s.link_ref = held ? held->link_ref : link_use(true);
       const double slowdown = it->second.slowdown = EstimateSlowdown(s);
+      // Only a slowdown measured in steps compares itself with the steps'
+      // own variation (SlowdownEvidence).
+      if (held == nullptr && slowdown >= kMinContentionSlowdown && s.step_s > 0 &&
+          s.step_ref_s > 0) {
+        s.step_ref_spread_s = ReferenceSpread(ctx, kStepMetric, from, now, dev, spans.at(dev));
+      }
       std::string evidence = SlowdownEvidence(s, slowdown);
       if (h == nullptr) {
         if (!evidence.empty()) book.Hold(dev, s, now);  // counts after `window`

@@ -45,23 +45,89 @@ std::string DescribeCondition(const Condition& c, int64_t for_ns) {
   return s;
 }
 
+namespace {
+
+// One condition evaluated, as ConditionHolds does, at times that only
+// decrease: its cursors move back instead of searching again, and a drop's
+// reference sum loses the points that leave the window and gains those
+// that enter it instead of summing the window at every time.
+class DescendingCondition {
+ public:
+  DescendingCondition(const Condition& c, int64_t for_ns, std::span<const WindowPoint> points,
+                      int64_t lookback_ns)
+      : c_(c), for_ns_(for_ns), lookback_ns_(lookback_ns), pts_(points), latest_(points.size()) {}
+
+  bool Holds(int64_t t) {
+    while (latest_ > 0 && pts_[latest_ - 1].timestamp_ns > t) --latest_;
+    if (latest_ == 0 || t - pts_[latest_ - 1].timestamp_ns > lookback_ns_) return false;
+    const double v = pts_[latest_ - 1].value;
+    switch (c_.op) {
+      case Condition::Op::kGreater:
+        return v > c_.value;
+      case Condition::Op::kLess:
+        return v < c_.value;
+      case Condition::Op::kDrop: {
+        // The reference is [t - for - reference, t - for], closed (MeanIn).
+        const int64_t from = t - for_ns_ - c_.reference_ns, to = t - for_ns_;
+        if (!started_) {
+          auto before = [](const WindowPoint& p, int64_t x) { return p.timestamp_ns < x; };
+          auto upto = [](const WindowPoint& p, int64_t x) { return p.timestamp_ns <= x; };
+          lo_ = static_cast<size_t>(std::lower_bound(pts_.begin(), pts_.end(), from, before) -
+                                    pts_.begin());
+          hi_ = static_cast<size_t>(
+              std::lower_bound(pts_.begin() + static_cast<ptrdiff_t>(lo_), pts_.end(), to, upto) -
+              pts_.begin());
+          for (size_t i = lo_; i < hi_; ++i) sum_ += pts_[i].value;
+          started_ = true;
+        } else {
+          for (; hi_ > lo_ && pts_[hi_ - 1].timestamp_ns > to; --hi_) sum_ -= pts_[hi_ - 1].value;
+          if (hi_ == lo_) {  // emptied: start again from the new end
+            for (; hi_ > 0 && pts_[hi_ - 1].timestamp_ns > to; --hi_) {
+            }
+            lo_ = hi_;
+            sum_ = 0;
+          }
+          for (; lo_ > 0 && pts_[lo_ - 1].timestamp_ns >= from; --lo_) sum_ += pts_[lo_ - 1].value;
+        }
+        if (hi_ == lo_) return false;
+        return v < (1 - c_.value) * (sum_ / static_cast<double>(hi_ - lo_));
+      }
+    }
+    return false;
+  }
+
+ private:
+  const Condition& c_;
+  const int64_t for_ns_, lookback_ns_;
+  const std::span<const WindowPoint> pts_;
+  size_t latest_;           // one past the newest point at or before the last t
+  size_t lo_ = 0, hi_ = 0;  // the reference window's points [lo_, hi_)
+  double sum_ = 0;
+  bool started_ = false;
+};
+
+}  // namespace
+
 std::optional<int64_t> HoldingSince(std::span<const Condition> conditions, int64_t for_ns,
                                     const ConditionSeries& data, int64_t now_ns, int64_t horizon_ns,
                                     int64_t lookback_ns) {
   std::vector<int64_t> times{now_ns};
   for (const auto& s : data.series) {
-    for (const WindowPoint& p : s) {
-      if (p.timestamp_ns >= horizon_ns && p.timestamp_ns <= now_ns) times.push_back(p.timestamp_ns);
-    }
+    auto it = std::lower_bound(s.begin(), s.end(), horizon_ns,
+                               [](const WindowPoint& p, int64_t t) { return p.timestamp_ns < t; });
+    for (; it != s.end() && it->timestamp_ns <= now_ns; ++it) times.push_back(it->timestamp_ns);
   }
   std::sort(times.begin(), times.end(), std::greater<>());
   times.erase(std::unique(times.begin(), times.end()), times.end());
+  std::vector<DescendingCondition> walk;
+  walk.reserve(conditions.size());
+  for (size_t i = 0; i < conditions.size(); ++i) {
+    walk.emplace_back(conditions[i], for_ns, data.series[i], lookback_ns);
+  }
   std::optional<int64_t> since;
   for (int64_t t : times) {
     bool all = true;
-    for (size_t i = 0; i < conditions.size() && all; ++i) {
-      all = ConditionHolds(conditions[i], for_ns, data.series[i], t, lookback_ns, nullptr);
-    }
+    for (size_t i = 0; i < walk.size() && all; ++i) all = walk[i].Holds(t);
     if (!all) break;
     since = t;
   }
@@ -76,17 +142,26 @@ void RuleDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& out) {
   // Look back past the rule window so window_start shows when it began
   // (bounded, to keep an evaluation cheap).
   const int64_t horizon = now - 2 * rule_.for_ns - 3 * interval_ns_;
-  std::vector<DeviceSeriesMap> per_condition;
-  for (const Condition& c : rule_.conditions) {
+  // Conditions are tested now in order of cost (a drop averages its
+  // reference, so it goes last), each only on the devices where the ones
+  // before hold: a device that fails one now cannot fire (HoldingSince).
+  std::vector<size_t> order(rule_.conditions.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_partition(order.begin(), order.end(),
+                        [&](size_t i) { return rule_.conditions[i].op != Condition::Op::kDrop; });
+  std::vector<DeviceSeriesMap> per_condition(order.size());
+  const DeviceSeriesMap* among = nullptr;
+  for (size_t i : order) {
+    const Condition& c = rule_.conditions[i];
     const int64_t from =
         horizon - lookback_ns_ - (c.op == Condition::Op::kDrop ? rule_.for_ns + c.reference_ns : 0);
-    // Only the first condition's labels name the finding's subject. A
-    // device whose condition does not hold now cannot fire (HoldingSince).
-    per_condition.push_back(
-        ReadDeviceSeries(ctx.store, c.metric, from, now, /*with_labels=*/per_condition.empty(),
-                         [&](std::span<const WindowPoint> pts) {
-                           return ConditionHolds(c, rule_.for_ns, pts, now, lookback_ns_, nullptr);
-                         }));
+    per_condition[i] = ctx.Read(
+        c.metric, from, now,
+        [&](std::span<const WindowPoint> pts) {
+          return ConditionHolds(c, rule_.for_ns, pts, now, lookback_ns_, nullptr);
+        },
+        among);
+    among = &per_condition[i];
   }
   for (const auto& [device, first] : per_condition[0]) {
     ConditionSeries data;
@@ -106,7 +181,8 @@ void RuleDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& out) {
 
     Finding f;
     f.kind = rule_.name;
-    f.subject = DeviceSubject(first.labels);
+    // The first condition's series names the finding's subject.
+    f.subject = *first.subject;
     f.key = rule_.name + "/" + device;
     f.devices = {device};
     if (auto w = ctx.workloads_by_device.find(device); w != ctx.workloads_by_device.end()) {

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 #include "detect/detect_test_util.h"
 #include "detect/detection_engine.h"
 
@@ -149,6 +152,62 @@ TEST(RuleDetectorTest, WorkloadNoLongerReportedHasLeft) {
   EXPECT_EQ(workloads_at(790), (std::vector<std::string>{"batch-7", "trainer-0"}));
   EXPECT_EQ(workloads_at(780), std::vector<std::string>{"trainer-0"});
   EXPECT_EQ(workloads_at(600), std::vector<std::string>{"trainer-0"});
+}
+
+// HoldingSince walks back with moving cursors and a running reference sum;
+// on random series with gaps, irregular spacing and values around the
+// thresholds it must give what testing every time with ConditionHolds
+// gives.
+TEST(HoldingSinceTest, EqualsTestingEveryTime) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0, 1);
+  const Condition conds[] = {
+      {"a", Condition::Op::kGreater, 0.3, 0},
+      {"b", Condition::Op::kDrop, 0.2, 300 * kS},
+      {"c", Condition::Op::kLess, 0.9, 0},
+  };
+  const int64_t for_ns = 60 * kS, lookback = 45 * kS;
+  int runs = 0, held = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<std::vector<WindowPoint>> pts(3);
+    for (auto& s : pts) {
+      int64_t t = 0;
+      const double level = 0.5 + 0.5 * u(rng);
+      while (t < 900 * kS) {
+        t += static_cast<int64_t>((1 + 20 * u(rng) * u(rng) * u(rng) * 4) * kS);
+        // Mostly high, with a late fall that a drop can see.
+        const double v = (t > 700 * kS ? 0.55 : 1.0) * level + 0.15 * (u(rng) - 0.5);
+        s.push_back({t, v});
+      }
+    }
+    ConditionSeries data;
+    for (const auto& s : pts) data.series.emplace_back(s);
+    const int64_t now = (700 + static_cast<int64_t>(200 * u(rng))) * kS;
+    const int64_t horizon = now - 2 * for_ns - 30 * kS;
+    // The reference: every time tested with ConditionHolds.
+    std::vector<int64_t> times{now};
+    for (const auto& s : pts) {
+      for (const WindowPoint& p : s) {
+        if (p.timestamp_ns >= horizon && p.timestamp_ns <= now) times.push_back(p.timestamp_ns);
+      }
+    }
+    std::sort(times.begin(), times.end(), std::greater<>());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    std::optional<int64_t> want;
+    for (int64_t t : times) {
+      bool all = true;
+      for (size_t i = 0; i < 3 && all; ++i) {
+        all = ConditionHolds(conds[i], for_ns, pts[i], t, lookback, nullptr);
+      }
+      if (!all) break;
+      want = t;
+    }
+    EXPECT_EQ(HoldingSince(conds, for_ns, data, now, horizon, lookback), want) << trial;
+    ++runs;
+    if (want && *want < now) ++held;
+  }
+  // The trials must exercise runs that hold over several times.
+  EXPECT_GT(held, 20) << runs;
 }
 
 }  // namespace

@@ -109,24 +109,28 @@ HostWait MeasureHostWait(std::span<const WindowPoint> steps, std::span<const Win
 void VarianceDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& out) {
   if (!throttle_.Due(ctx.now_ns, out)) return;
   struct Group {
-    Labels labels;
+    const SeriesFacts::Facts* facts = nullptr;
+    std::string team;
     std::vector<WindowPoint> points;
-    std::string device;
   };
-  std::map<std::string, Group> groups;
-  ctx.store.ForEach(config_.metric, ctx.now_ns - config_.window_ns, ctx.now_ns,
-                    [&](const StoredLabels& labels, std::span<const WindowPoint> pts) {
-                      std::string id(labels.Get("workload_pod"));
-                      if (id.empty()) id = labels.Get("workload_name");
-                      if (id.empty()) id = DeviceKey(labels);
-                      Group& g = groups[id];
-                      // Several GPUs of one workload report the same steps:
-                      // keep the series with the most points.
-                      if (pts.size() <= g.points.size()) return;
-                      g.labels = labels.ToLabels();
-                      g.device = DeviceKey(labels);
-                      g.points.assign(pts.begin(), pts.end());
-                    });
+  std::map<std::string, Group, std::less<>> groups;
+  ctx.store.ForEachSeries(
+      config_.metric, ctx.now_ns - config_.window_ns, ctx.now_ns,
+      [&](uint64_t series, const StoredLabels& labels, std::span<const WindowPoint> pts) {
+        const SeriesFacts::Facts& facts = ctx.facts().Of(series, labels);
+        std::string_view id = labels.Get("workload_pod");
+        if (id.empty()) id = labels.Get("workload_name");
+        if (id.empty()) id = facts.device;
+        auto it = groups.find(id);
+        if (it == groups.end()) it = groups.try_emplace(std::string(id)).first;
+        Group& g = it->second;
+        // Several GPUs of one workload report the same steps: keep the
+        // series with the most points.
+        if (pts.size() <= g.points.size()) return;
+        g.facts = &facts;
+        g.team = labels.Get("workload_team");
+        g.points.assign(pts.begin(), pts.end());
+      });
   std::optional<DeviceSeriesMap> util;  // read when a workload is not clean
   std::vector<double> values;
   for (auto& [id, g] : groups) {
@@ -138,10 +142,10 @@ void VarianceDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& ou
     if (shape == "clean") continue;
     const int64_t first_ns = g.points.front().timestamp_ns;
     if (!util) {
-      util = ReadDeviceSeries(ctx.store, config_.busy_metric, ctx.now_ns - config_.window_ns,
-                              ctx.now_ns, /*with_labels=*/false);
+      util = ctx.Read(config_.busy_metric, ctx.now_ns - config_.window_ns, ctx.now_ns);
     }
-    auto busy = util->find(g.device);
+    const std::string& device = g.facts->device;
+    auto busy = util->find(device);
     const HostWait wait =
         busy == util->end() ? HostWait{} : MeasureHostWait(g.points, busy->second.points);
     const bool host_bound =
@@ -149,11 +153,11 @@ void VarianceDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& ou
     Finding f;
     f.kind = host_bound ? kKindHostBound : kKindVariance;
     f.key = std::string(kKindVariance) + "/" + id;
-    f.subject = DeviceSubject(g.labels);
+    f.subject = g.facts->subject;
     f.subject.Set("workload", id);
-    std::string_view team = g.labels.Get("workload_team");
+    const std::string& team = g.team;
     f.subject.Set("team", team);
-    f.devices = {g.device};
+    f.devices = {device};
     f.workloads = {id};
     f.window_start_ns = first_ns;
     f.window_end_ns = ctx.now_ns;
@@ -165,7 +169,7 @@ void VarianceDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& ou
     e.observed = s.cv_mssd;
     e.since_ns = first_ns;
     f.evidence.push_back(std::move(e));
-    f.team = team.empty() ? "platform" : std::string(team);
+    f.team = team.empty() ? "platform" : team;
     f.severity = "warning";
     auto r2 = [](double x) { return FormatDouble(std::round(x * 1000) / 1000); };
     f.summary = "step durations of " + id + " are " + shape + ": cv " + r2(s.cv_mssd) +
@@ -173,7 +177,7 @@ void VarianceDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& ou
                 r2(s.bimodality) + " over " + std::to_string(s.n) + " steps";
     if (host_bound) {
       Evidence h;
-      h.series = config_.busy_metric + "{" + g.device + "}";
+      h.series = config_.busy_metric + "{" + device + "}";
       h.condition = "correlation of busy share and the steps' compute share per interval >= " +
                     FormatDouble(config_.host_wait_min_r);
       h.threshold = config_.host_wait_min_r;

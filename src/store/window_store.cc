@@ -53,11 +53,19 @@ struct Series {
 class SeriesIndex {
  public:
   Series* Find(uint64_t hash, const Labels& labels) const {
+    return FindIf(hash, [&](const Series& s) { return s.labels() == labels; });
+  }
+  // The series with this id (ids are unique: no labels to compare).
+  Series* FindId(uint64_t hash, uint64_t id) const {
+    return FindIf(hash, [&](const Series& s) { return s.id == id; });
+  }
+  template <typename Match>
+  Series* FindIf(uint64_t hash, const Match& match) const {
     if (slots_.empty()) return nullptr;
     for (size_t i = Home(hash);; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
       if (s.series == nullptr) return nullptr;
-      if (s.series != Erased() && s.hash == hash && s.series->labels() == labels) return s.series;
+      if (s.series != Erased() && s.hash == hash && match(*s.series)) return s.series;
     }
   }
   void Insert(uint64_t hash, Series* series) {
@@ -184,17 +192,68 @@ class WindowStore::Strings {
   std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> counts_;
 };
 
+namespace {
+
+struct StringViewHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+}  // namespace
+
 struct WindowStore::Shard {
   mutable std::shared_mutex mu;
   // Guarded by mu. Hash (and labels) -> series.
   SeriesIndex by_hash;
   // Guarded by mu. Metric name -> its series, for ForEach.
-  std::unordered_map<std::string, std::vector<std::unique_ptr<Series>>> by_metric;
+  std::unordered_map<std::string, std::vector<std::unique_ptr<Series>>, StringViewHash,
+                     std::equal_to<>>
+      by_metric;
   uint64_t points = 0;  // guarded by mu
 };
 
+// Metric name -> one bit per shard that holds series of it, so a ForEach
+// visits those shards only (on a small fleet a metric's series sit in a few
+// of the 64). Shard i's bit changes only under shard i's lock: set when the
+// shard gains the metric's first series, cleared when Prune drops its last.
+// mu guards the map itself and is taken after a shard's lock or alone.
+class WindowStore::MetricShards {
+ public:
+  // The metric's shard bits; 0 when no shard has held it.
+  uint64_t Mask(std::string_view metric) const {
+    std::shared_lock lock(mu_);
+    auto it = masks_.find(metric);
+    return it == masks_.end() ? 0 : it->second.load(std::memory_order_acquire);
+  }
+  void Set(std::string_view metric, size_t shard, bool on) {
+    std::atomic<uint64_t>* mask = nullptr;
+    {
+      std::shared_lock lock(mu_);
+      if (auto it = masks_.find(metric); it != masks_.end()) mask = &it->second;
+    }
+    if (mask == nullptr) {
+      std::unique_lock lock(mu_);
+      mask = &masks_.try_emplace(std::string(metric), 0).first->second;
+    }
+    const uint64_t bit = uint64_t{1} << shard;
+    if (on) {
+      mask->fetch_or(bit, std::memory_order_release);
+    } else {
+      mask->fetch_and(~bit, std::memory_order_release);
+    }
+  }
+
+ private:
+  mutable std::shared_mutex mu_;
+  // Node-based: a mask stays where it is while others are added.
+  std::unordered_map<std::string, std::atomic<uint64_t>, StringViewHash, std::equal_to<>> masks_;
+};
+
 WindowStore::WindowStore(const WindowStoreOptions& options)
-    : options_(options), strings_(std::make_unique<Strings>()), shards_(new Shard[kShards]) {}
+    : options_(options),
+      strings_(std::make_unique<Strings>()),
+      metric_shards_(std::make_unique<MetricShards>()),
+      shards_(new Shard[kShards]) {}
 
 WindowStore::~WindowStore() = default;
 
@@ -204,10 +263,14 @@ bool WindowStore::Append(const Labels& labels, int64_t timestamp_ns, double valu
   return Append(labels, HashLabels(labels), timestamp_ns, value);
 }
 
-bool WindowStore::Append(const Labels& labels, uint64_t hash, int64_t timestamp_ns, double value) {
-  Shard& shard = shards_[hash % kShards];
+bool WindowStore::Append(const Labels& labels, uint64_t hash, int64_t timestamp_ns, double value,
+                         uint64_t* series_id) {
+  const size_t shard_index = hash % kShards;
+  Shard& shard = shards_[shard_index];
   std::unique_lock lock(shard.mu);
-  Series* series = shard.by_hash.Find(hash, labels);
+  Series* series =
+      series_id != nullptr && *series_id != 0 ? shard.by_hash.FindId(hash, *series_id) : nullptr;
+  if (series == nullptr) series = shard.by_hash.Find(hash, labels);
   if (series == nullptr) {
     // Reserve the slot before creating so concurrent shards cannot overshoot.
     if (series_count_.fetch_add(1, std::memory_order_relaxed) >= options_.max_series) {
@@ -229,8 +292,15 @@ bool WindowStore::Append(const Labels& labels, uint64_t hash, int64_t timestamp_
     owned->id = next_series_id_.fetch_add(1, std::memory_order_relaxed);
     series = owned.get();
     shard.by_hash.Insert(hash, series);
-    shard.by_metric[std::string(labels.Get("__name__"))].push_back(std::move(owned));
+    const std::string_view metric = labels.Get("__name__");
+    auto list = shard.by_metric.find(metric);
+    if (list == shard.by_metric.end()) {
+      list = shard.by_metric.try_emplace(std::string(metric)).first;
+      metric_shards_->Set(metric, shard_index, true);
+    }
+    list->second.push_back(std::move(owned));
   }
+  if (series_id != nullptr) *series_id = series->id;
   if (series->live() > 0) {
     WindowPoint& last = series->points.back();
     if (timestamp_ns < last.timestamp_ns) {
@@ -264,12 +334,11 @@ void WindowStore::ForEach(
 void WindowStore::ForEachSeries(std::string_view metric, int64_t from_ns, int64_t to_ns,
                                 const std::function<void(uint64_t, const StoredLabels&,
                                                          std::span<const WindowPoint>)>& fn) const {
-  const std::string key(metric);
   auto by_ts = [](const WindowPoint& p, int64_t t) { return p.timestamp_ns < t; };
-  for (size_t i = 0; i < kShards; ++i) {
-    const Shard& shard = shards_[i];
+  for (uint64_t mask = metric_shards_->Mask(metric); mask != 0; mask &= mask - 1) {
+    const Shard& shard = shards_[std::countr_zero(mask)];
     std::shared_lock lock(shard.mu);
-    auto it = shard.by_metric.find(key);
+    auto it = shard.by_metric.find(metric);
     if (it == shard.by_metric.end()) continue;
     for (const auto& series : it->second) {
       auto begin = series->points.begin() + static_cast<ptrdiff_t>(series->begin);
@@ -287,11 +356,10 @@ void WindowStore::ForEachSeries(std::string_view metric, int64_t from_ns, int64_
 void WindowStore::ForEachLatest(
     std::string_view metric, int64_t from_ns, int64_t to_ns,
     const std::function<void(uint64_t, const StoredLabels&, const WindowPoint&)>& fn) const {
-  const std::string key(metric);
-  for (size_t i = 0; i < kShards; ++i) {
-    const Shard& shard = shards_[i];
+  for (uint64_t mask = metric_shards_->Mask(metric); mask != 0; mask &= mask - 1) {
+    const Shard& shard = shards_[std::countr_zero(mask)];
     std::shared_lock lock(shard.mu);
-    auto it = shard.by_metric.find(key);
+    auto it = shard.by_metric.find(metric);
     if (it == shard.by_metric.end()) continue;
     for (const auto& series : it->second) {
       if (series->live() == 0) continue;
@@ -353,6 +421,7 @@ void WindowStore::Prune(int64_t now_ns) {
       }
       std::erase_if(list, empty);
       if (list.empty()) {
+        metric_shards_->Set(mit->first, i, false);
         mit = shard.by_metric.erase(mit);
       } else {
         ++mit;

@@ -107,8 +107,13 @@ class WindowStore {
   // timestamp as the newest point replaces its value (a re-sent sample).
   bool Append(const Labels& labels, int64_t timestamp_ns, double value);
   // The same with the labels' LabelHash computed by the caller, who appends
-  // to one series many times (a replay hashes each series once).
-  bool Append(const Labels& labels, uint64_t label_hash, int64_t timestamp_ns, double value);
+  // to one series many times (a replay hashes each series once). With
+  // `series_id`, the caller keeps the series' id between calls (0 at first):
+  // while the series is held it is found by that id, without comparing
+  // labels, and the id is written back (a new one once the series was
+  // pruned and is created again).
+  bool Append(const Labels& labels, uint64_t label_hash, int64_t timestamp_ns, double value,
+              uint64_t* series_id = nullptr);
   static uint64_t LabelHash(const Labels& labels);
 
   // Calls `fn` for every series of `metric` with its labels (with __name__)
@@ -151,11 +156,13 @@ class WindowStore {
  private:
   struct Shard;
   class Strings;
-  static constexpr size_t kShards = 64;
+  class MetricShards;
+  static constexpr size_t kShards = 64;  // one bit each in MetricShards
 
   const WindowStoreOptions options_;
   // Declared before the shards, so it outlives the series that point into it.
   std::unique_ptr<Strings> strings_;
+  std::unique_ptr<MetricShards> metric_shards_;
   std::unique_ptr<Shard[]> shards_;
   std::atomic<size_t> series_count_{0};
   std::atomic<uint64_t> next_series_id_{1};

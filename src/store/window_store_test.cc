@@ -147,6 +147,43 @@ TEST(WindowStoreTest, ForEachLatestGivesNewestPointInRangeAndStableIds) {
   EXPECT_NE(seen["1"].first, id0);
 }
 
+// A caller that keeps a series' id appends by it; once the series is
+// pruned the id no longer finds it, and the labels make a new series with
+// a new id. A metric's series are found again after a prune emptied the
+// shards that held them.
+TEST(WindowStoreTest, AppendsByKeptSeriesIdUntilThePruneDropsIt) {
+  WindowStoreOptions opts;
+  opts.retention_ns = 100;
+  WindowStore store(opts);
+  const Labels a = Series("m", "0"), b = Series("m", "1");
+  const uint64_t ha = WindowStore::LabelHash(a), hb = WindowStore::LabelHash(b);
+  uint64_t id_a = 0, id_b = 0;
+  ASSERT_TRUE(store.Append(a, ha, 10, 1.0, &id_a));
+  ASSERT_TRUE(store.Append(b, hb, 10, 2.0, &id_b));
+  EXPECT_NE(id_a, 0u);
+  EXPECT_NE(id_a, id_b);
+  const uint64_t first_a = id_a;
+  ASSERT_TRUE(store.Append(a, ha, 20, 3.0, &id_a));
+  EXPECT_EQ(id_a, first_a);
+  // Another series' id with these labels: found by the labels, not the id.
+  uint64_t wrong = id_b;
+  ASSERT_TRUE(store.Append(a, ha, 30, 4.0, &wrong));
+  EXPECT_EQ(wrong, first_a);
+  EXPECT_EQ(store.stats().series, 2u);
+  EXPECT_EQ(Collect(store, "m", 0, 100).size(), 4u);  // a: 10, 20, 30; b: 10
+
+  store.Prune(500);  // drops both series
+  EXPECT_EQ(store.stats().series, 0u);
+  EXPECT_TRUE(Collect(store, "m", 0, 1000).empty());
+  ASSERT_TRUE(store.Append(a, ha, 510, 5.0, &id_a));
+  EXPECT_NE(id_a, first_a);
+  size_t n = 0;
+  std::vector<WindowPoint> pts = Collect(store, "m", 0, 1000, &n);
+  EXPECT_EQ(n, 1u);
+  ASSERT_EQ(pts.size(), 1u);
+  EXPECT_EQ(pts[0].value, 5.0);
+}
+
 TEST(WindowStoreTest, DropsOutOfOrderAndReplacesSameTimestamp) {
   WindowStore store(WindowStoreOptions{});
   EXPECT_TRUE(store.Append(Series("m", "0"), 100, 1));

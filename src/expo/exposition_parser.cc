@@ -94,7 +94,6 @@ class Parser {
 ExpoParseStats Parser::Run() {
   const char* p = text_.data();
   const char* const end = p + text_.size();
-  labels_.reserve(32);
   while (p < end) {
     const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
     const char* eol = nl != nullptr ? static_cast<const char*>(nl) : end;
@@ -208,6 +207,9 @@ bool Parser::ParseSampleLine(const char* p, const char* end) {
 
 // On entry `p` is just past '{'; on success it is just past '}'.
 bool Parser::ParseLabels(const char*& p, const char* end) {
+  // Reserved at the first label set, not per parse: a replay parses one
+  // line per call, most with a label set it already knows.
+  if (labels_.capacity() == 0) labels_.reserve(32);
   while (true) {
     p = SkipBlanks(p, end);
     if (p == end) return Fail(p, "unterminated label set (missing '}')");

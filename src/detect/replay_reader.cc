@@ -25,8 +25,8 @@ std::string_view TrimLine(std::string_view line) {
                            line.back() == '\t')) {
     line.remove_suffix(1);
   }
-  size_t a = line.find_first_not_of(" \t");
-  return a == std::string_view::npos ? std::string_view() : line.substr(a);
+  while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+  return line;
 }
 
 // The timestamp token of a sample line, by a cheap scan (the full parse
@@ -158,28 +158,16 @@ struct KeyHash {
 using KnownSeries =
     std::unordered_map<std::string, std::unique_ptr<Labels>, KeyHash, std::equal_to<>>;
 
-// Captures the one sample of a line. Label values may point into the
-// parser's scratch space (unescaped values), so they are copied here.
-// `known` / `known_raw_size`: the series the caller found for the line's
-// text up to its first '}', which the parser then skips (identical text
-// parses identically).
+// Captures the one sample of a line, with its labels and its key (a line
+// whose series was seen before is not parsed whole: NextText). Label values
+// may point into the parser's scratch space (unescaped values), so they are
+// copied here.
 class LineHandler final : public ExpositionHandler {
  public:
-  LineHandler(const Labels* known, size_t known_raw_size)
-      : found(known), known_raw_size_(known_raw_size) {}
-  size_t KnownLabelSet(std::string_view rest) override {
-    if (found == nullptr || rest.size() <= known_raw_size_ || rest[known_raw_size_] != '}') {
-      found = nullptr;
-      return std::string_view::npos;
-    }
-    return known_raw_size_;
-  }
   void OnSample(const ExpoSample& s) override {
     got = true;
     value = s.value;
     timestamp_ms = s.timestamp_ms;
-    if (!s.labels_parsed && found != nullptr) return;
-    found = nullptr;
     key.assign(s.name);
     key += '{';
     key += s.raw_labels;
@@ -191,15 +179,11 @@ class LineHandler final : public ExpositionHandler {
     error = "column " + std::to_string(e.column) + ": " + e.message;
   }
   bool got = false;
-  const Labels* found = nullptr;  // the interned labels of the line's series, when seen before
-  std::string key;                // else name{raw labels}
-  Labels labels;                  // and its labels
+  std::string key;  // name{raw labels
+  Labels labels;
   double value = 0;
   std::optional<int64_t> timestamp_ms;
   std::string error;
-
- private:
-  size_t known_raw_size_ = 0;
 };
 
 }  // namespace
@@ -344,37 +328,60 @@ bool ReplayReader::NextText(Cursor& c) {
     while (c.late < late.size() && late[c.late] < line_start) ++c.late;
     if (c.late < late.size() && late[c.late] == line_start) continue;
     // A series seen before is found by its text up to the first '}' (a
-    // '}' inside a quoted value cuts the text where no series' text ends).
-    const Labels* known = nullptr;
-    size_t raw_size = 0;
-    if (size_t close = trimmed.find('}'); close != std::string_view::npos) {
-      auto it = interned_->by_key.find(trimmed.substr(0, close));
-      if (it != interned_->by_key.end()) {
-        known = it->second.get();
-        raw_size = close - trimmed.find('{') - 1;
+    // '}' inside a quoted value cuts the text where no series' text ends);
+    // identical text parses identically, so only the rest of the line,
+    // after the blanks that must follow the label set, is parsed.
+    const Labels* labels = nullptr;
+    double value = 0;
+    std::optional<int64_t> timestamp_ms;
+    const size_t close = trimmed.find('}');
+    auto known = close == std::string_view::npos ? interned_->by_key.end()
+                                                 : interned_->by_key.find(trimmed.substr(0, close));
+    const size_t after = close + 1;
+    if (known != interned_->by_key.end() && after < trimmed.size() &&
+        (trimmed[after] == ' ' || trimmed[after] == '\t')) {
+      std::string_view rest = TrimLine(trimmed.substr(after));
+      ExpoSampleTail tail;
+      ExpoTailError error;
+      if (!ParseExpoSampleTail(rest, c.in->dialect == ExpoDialect::kOpenMetrics,
+                               trimmed.substr(0, trimmed.find('{')), &tail, &error)) {
+        ++stats_.malformed;
+        const size_t column = static_cast<size_t>(rest.data() - line.data()) + error.offset + 1;
+        Error(*c.in, line_no, "column " + std::to_string(column) + ": " + error.message);
+        continue;
+      }
+      labels = known->second.get();
+      value = tail.value;
+      timestamp_ms = tail.timestamp_ms;
+    } else {
+      LineHandler h;
+      ParseExposition(line, h, opts);
+      if (!h.got) {
+        ++stats_.malformed;
+        Error(*c.in, line_no, h.error.empty() ? "not a sample" : h.error);
+        continue;
+      }
+      value = h.value;
+      timestamp_ms = h.timestamp_ms;
+      if (timestamp_ms && *timestamp_ms <= kMaxMs && *timestamp_ms >= -kMaxMs &&
+          !std::isnan(value)) {
+        labels = Intern(h.key, std::move(h.labels));
       }
     }
-    LineHandler h(known, raw_size);
-    ParseExposition(line, h, opts);
-    if (!h.got) {
-      ++stats_.malformed;
-      Error(*c.in, line_no, h.error.empty() ? "not a sample" : h.error);
-      continue;
-    }
-    if (!h.timestamp_ms || *h.timestamp_ms > kMaxMs || *h.timestamp_ms < -kMaxMs) {
+    if (!timestamp_ms || *timestamp_ms > kMaxMs || *timestamp_ms < -kMaxMs) {
       ++stats_.no_timestamp;  // none, or beyond what int64 nanoseconds hold
       continue;
     }
-    if (std::isnan(h.value)) {
+    if (std::isnan(value)) {
       ++stats_.nan;
       continue;
     }
-    c.labels = h.found != nullptr ? h.found : Intern(h.key, std::move(h.labels));
-    const int64_t ts = *h.timestamp_ms * kNsPerMs;
+    c.labels = labels;
+    const int64_t ts = *timestamp_ms * kNsPerMs;
     if (c.started && ts < c.ts_ns) ++stats_.backwards;  // the index's quick scan missed it
     c.started = true;
     c.ts_ns = ts;
-    c.value = h.value;
+    c.value = value;
     return true;
   }
   return false;

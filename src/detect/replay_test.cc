@@ -93,6 +93,27 @@ TEST(ReplayReaderTest, RepeatedSeriesComeOutAsTheirFirstParse) {
   EXPECT_EQ(first, second);
   EXPECT_EQ(r.stats().malformed, 2u);
   EXPECT_EQ(std::get<1>(got[4]), 1733300010LL * kS);
+  // A repeat's errors are those of a full parse of its line (here the
+  // lines alone, so nothing is known): same column, same message.
+  ReplayReader alone;
+  alone.AddBuffer("rep.om",
+                  "m{a=\"x\"} oops 1733300020\nm{a=\"x\"}7 1733300020\n"
+                  "m{a=\"x\"} 7 1733300020 junk\n");
+  ReadAll(alone);
+  ReplayReader repeat;
+  repeat.AddBuffer("rep.om",
+                   "m{a=\"x\"} 1 1733300000\nm{a=\"x\"} oops 1733300020\n"
+                   "m{a=\"x\"}7 1733300020\nm{a=\"x\"} 7 1733300020 junk\n");
+  ReadAll(repeat);
+  ASSERT_EQ(alone.stats().errors.size(), 3u);
+  ASSERT_EQ(repeat.stats().errors.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    const std::string& a = alone.stats().errors[i];
+    const std::string& b = repeat.stats().errors[i];
+    EXPECT_EQ(a.substr(a.find(": ")), b.substr(b.find(": "))) << a << " / " << b;
+  }
+  EXPECT_NE(alone.stats().errors[0].find("column 10: invalid value"), std::string::npos)
+      << alone.stats().errors[0];
 }
 
 // A node whose clock steps back: its samples older than their series'

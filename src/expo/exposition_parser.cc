@@ -57,7 +57,6 @@ class Parser {
   bool ParseSampleLine(const char* p, const char* end);
   bool ParseLabels(const char*& p, const char* end);
   bool ParseLabelValue(const char*& p, const char* end, std::string_view* value);
-  bool ParseTimestamp(const char* b, const char* e, int64_t* ms);
   // Duplicate label names in a long label set, found in O(n log n); short
   // sets are checked pair-wise while parsing.
   bool CheckManyLabelsUnique();
@@ -174,29 +173,14 @@ bool Parser::ParseSampleLine(const char* p, const char* end) {
     if (p < end && !Is(*p, kBlank)) return Fail(p, "expected a blank after the label set");
     p = SkipBlanks(p, end);
   }
-  if (p == end) return Fail(p, "missing value for " + Quote(name));
-
-  const char* value_begin = p;
-  while (p < end && !Is(*p, kBlank)) ++p;
-  double value;
-  if (!ParseValue(value_begin, p, &value)) {
-    return Fail(value_begin,
-                "invalid value " +
-                    Quote(std::string_view(value_begin, static_cast<size_t>(p - value_begin))));
+  ExpoSampleTail tail;
+  ExpoTailError tail_error;
+  if (!ParseExpoSampleTail(std::string_view(p, static_cast<size_t>(end - p)), openmetrics_, name,
+                           &tail, &tail_error)) {
+    return Fail(p + tail_error.offset, std::move(tail_error.message));
   }
-
-  std::optional<int64_t> timestamp_ms;
-  p = SkipBlanks(p, end);
-  if (p < end && *p != '#') {
-    const char* ts_begin = p;
-    while (p < end && !Is(*p, kBlank)) ++p;
-    int64_t ms;
-    if (!ParseTimestamp(ts_begin, p, &ms)) return false;
-    timestamp_ms = ms;
-    p = SkipBlanks(p, end);
-  }
-  // An OpenMetrics exemplar (" # {trace_id=...} 1 1.5") follows; we skip it.
-  if (p < end && *p != '#') return Fail(p, "unexpected text after the sample");
+  const double value = tail.value;
+  const std::optional<int64_t> timestamp_ms = tail.timestamp_ms;
 
   handler_.OnSample(
       ExpoSample{name, std::span<const ExpoLabel>(labels_), value, timestamp_ms, line_no_,
@@ -332,27 +316,27 @@ const char* Parser::Unescape(const char* b, const char* e, bool stop_at_quote,
   return p;
 }
 
-bool Parser::ParseTimestamp(const char* b, const char* e, int64_t* ms) {
+// "" when [b, e) is a timestamp of the dialect (written to *ms), else why not.
+std::string ParseTimestampToken(const char* b, const char* e, bool openmetrics, int64_t* ms) {
   std::string_view tok(b, static_cast<size_t>(e - b));
-  if (!openmetrics_) {
+  if (!openmetrics) {
     const char* s = b;
     if (s < e && *s == '+') ++s;  // Go's ParseInt accepts a plus sign
     bool sign_ok = s == b || (s < e && *s >= '0' && *s <= '9');
     auto [ptr, ec] = std::from_chars(s, e, *ms);
-    if (sign_ok && ec == std::errc() && ptr == e) return true;
-    return Fail(b,
-                "invalid timestamp " + Quote(tok) + " (text 0.0.4 expects integer milliseconds)");
+    if (sign_ok && ec == std::errc() && ptr == e) return "";
+    return "invalid timestamp " + Quote(tok) + " (text 0.0.4 expects integer milliseconds)";
   }
-  if (ParseDecimalSecondsAsMs(b, e, ms)) return true;
+  if (ParseDecimalSecondsAsMs(b, e, ms)) return "";
   double seconds;
   auto [ptr, ec] = std::from_chars(b, e, seconds);
   if (ec != std::errc() || ptr != e || !std::isfinite(seconds)) {
-    return Fail(b, "invalid timestamp " + Quote(tok) + " (OpenMetrics expects seconds)");
+    return "invalid timestamp " + Quote(tok) + " (OpenMetrics expects seconds)";
   }
   // int64 milliseconds span about +-292 million years.
-  if (std::fabs(seconds) >= 9.2e15) return Fail(b, "timestamp out of range " + Quote(tok));
+  if (std::fabs(seconds) >= 9.2e15) return "timestamp out of range " + Quote(tok);
   *ms = std::llround(seconds * 1000.0);
-  return true;
+  return "";
 }
 
 // "# HELP name text", "# TYPE name type", "# UNIT name unit", "# EOF"; other
@@ -425,6 +409,40 @@ bool EndsWithEofLine(std::string_view text) {
 
 }  // namespace
 }  // namespace expo_internal
+
+bool ParseExpoSampleTail(std::string_view rest, bool openmetrics, std::string_view name,
+                         ExpoSampleTail* out, ExpoTailError* error) {
+  const char* const begin = rest.data();
+  const char* const end = begin + rest.size();
+  auto fail = [&](const char* at, std::string message) {
+    error->offset = static_cast<size_t>(at - begin);
+    error->message = std::move(message);
+    return false;
+  };
+  const char* p = begin;
+  if (p == end) return fail(p, "missing value for " + expo_internal::Quote(name));
+  const char* value_begin = p;
+  while (p < end && !expo_internal::Is(*p, expo_internal::kBlank)) ++p;
+  if (!expo_internal::ParseValue(value_begin, p, &out->value)) {
+    return fail(value_begin,
+                "invalid value " + expo_internal::Quote(std::string_view(
+                                       value_begin, static_cast<size_t>(p - value_begin))));
+  }
+  out->timestamp_ms.reset();
+  p = expo_internal::SkipBlanks(p, end);
+  if (p < end && *p != '#') {
+    const char* ts_begin = p;
+    while (p < end && !expo_internal::Is(*p, expo_internal::kBlank)) ++p;
+    int64_t ms;
+    std::string why = expo_internal::ParseTimestampToken(ts_begin, p, openmetrics, &ms);
+    if (!why.empty()) return fail(ts_begin, std::move(why));
+    out->timestamp_ms = ms;
+    p = expo_internal::SkipBlanks(p, end);
+  }
+  // An OpenMetrics exemplar (" # {trace_id=...} 1 1.5") follows; we skip it.
+  if (p < end && *p != '#') return fail(p, "unexpected text after the sample");
+  return true;
+}
 
 ExpoParseStats ParseExposition(std::string_view text, ExpositionHandler& handler,
                                const ExpoParseOptions& options) {

@@ -42,6 +42,25 @@ struct ExpoSample {
   bool labels_parsed = true;
 };
 
+// The part of a sample line after its name, its label set and the blanks
+// that follow them, up to the line's end (no newline): the value, an
+// optional timestamp (integer milliseconds in text 0.0.4, seconds in
+// OpenMetrics) and an optional exemplar (" # ...", skipped). ParseExposition
+// parses every sample's tail with it; a caller that recognises a line's
+// series by its text parses the rest of the line with it alone.
+struct ExpoSampleTail {
+  double value = 0;
+  std::optional<int64_t> timestamp_ms;
+};
+struct ExpoTailError {
+  size_t offset = 0;    // into the tail
+  std::string message;  // as ParseExposition reports it
+};
+// False on a missing or bad value, a bad timestamp or text after the
+// sample. `name` only names the metric in the missing-value message.
+bool ParseExpoSampleTail(std::string_view rest, bool openmetrics, std::string_view name,
+                         ExpoSampleTail* out, ExpoTailError* error);
+
 enum class ExpoMetaKind { kHelp, kType, kUnit };
 
 struct ExpoMeta {

@@ -64,13 +64,12 @@ class SqliteBaselineStore final : public BaselineStore {
 
   Status Save(const std::vector<Baseline>& baselines) override {
     if (baselines.empty()) return OkStatus();
-    RETURN_IF_ERROR(db_->Exec("BEGIN IMMEDIATE"));
-    Status s = SaveRows(baselines);
-    if (!s.ok()) {
-      db_->Exec("ROLLBACK").IgnoreError();
-      return s;
-    }
-    return db_->Exec("COMMIT");
+    // Rolled back on any failure, the COMMIT's included: a transaction left
+    // open would hold the write lock of the server's one state database.
+    Transaction tx(db_.get());
+    RETURN_IF_ERROR(tx.Begin());
+    RETURN_IF_ERROR(SaveRows(baselines));
+    return tx.Commit();
   }
 
  private:

@@ -15,19 +15,22 @@ std::string SeriesName(std::string_view metric, const Labels& subject) {
 }
 
 const SeriesFacts::Facts& SeriesFacts::Of(uint64_t series_id, const StoredLabels& labels) {
-  auto [it, added] = entries_.try_emplace(series_id);
+  auto [it, added] = series_.try_emplace(series_id);
   Entry& e = it->second;
   if (added) {
-    e.facts.device = DeviceKey(labels);
-    e.facts.subject = DeviceSubject(labels);
+    Facts f{DeviceKey(labels), DeviceSubject(labels)};
+    auto [slot, fresh] =
+        index_.try_emplace({f.device, f.subject.ToString()}, static_cast<uint32_t>(facts_.size()));
+    if (fresh) facts_.push_back(std::move(f));
+    e.facts = slot->second;
   }
   e.used = true;
-  return e.facts;
+  return facts_[e.facts];
 }
 
 void SeriesFacts::Sweep() {
-  std::erase_if(entries_, [](const auto& kv) { return !kv.second.used; });
-  for (auto& [id, e] : entries_) e.used = false;
+  std::erase_if(series_, [](const auto& kv) { return !kv.second.used; });
+  for (auto& [id, e] : series_) e.used = false;
 }
 
 DeviceSeriesMap ReadDeviceSeries(const WindowStore& store, SeriesFacts& facts,

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -55,8 +56,10 @@ std::string SeriesName(std::string_view metric, const Labels& subject);
 
 // What the detectors derive from a series' labels, kept by WindowStore
 // series id (never reused) between evaluations, so a series' device key and
-// subject are built once, not at every evaluation by every detector. An
-// entry stays valid until the Sweep after its last use.
+// subject are built once, not at every evaluation by every detector. The
+// series of one device share one Facts (kept once per distinct device key
+// and subject): a series costs an index entry, not its own strings. A Facts
+// stays valid for the SeriesFacts' lifetime.
 class SeriesFacts {
  public:
   struct Facts {
@@ -65,15 +68,19 @@ class SeriesFacts {
   };
   const Facts& Of(uint64_t series_id, const StoredLabels& labels);
   // Forgets the series not asked about since the last Sweep (pruned ones).
+  // The Facts of devices stay: there are as many as distinct devices seen.
   void Sweep();
-  size_t size() const { return entries_.size(); }
+  size_t size() const { return series_.size(); }
+  size_t devices() const { return facts_.size(); }
 
  private:
   struct Entry {
-    Facts facts;
+    uint32_t facts = 0;  // into facts_
     bool used = true;
   };
-  std::unordered_map<uint64_t, Entry> entries_;
+  std::unordered_map<uint64_t, Entry> series_;
+  std::map<std::pair<std::string, std::string>, uint32_t> index_;  // (device, subject text)
+  std::deque<Facts> facts_;  // a deque: a Facts stays put as others are added
 };
 
 struct DeviceSeries {

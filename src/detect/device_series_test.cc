@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 #include <vector>
 
@@ -48,6 +49,47 @@ TEST(ReadDeviceSeriesTest, KeepJudgesTheWinningSeriesOnly) {
   DeviceSeriesMap among = ReadDeviceSeries(store, facts, "m", 0, 10 * kS, nullptr, &kept);
   ASSERT_EQ(among.size(), 1u);
   EXPECT_TRUE(among.contains("n1/1"));
+}
+
+// The series of one device share one Facts; a series whose subject
+// differs (no model label) keeps its own; a Sweep forgets the series not
+// read since the last one, not the devices' facts.
+TEST(SeriesFactsTest, SeriesOfADeviceShareTheirFacts) {
+  WindowStoreOptions opts;
+  WindowStore store(opts);
+  auto series = [](std::string_view metric, std::string_view gpu, bool model) {
+    Labels l{{"__name__", std::string(metric)}, {"node", "n1"}, {"gpu", std::string(gpu)}};
+    if (model) l.Set("model", "H100");
+    return l;
+  };
+  store.Append(series("a", "0", true), kS, 1);
+  store.Append(series("b", "0", true), kS, 1);
+  store.Append(series("a", "1", true), kS, 1);
+  store.Append(series("c", "0", false), kS, 1);
+  SeriesFacts facts;
+  std::map<std::string, const SeriesFacts::Facts*> of;
+  for (std::string_view m : {"a", "b", "c"}) {
+    store.ForEachSeries(m, 0, 10 * kS,
+                        [&](uint64_t id, const StoredLabels& l, std::span<const WindowPoint>) {
+                          of[std::string(m) + std::string(l.Get("gpu"))] = &facts.Of(id, l);
+                        });
+  }
+  ASSERT_EQ(of.size(), 4u);
+  EXPECT_EQ(of["a0"], of["b0"]);
+  EXPECT_NE(of["a0"], of["a1"]);
+  EXPECT_NE(of["a0"], of["c0"]);
+  EXPECT_EQ(of["a0"]->device, "n1/0");
+  EXPECT_EQ(of["c0"]->device, "n1/0");
+  EXPECT_EQ(of["a0"]->subject.Get("model"), "H100");
+  EXPECT_EQ(of["c0"]->subject.Get("model"), "");
+  EXPECT_EQ(facts.size(), 4u);
+  EXPECT_EQ(facts.devices(), 3u);
+  facts.Sweep();  // all four were read since the start
+  EXPECT_EQ(facts.size(), 4u);
+  facts.Sweep();  // none since the last sweep
+  EXPECT_EQ(facts.size(), 0u);
+  EXPECT_EQ(facts.devices(), 3u);
+  EXPECT_EQ(of["a1"]->device, "n1/1");  // still valid
 }
 
 // A reference that slides 10 s per evaluation over a series that grows and

@@ -140,9 +140,15 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
 
   std::shared_ptr<const cost::PriceBook> prices;
   if (c.cost_enabled) {
+    // Two connections: ingest threads run the Meter and the WorkMeter at
+    // the same time, each under its own mutex, and an SQLite connection
+    // (opened NOMUTEX) must not serve two threads at once. On one, their
+    // transactions ran into each other: a BEGIN inside the other's
+    // transaction, one's rollback undoing the other's acknowledged rows.
     ASSIGN_OR_RETURN(s->cost_db_, StateDb::Open(c.db_path, cost::CostMigrations()));
+    ASSIGN_OR_RETURN(s->work_db_, StateDb::Open(c.db_path, cost::CostMigrations()));
     s->meter_ = std::make_unique<cost::Meter>(s->cost_db_.get());
-    s->work_meter_ = std::make_unique<cost::WorkMeter>(s->cost_db_.get());
+    s->work_meter_ = std::make_unique<cost::WorkMeter>(s->work_db_.get());
     ASSIGN_OR_RETURN(cost::PriceBook book, LoadPrices(c.cost_prices));
     prices = std::make_shared<const cost::PriceBook>(std::move(book));
     s->prices_ = prices;

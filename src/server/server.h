@@ -104,7 +104,8 @@ class Server {
   // stop before the stores they write to go away.
   std::unique_ptr<StateDb> incident_db_;
   std::unique_ptr<StateDb> inventory_db_;
-  std::unique_ptr<StateDb> cost_db_;
+  std::unique_ptr<StateDb> cost_db_;  // the Meter's
+  std::unique_ptr<StateDb> work_db_;  // the WorkMeter's: a connection serves one thread at a time
   std::unique_ptr<StateDb> canary_runs_db_;
   std::unique_ptr<CanaryRuns> canary_runs_;
   std::unique_ptr<LongtermReader> longterm_;

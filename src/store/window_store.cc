@@ -154,6 +154,16 @@ bool StoredLabels::operator==(const Labels& other) const {
   return true;
 }
 
+namespace {
+
+// Transparent: the store's string-keyed tables are searched by string_view.
+struct StringViewHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+}  // namespace
+
 // Every distinct label name and value held by the store's series, counted by
 // the series that point at it: a series' labels cost it two pointers each.
 // Guarded by mu, taken after a shard's lock (never before), only when a
@@ -185,21 +195,8 @@ class WindowStore::Strings {
   }
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> counts_;
+  std::unordered_map<std::string, uint32_t, StringViewHash, std::equal_to<>> counts_;
 };
-
-namespace {
-
-struct StringViewHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-
-}  // namespace
 
 struct WindowStore::Shard {
   mutable std::shared_mutex mu;

@@ -13,13 +13,17 @@ the ingest rate that metering costs is printed too; --cost-pairs N repeats that 
 times (on, off, off, on, ... so drift in the machine's load falls on both) and prints
 the median share.
 
+With two CPUs or more, each receiver is bound to the last CPU and the load generator to
+the others (--pin split, the default): on a small machine an unbound generator takes CPU
+from the receiver it measures, and from each receiver differently. --pin none binds nothing.
+
 Printed per receiver: samples/s, failed requests, CPU per sample, resident set (VmRSS) before and after,
 and memory per active series = (RSS after - RSS before) / series. Then the ratio
 gpufleet / VictoriaMetrics of the ingest rates (> 1 means gpufleet is faster).
 If `gpufleet server` is not built, that half is skipped with a message.
 
 Usage: bench/ingest_vs_victoriametrics.py [--build-dir build] [--gpus 10000] [--rounds 3]
-         [--connections 4] [--cost-pairs 1] [--json FILE]
+         [--connections 4] [--cost-pairs 1] [--pin split|none] [--json FILE]
 Exit status 0 whether or not gpufleet is faster (it measures; it does not gate).
 """
 import argparse
@@ -82,9 +86,17 @@ def stop(proc):
             proc.wait()
 
 
+def pinned(cpus):
+    """A preexec_fn that binds the child to `cpus` (None: no binding)."""
+    if cpus is None:
+        return None
+    return lambda: os.sched_setaffinity(0, cpus)
+
+
 def measure(name, cmd, ready_url, write_url, args, tmp):
     log = open(os.path.join(tmp, f"{name}.log"), "w")
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=tmp)
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=tmp,
+                            preexec_fn=pinned(args.receiver_cpus))
     try:
         wait_ready(ready_url, proc)
         time.sleep(1)
@@ -93,7 +105,7 @@ def measure(name, cmd, ready_url, write_url, args, tmp):
         out = subprocess.run(
             [args.load, "--url", write_url, "--gpus", str(args.gpus), "--rounds",
              str(args.rounds), "--connections", str(args.connections)],
-            capture_output=True, text=True, timeout=1800)
+            capture_output=True, text=True, timeout=1800, preexec_fn=pinned(args.load_cpus))
         if out.stderr:
             print(f"{name}: {out.stderr.strip()}", file=sys.stderr)
         result = json.loads(out.stdout.strip().splitlines()[-1])
@@ -122,8 +134,17 @@ def main():
     ap.add_argument("--connections", type=int, default=4)
     ap.add_argument("--cost-pairs", type=int, default=1,
                     help="gpufleet runs with the ledger on and off, this many pairs")
+    ap.add_argument("--pin", choices=["split", "none"], default="split",
+                    help="split (default, with >= 2 CPUs): each receiver on the last CPU, "
+                         "the load generator on the others, so the generator does not take "
+                         "the receiver's CPU; none: no binding (both share every CPU)")
     ap.add_argument("--json")
     args = ap.parse_args()
+    cpus = sorted(os.sched_getaffinity(0))
+    if args.pin == "split" and len(cpus) >= 2:
+        args.receiver_cpus, args.load_cpus = {cpus[-1]}, set(cpus[:-1])
+    else:
+        args.receiver_cpus = args.load_cpus = None
     args.gpufleet = args.gpufleet or os.path.join(args.build_dir, "src/cli/gpufleet")
     args.load = os.path.abspath(args.load or os.path.join(args.build_dir, "bench/remote_write_load"))
     args.gpufleet = os.path.abspath(args.gpufleet)
@@ -183,6 +204,13 @@ def main():
     series = args.gpus * 40
     print(f"payload: {args.gpus} GPUs x 40 series = {series} series, {args.rounds} rounds, "
           f"{args.connections} connections")
+    if args.receiver_cpus is not None:
+        print(f"receiver on CPU {sorted(args.receiver_cpus)}, load generator on CPUs "
+              f"{sorted(args.load_cpus)}")
+    else:
+        print("no CPU binding: receiver and load generator share every CPU")
+    results["receiver_cpus"] = sorted(args.receiver_cpus or [])
+    results["load_cpus"] = sorted(args.load_cpus or [])
     for name, r in results.items():
         if not isinstance(r, dict):
             continue

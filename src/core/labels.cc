@@ -15,6 +15,10 @@ void Labels::Set(std::string_view name, std::string_view value) {
     Remove(name);
     return;
   }
+  if (pairs_.empty() || pairs_.back().first < name) {  // labels set in order
+    pairs_.emplace_back(name, value);
+    return;
+  }
   auto it = std::lower_bound(pairs_.begin(), pairs_.end(), name,
                              [](const Pair& p, std::string_view n) { return p.first < n; });
   if (it != pairs_.end() && it->first == name) {

@@ -28,6 +28,23 @@ class Labels {
   bool Has(std::string_view name) const;
   // Adds every label of `other`, replacing existing ones.
   void Merge(const Labels& other);
+  // Replaces every label with `pairs` (any range of (name, value) pairs of
+  // string_views), which must be sorted by name with no name twice; pairs
+  // with an empty value are left out, as Set does. The strings already held
+  // are overwritten in place, keeping their capacity, so refilling a Labels
+  // with a similar set allocates nothing. REQUIRES: sorted, unique names.
+  template <typename Range>
+  void AssignSorted(const Range& pairs) {
+    size_t n = 0;
+    for (const auto& [name, value] : pairs) {
+      if (value.empty()) continue;
+      if (n == pairs_.size()) pairs_.emplace_back();
+      pairs_[n].first.assign(name.data(), name.size());
+      pairs_[n].second.assign(value.data(), value.size());
+      ++n;
+    }
+    pairs_.resize(n);
+  }
 
   const std::vector<Pair>& pairs() const { return pairs_; }
   size_t size() const { return pairs_.size(); }

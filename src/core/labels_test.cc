@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string_view>
+#include <utility>
+#include <vector>
+
 namespace gpufleet {
 namespace {
 
@@ -20,6 +24,26 @@ TEST(LabelsTest, EmptyValueRemoves) {
   Labels l{{"pod", "p"}};
   l.Set("pod", "");
   EXPECT_TRUE(l.empty());
+}
+
+// Refilling in place gives what Set would build: longer and shorter sets,
+// empty values left out, nothing left over from the previous contents.
+TEST(LabelsTest, AssignSortedEqualsSetAndLeavesNothingBehind) {
+  using View = std::pair<std::string_view, std::string_view>;
+  const std::vector<std::vector<View>> sets = {
+      {{"__name__", "gpu_utilization_ratio"}, {"gpu_uuid", "GPU-0123456789abcdef"}, {"node", "n1"}},
+      {{"a", "1"}},
+      {{"a", "x"}, {"b", ""}, {"c", "a value longer than the small-string buffer"}, {"d", "4"}},
+      {},
+      {{"b", ""}}};
+  Labels reused;
+  for (const std::vector<View>& set : sets) {
+    Labels built;
+    for (const auto& [name, value] : set) built.Set(name, value);
+    reused.AssignSorted(set);
+    EXPECT_EQ(reused, built) << built.ToString();
+    EXPECT_EQ(reused.ToString(), built.ToString());
+  }
 }
 
 TEST(LabelsTest, ToStringEscapes) {

@@ -268,13 +268,10 @@ void NoteError(RemoteWriteDecodeStats* stats, size_t series_index, const std::st
   }
 }
 
-}  // namespace
-
-StatusOr<RemoteWriteRequest> DecodeRemoteWrite(std::string_view body,
-                                               const RemoteWriteLimits& limits,
-                                               RemoteWriteDecodeStats* stats) {
-  RemoteWriteDecodeStats local_stats;
-  if (stats == nullptr) stats = &local_stats;
+// DecodeRemoteWriteInto without clearing `out` on error: fills
+// out->series[0, *used) and leaves the rest as it was.
+Status DecodeSeries(std::string_view body, const RemoteWriteLimits& limits,
+                    RemoteWriteDecodeStats* stats, RemoteWriteRequest* out, size_t* used) {
   thread_local Scratch scratch;
 
   size_t length = 0;
@@ -296,7 +293,6 @@ StatusOr<RemoteWriteRequest> DecodeRemoteWrite(std::string_view body,
 
   const auto* data = reinterpret_cast<const uint8_t*>(scratch.body.data());
   WireReader reader(data, data + scratch.body.size(), data);
-  RemoteWriteRequest request;
   size_t series_index = 0;
   while (!reader.done()) {
     uint32_t field = 0, wire_type = 0;
@@ -320,9 +316,11 @@ StatusOr<RemoteWriteRequest> DecodeRemoteWrite(std::string_view body,
       NoteError(stats, index, reason);
       continue;
     }
-    RemoteWriteSeries& series = request.series.emplace_back();
-    // Labels::Set appends in O(1) amortised because the input is already sorted.
-    for (const LabelView& label : scratch.labels) series.labels.Set(label.name, label.value);
+    if (*used == out->series.size()) out->series.emplace_back();
+    RemoteWriteSeries& series = out->series[(*used)++];
+    // Sorted and unique (ValidateLabels); a reused slot keeps its strings.
+    series.labels.AssignSorted(scratch.labels);
+    series.samples.clear();
     series.samples.reserve(scratch.samples.size());
     for (const RemoteWriteSample& sample : scratch.samples) {
       if (sample.timestamp_ms > kMaxAbsTimestampMs || sample.timestamp_ms < -kMaxAbsTimestampMs) {
@@ -339,6 +337,29 @@ StatusOr<RemoteWriteRequest> DecodeRemoteWrite(std::string_view body,
   // A large batch must not pin its buffer on this thread forever.
   constexpr size_t kKeepScratchBytes = 4 << 20;
   if (scratch.body.capacity() > kKeepScratchBytes) std::string().swap(scratch.body);
+  return OkStatus();
+}
+
+}  // namespace
+
+Status DecodeRemoteWriteInto(std::string_view body, const RemoteWriteLimits& limits,
+                             RemoteWriteDecodeStats* stats, RemoteWriteRequest* out) {
+  RemoteWriteDecodeStats local_stats;
+  size_t used = 0;
+  Status st = DecodeSeries(body, limits, stats != nullptr ? stats : &local_stats, out, &used);
+  if (!st.ok()) {
+    out->series.clear();
+    return st;
+  }
+  out->series.resize(used);
+  return OkStatus();
+}
+
+StatusOr<RemoteWriteRequest> DecodeRemoteWrite(std::string_view body,
+                                               const RemoteWriteLimits& limits,
+                                               RemoteWriteDecodeStats* stats) {
+  RemoteWriteRequest request;
+  RETURN_IF_ERROR(DecodeRemoteWriteInto(body, limits, stats, &request));
   return request;
 }
 

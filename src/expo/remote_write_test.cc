@@ -212,6 +212,55 @@ TEST(RemoteWriteTest, TruncatedProtobufNamesOffset) {
   EXPECT_THAT(decoded.status().message(), HasSubstr("wire type 3"));
 }
 
+// Decoding into one request again and again (as each ingest thread does)
+// gives each batch exactly what a fresh decode gives: more series, fewer
+// series, fewer labels, an invalid series, then an undecodable body (empty).
+TEST(RemoteWriteTest, DecodeIntoAReusedRequestEqualsAFreshDecode) {
+  using Pairs = std::vector<std::pair<std::string, std::string>>;
+  const std::string long_value(40, 'v');  // past the small-string buffer
+  std::vector<std::string> bodies;
+  prompb::WriteRequest first;
+  AddSeries(&first, Pairs{{"__name__", "a"}, {"gpu_uuid", long_value}, {"node", "n1"}}, {{1, 1}});
+  AddSeries(&first, Pairs{{"__name__", "b"}, {"node", "n1"}}, {{1, 2}, {2, 3}});
+  bodies.push_back(Body(first));
+  prompb::WriteRequest second;
+  AddSeries(&second, Pairs{{"__name__", "c"}, {"x", ""}}, {{5, 5}});
+  bodies.push_back(Body(second));
+  prompb::WriteRequest third;
+  for (int i = 0; i < 3; ++i) {
+    AddSeries(&third, Pairs{{"__name__", "d"}, {"i", std::to_string(i)}, {"z", long_value}},
+              {{i, 1.0 * i}});
+  }
+  AddSeries(&third, Pairs{{"node", "no name"}}, {{1, 1}});  // rejected
+  bodies.push_back(Body(third));
+  bodies.push_back(Body(second));
+
+  RemoteWriteRequest reused;
+  for (const std::string& body : bodies) {
+    RemoteWriteDecodeStats fresh_stats, reused_stats;
+    auto fresh = DecodeRemoteWrite(body, RemoteWriteLimits{}, &fresh_stats);
+    ASSERT_TRUE(fresh.ok());
+    ASSERT_TRUE(DecodeRemoteWriteInto(body, RemoteWriteLimits{}, &reused_stats, &reused).ok());
+    ASSERT_EQ(reused.series.size(), fresh->series.size());
+    for (size_t i = 0; i < reused.series.size(); ++i) {
+      EXPECT_EQ(reused.series[i].labels, fresh->series[i].labels);
+      ASSERT_EQ(reused.series[i].samples.size(), fresh->series[i].samples.size());
+      for (size_t k = 0; k < reused.series[i].samples.size(); ++k) {
+        EXPECT_EQ(reused.series[i].samples[k].timestamp_ms,
+                  fresh->series[i].samples[k].timestamp_ms);
+        EXPECT_EQ(reused.series[i].samples[k].value, fresh->series[i].samples[k].value);
+      }
+    }
+    EXPECT_EQ(reused_stats.series_rejected, fresh_stats.series_rejected);
+    EXPECT_EQ(reused_stats.errors, fresh_stats.errors);
+  }
+  ASSERT_EQ(reused.series.size(), 1u);
+  EXPECT_EQ(reused.series[0].labels, (Labels{{"__name__", "c"}}));
+  Status bad = DecodeRemoteWriteInto("\x0b", RemoteWriteLimits{}, nullptr, &reused);
+  EXPECT_FALSE(bad.ok());
+  EXPECT_TRUE(reused.series.empty());
+}
+
 TEST(RemoteWriteTest, RejectsBodiesOverTheLimits) {
   RemoteWriteLimits limits;
   limits.max_decompressed_bytes = 1000;

@@ -12,6 +12,8 @@ namespace {
 // the bottleneck of ingest.
 constexpr int64_t kInventoryRefreshNs = 60 * kNsPerSecond;
 constexpr size_t kMaxInventoryKeys = 100'000;
+// Decoded series a thread keeps for its next write (about 1 KB each).
+constexpr size_t kKeepDecodedSeries = 8192;
 
 }  // namespace
 
@@ -31,12 +33,23 @@ IngestResult Ingester::IngestRemoteWrite(std::string_view body) {
   requests_++;
   IngestResult result;
   RemoteWriteDecodeStats stats;
-  StatusOr<RemoteWriteRequest> request = DecodeRemoteWrite(body, limits_, &stats);
-  if (!request.ok()) {
+  // One request per thread, refilled by every write: an agent's batches
+  // repeat the same label sets, so decoding reuses the strings of the last
+  // one instead of allocating and freeing them (in a profile, building and
+  // freeing the decoded label sets took ~40% of the server's ingest CPU).
+  thread_local RemoteWriteRequest reused;
+  struct Release {  // a batch far larger than usual is not kept
+    ~Release() {
+      if (r.series.size() > kKeepDecodedSeries) RemoteWriteRequest().series.swap(r.series);
+    }
+    RemoteWriteRequest& r;
+  } release{reused};
+  if (Status st = DecodeRemoteWriteInto(body, limits_, &stats, &reused); !st.ok()) {
     requests_rejected_++;
-    result.status = request.status().WithContext("remote write body");
+    result.status = st.WithContext("remote write body");
     return result;
   }
+  RemoteWriteRequest* const request = &reused;
   uint64_t out_of_order = 0;
   std::vector<cost::MeterKey> keys;
   result.samples_accepted = Store(*request, &out_of_order, &keys);

@@ -6,12 +6,16 @@
 namespace gpufleet::detect {
 
 std::string SeriesName(std::string_view metric, const Labels& subject) {
-  Labels l;
-  for (std::string_view name : {"node", "gpu", "gpu_uuid", "partition_id"}) {
+  // In name order, as Labels::ToString writes them.
+  std::pair<std::string_view, std::string_view> ids[4];
+  size_t n = 0;
+  for (std::string_view name : {"gpu", "gpu_uuid", "node", "partition_id"}) {
     std::string_view v = subject.Get(name);
-    if (!v.empty()) l.Set(name, v);
+    if (!v.empty()) ids[n++] = {name, v};
   }
-  return std::string(metric) + l.ToString();
+  std::string out(metric);
+  AppendLabelList(std::span(ids, n), out);
+  return out;
 }
 
 const SeriesFacts::Facts& SeriesFacts::Of(uint64_t series_id, const StoredLabels& labels) {
@@ -21,7 +25,13 @@ const SeriesFacts::Facts& SeriesFacts::Of(uint64_t series_id, const StoredLabels
     Facts f{DeviceKey(labels), DeviceSubject(labels)};
     auto [slot, fresh] =
         index_.try_emplace({f.device, f.subject.ToString()}, static_cast<uint32_t>(facts_.size()));
-    if (fresh) facts_.push_back(std::move(f));
+    if (fresh) {
+      auto [dev, added_device] =
+          device_index_.try_emplace(f.device, static_cast<uint32_t>(device_index_.size()));
+      if (added_device) slots_.emplace_back();
+      f.device_index = dev->second;
+      facts_.push_back(std::move(f));
+    }
     e.facts = slot->second;
   }
   e.used = true;
@@ -38,23 +48,28 @@ DeviceSeriesMap ReadDeviceSeries(const WindowStore& store, SeriesFacts& facts,
                                  const std::function<bool(std::span<const WindowPoint>)>& keep,
                                  const DeviceSeriesMap* among) {
   DeviceSeriesMap out;
+  // A device enters `out` only once a series of it is kept (most reads keep
+  // few devices); the most points seen per device are kept in `facts`.
+  const uint64_t read = facts.BeginRead();
   store.ForEachSeries(
       metric, from_ns, to_ns,
       [&](uint64_t id, const StoredLabels& labels, std::span<const WindowPoint> pts) {
         const SeriesFacts::Facts& f = facts.Of(id, labels);
         if (among != nullptr && !among->contains(f.device)) return;
-        DeviceSeries& d = out[f.device];
-        if (pts.size() <= d.seen) return;
-        d.seen = pts.size();
+        SeriesFacts::ReadSlot& slot = facts.Slot(f, read);
+        if (pts.size() <= slot.seen) return;
+        slot.seen = pts.size();
         if (keep && !keep(pts)) {
-          d.points.clear();
-          d.subject = nullptr;
+          if (slot.kept) out.erase(f.device);
+          slot.kept = false;
           return;
         }
+        slot.kept = true;
+        DeviceSeries& d = out[f.device];
+        d.seen = pts.size();
         d.subject = &f.subject;
         d.points.assign(pts.begin(), pts.end());
       });
-  if (keep) std::erase_if(out, [](const auto& kv) { return kv.second.points.empty(); });
   return out;
 }
 

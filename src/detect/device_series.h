@@ -63,10 +63,25 @@ std::string SeriesName(std::string_view metric, const Labels& subject);
 class SeriesFacts {
  public:
   struct Facts {
-    std::string device;  // DeviceKey
-    Labels subject;      // DeviceSubject
+    std::string device;         // DeviceKey
+    Labels subject;             // DeviceSubject
+    uint32_t device_index = 0;  // dense, one per distinct DeviceKey
   };
   const Facts& Of(uint64_t series_id, const StoredLabels& labels);
+
+  // Per-device scratch of one ReadDeviceSeries: the most points seen so far
+  // and whether that series was kept. Valid for the read BeginRead returned.
+  struct ReadSlot {
+    uint64_t read = 0;
+    size_t seen = 0;
+    bool kept = false;
+  };
+  uint64_t BeginRead() { return ++reads_; }
+  ReadSlot& Slot(const Facts& f, uint64_t read) {
+    ReadSlot& s = slots_[f.device_index];
+    if (s.read != read) s = ReadSlot{.read = read};
+    return s;
+  }
   // Forgets the series not asked about since the last Sweep (pruned ones).
   // The Facts of devices stay: there are as many as distinct devices seen.
   void Sweep();
@@ -80,7 +95,10 @@ class SeriesFacts {
   };
   std::unordered_map<uint64_t, Entry> series_;
   std::map<std::pair<std::string, std::string>, uint32_t> index_;  // (device, subject text)
+  std::map<std::string, uint32_t, std::less<>> device_index_;      // DeviceKey -> index
   std::deque<Facts> facts_;  // a deque: a Facts stays put as others are added
+  std::vector<ReadSlot> slots_;  // by device index
+  uint64_t reads_ = 0;
 };
 
 struct DeviceSeries {

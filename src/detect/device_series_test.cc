@@ -51,6 +51,16 @@ TEST(ReadDeviceSeriesTest, KeepJudgesTheWinningSeriesOnly) {
   EXPECT_TRUE(among.contains("n1/1"));
 }
 
+// Evidence names a series by its metric and identity labels only, written
+// as Labels::ToString would (sorted, escaped).
+TEST(SeriesNameTest, MetricAndIdentityLabelsOnly) {
+  Labels subject{{"node", "n\"1"},     {"gpu", "0"},          {"model", "H100"},
+                 {"vendor", "nvidia"}, {"partition_id", "2"}, {"gpu_uuid", "GPU-1"}};
+  EXPECT_EQ(SeriesName("m", subject),
+            R"(m{gpu="0",gpu_uuid="GPU-1",node="n\"1",partition_id="2"})");
+  EXPECT_EQ(SeriesName("m", Labels{{"cloud", "aws"}}), "m");
+}
+
 // The series of one device share one Facts; a series whose subject
 // differs (no model label) keeps its own; a Sweep forgets the series not
 // read since the last one, not the devices' facts.

@@ -116,6 +116,33 @@ TEST(ReplayReaderTest, RepeatedSeriesComeOutAsTheirFirstParse) {
       << alone.stats().errors[0];
 }
 
+// A recording in time order (equal timestamps included) is one run; a step
+// back at its end starts a second run, and the line older than its own
+// series' previous sample (a's) is late.
+TEST(ReplayReaderTest, TimeOrderedFileIsOneRunAndAStepBackIsStillFound) {
+  const std::string ordered =
+      "m{n=\"a\"} 1 100\n"
+      "m{n=\"b\"} 1 100\n"
+      "m{n=\"a\"} 2 110\n"
+      "m{n=\"b\"} 2 110\n";
+  const std::string ordered_file = ordered + "# EOF\n";
+  const std::string stepped_file =
+      ordered + "m{n=\"b\"} 3 120\nm{n=\"a\"} 3 105\n# EOF\n";  // a's clock stepped back
+  ReplayReader in_order;
+  in_order.AddBuffer("ordered.om", ordered_file);
+  EXPECT_EQ(ReadAll(in_order).size(), 4u);
+  EXPECT_EQ(in_order.stats().runs, 1u);
+  EXPECT_EQ(in_order.stats().backwards + in_order.stats().late, 0u);
+
+  ReplayReader stepped;
+  stepped.AddBuffer("stepped.om", stepped_file);
+  auto got = ReadAll(stepped);
+  EXPECT_EQ(got.size(), 5u);
+  EXPECT_EQ(stepped.stats().late, 1u);
+  EXPECT_EQ(stepped.stats().runs, 2u);
+  EXPECT_EQ(stepped.stats().backwards, 1u);
+}
+
 // A node whose clock steps back: its samples older than their series'
 // previous one arrived late and are dropped (as a TSDB rejects them), not
 // sorted in between that series' earlier samples. Other series are merged

@@ -23,7 +23,7 @@ gpufleet / VictoriaMetrics of the ingest rates (> 1 means gpufleet is faster).
 If `gpufleet server` is not built, that half is skipped with a message.
 
 Usage: bench/ingest_vs_victoriametrics.py [--build-dir build] [--gpus 10000] [--rounds 3]
-         [--connections 4] [--cost-pairs 1] [--pin split|none] [--json FILE]
+         [--connections 8] [--cost-pairs 1] [--pin split|none] [--json FILE]
 Exit status 0 whether or not gpufleet is faster (it measures; it does not gate).
 """
 import argparse
@@ -131,7 +131,10 @@ def main():
                     default=shutil.which("victoria-metrics") or "/usr/bin/victoria-metrics")
     ap.add_argument("--gpus", type=int, default=10000)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--connections", type=int, default=4)
+    ap.add_argument("--connections", type=int, default=8,
+                    help="concurrent connections of the load generator (a fleet's agents "
+                         "each hold one; with 4 the generator's round trips, not the "
+                         "receivers, capped both rates)")
     ap.add_argument("--cost-pairs", type=int, default=1,
                     help="gpufleet runs with the ledger on and off, this many pairs")
     ap.add_argument("--pin", choices=["split", "none"], default="split",

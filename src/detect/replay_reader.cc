@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <queue>
@@ -256,8 +257,39 @@ void ReplayReader::Index(Input& in) {
   bool open = false;
   double last = -1e300;
   // Each series' newest timestamp so far, in file order, by a hash of its
-  // text (name and label set as written).
+  // text (name and label set as written). Until a timestamp first steps
+  // back, the file is in time order and no line can be late, so series are
+  // not identified (the usual recording costs no hash per line). From the
+  // step on they are; the in-order part before it is added to `newest`
+  // backward from the step, only as far as a later line needs: a line of
+  // time ts can only be late against lines newer than ts.
   std::unordered_map<uint64_t, double> newest;
+  bool by_series = false;
+  size_t back = 0;  // lines of the in-order part from `back` on are in `newest`
+  double before_back = std::numeric_limits<double>::infinity();  // the line before it: its time
+  auto extend_back = [&](double ts) {
+    if (before_back <= ts) return;
+    while (back > 0) {
+      const void* nl = back >= 2 ? memrchr(t.data(), '\n', back - 1) : nullptr;
+      const size_t start =
+          nl == nullptr ? 0 : static_cast<size_t>(static_cast<const char*>(nl) - t.data()) + 1;
+      std::string_view l = TrimLine(t.substr(start, back - start));
+      size_t series_end = 0;
+      std::optional<double> line_ts;
+      if (!l.empty() && l.front() != '#') line_ts = QuickTimestamp(l, &series_end);
+      if (line_ts && *line_ts <= ts) {  // in time order: the rest are older still
+        before_back = *line_ts;
+        return;
+      }
+      if (line_ts) {
+        double& n =
+            newest.try_emplace(std::hash<std::string_view>()(l.substr(0, series_end)), *line_ts)
+                .first->second;
+        n = std::max(n, *line_ts);
+      }
+      back = start;
+    }
+  };
   while (pos < t.size()) {
     size_t nl = t.find('\n', pos);
     size_t end = nl == std::string_view::npos ? t.size() : nl + 1;
@@ -269,7 +301,12 @@ void ReplayReader::Index(Input& in) {
       } else {
         size_t series_end = 0;
         std::optional<double> ts = QuickTimestamp(l, &series_end);
-        if (ts) {
+        if (ts && !by_series && *ts < last) {
+          by_series = true;
+          back = pos;
+        }
+        if (ts && by_series) {
+          extend_back(*ts);
           // A sample older than its own series' previous one arrived late
           // (a node whose clock stepped back): a TSDB rejects it as out of
           // order, and merging it in would interleave two stretches of time.

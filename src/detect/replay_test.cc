@@ -116,9 +116,10 @@ TEST(ReplayReaderTest, RepeatedSeriesComeOutAsTheirFirstParse) {
       << alone.stats().errors[0];
 }
 
-// A recording in time order (equal timestamps included) is one run; a step
-// back at its end starts a second run, and the line older than its own
-// series' previous sample (a's) is late.
+// A recording in time order (equal timestamps included) is one run (and the
+// reader identifies no series in it); a step back at its end starts a
+// second run, and a line older than its own series' previous sample is
+// late, however far back in the in-order part that sample is.
 TEST(ReplayReaderTest, TimeOrderedFileIsOneRunAndAStepBackIsStillFound) {
   const std::string ordered =
       "m{n=\"a\"} 1 100\n"
@@ -141,6 +142,16 @@ TEST(ReplayReaderTest, TimeOrderedFileIsOneRunAndAStepBackIsStillFound) {
   EXPECT_EQ(stepped.stats().late, 1u);
   EXPECT_EQ(stepped.stats().runs, 2u);
   EXPECT_EQ(stepped.stats().backwards, 1u);
+
+  // A series seen only at the very start and again after a step back, older:
+  // late as well, however far back its newest sample is.
+  const std::string far =
+      "m{n=\"c\"} 1 100\nm{n=\"a\"} 1 100\nm{n=\"a\"} 2 110\nm{n=\"a\"} 3 120\n"
+      "m{n=\"a\"} 4 115\nm{n=\"c\"} 2 99\nm{n=\"c\"} 3 101\n# EOF\n";
+  ReplayReader far_back;
+  far_back.AddBuffer("far.om", far);
+  EXPECT_EQ(ReadAll(far_back).size(), 5u);
+  EXPECT_EQ(far_back.stats().late, 2u);
 }
 
 // A node whose clock steps back: its samples older than their series'

@@ -83,6 +83,13 @@ std::optional<double> QuickTimestamp(std::string_view line, size_t* series_end) 
   return v;
 }
 
+// The index's identity of a sample line's series: a hash of its text up to
+// `series_end` (QuickTimestamp's), name and label set as written. The index
+// hashes lines both forward and backward; both must agree.
+uint64_t SeriesTextHash(std::string_view line, size_t series_end) {
+  return std::hash<std::string_view>()(line.substr(0, series_end));
+}
+
 // JSON scanning for export lines: enough to find the "metric" object and
 // walk the two arrays in place.
 size_t SkipWs(std::string_view s, size_t i) {
@@ -282,9 +289,7 @@ void ReplayReader::Index(Input& in) {
         return;
       }
       if (line_ts) {
-        double& n =
-            newest.try_emplace(std::hash<std::string_view>()(l.substr(0, series_end)), *line_ts)
-                .first->second;
+        double& n = newest.try_emplace(SeriesTextHash(l, series_end), *line_ts).first->second;
         n = std::max(n, *line_ts);
       }
       back = start;
@@ -310,8 +315,7 @@ void ReplayReader::Index(Input& in) {
           // A sample older than its own series' previous one arrived late
           // (a node whose clock stepped back): a TSDB rejects it as out of
           // order, and merging it in would interleave two stretches of time.
-          auto [it, added] =
-              newest.try_emplace(std::hash<std::string_view>()(l.substr(0, series_end)), *ts);
+          auto [it, added] = newest.try_emplace(SeriesTextHash(l, series_end), *ts);
           if (!added && *ts < it->second) {
             in.late.push_back(pos);
             ++stats_.late;

@@ -2,7 +2,9 @@
 // measured throughputs: one or more policies over a range of input job rates,
 // average JCT and cost per job as CSV and SVG, compared with the numbers cached
 // in Gavel's notebooks when --compare is given.
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -11,10 +13,11 @@
 #include "cost/price_book.h"
 #include "place/gavel_choice.h"
 #include "place/gavel_colocation_model.h"
+#include "place/gavel_cost_bound.h"
 #include "place/gavel_data.h"
-#include "place/gavel_throughput_model.h"
 #include "place/gavel_policy.h"
 #include "place/gavel_report.h"
+#include "place/gavel_throughput_model.h"
 #include "server/place_prices.h"
 
 namespace gpufleet {
@@ -86,6 +89,12 @@ class SimGavelCommand : public Command {
                    "With --choose: fastest, cheapest-per-job or cheapest-meeting-deadline")
         ->capture_default_str();
     app.add_option("--deadline-hours", deadline_hours_, "With --choose: the deadline");
+    app.add_option("--cost-bound", cost_bound_,
+                   "Instead of simulating: a lower bound on $/job at light load for each budget "
+                   "on the mean job duration, given as factors of the duration with every job "
+                   "alone on its fastest type (comma-separated, >= 1), over the trace's measured "
+                   "jobs 4000-4999, with jobs alone and with sharing (see docs/scheduling.md)")
+        ->delimiter(',');
     app.add_option("--svg", svg_, "Write an SVG plot here");
     app.add_option("--predicted-pairs", predicted_pairs_,
                    "Packed policies decide with the co-location model's prediction for every pair "
@@ -114,6 +123,7 @@ class SimGavelCommand : public Command {
       }
     }
     if (!choose_.empty()) return Choose(table);
+    if (!cost_bound_.empty()) return CostBound(table);
     place::GavelNotebookJct expected, expected_ftf;
     if (!compare_.empty()) {
       ASSIGN_OR_RETURN(expected, place::LoadGavelNotebookCsv(compare_, &expected_ftf));
@@ -192,6 +202,77 @@ class SimGavelCommand : public Command {
   }
 
  private:
+  Status CostBound(const place::GavelThroughputs& table) {
+    if (trace_ != "continuous-single" && trace_ != "continuous-multiple") {
+      return InvalidArgumentError(
+          "--cost-bound: needs a continuous trace (jobs that arrive "
+          "over time), not \"" +
+          trace_ + "\"");
+    }
+    place::GavelTraceOptions to;
+    to.multi_gpu = trace_ == "continuous-multiple";
+    to.seed = seed_;
+    to.gavel_draws = trace_draws_ == "gavel";
+    const place::GavelSimOptions measured;
+    to.num_jobs = static_cast<int>(measured.measure_end);
+    ASSIGN_OR_RETURN(std::vector<place::GavelSimJob> jobs, place::GenerateGavelJobs(table, to));
+    jobs.erase(jobs.begin(), jobs.begin() + measured.measure_begin);
+    ASSIGN_OR_RETURN(place::LightLoadCostBound b,
+                     place::ComputeLightLoadCostBound(table, jobs, prices_, cost_bound_));
+    std::printf(
+        "%d jobs (%s, seed %llu). Every job alone on its fastest type: %.2f h mean duration, "
+        "$%.2f/job.\nLowest cost at any duration: $%.2f/job alone (%+.1f%%), $%.2f/job with "
+        "sharing (%+.1f%%).\n",
+        b.jobs, trace_.c_str(), static_cast<unsigned long long>(seed_), b.fastest_hours,
+        b.fastest_usd, b.cheapest_alone_usd, 100 * (b.cheapest_alone_usd / b.fastest_usd - 1),
+        b.cheapest_shared_usd, 100 * (b.cheapest_shared_usd / b.fastest_usd - 1));
+    std::printf("%-10s %10s %12s %8s %12s %12s %8s\n", "budget", "alone h", "alone $/job", "vs",
+                "shared h", "shared $/job", "vs");
+    for (size_t i = 0; i < b.alone.size(); ++i) {
+      const place::CostBoundPoint &a = b.alone[i], &s = b.shared[i];
+      std::printf("x%-9.3f %10.2f %12.2f %+7.1f%% %12.2f %12.2f %+7.1f%%\n", a.jct_factor,
+                  a.avg_hours, a.avg_usd, 100 * (a.avg_usd / b.fastest_usd - 1), s.avg_hours,
+                  s.avg_usd, 100 * (s.avg_usd / b.fastest_usd - 1));
+    }
+    if (compare_.empty()) return OkStatus();
+    // Per rate, the budget is Gavel's best heterogeneity-aware JCT there:
+    // every policy that is no slower on average keeps its mean running time
+    // within it (a job's running time is at most its JCT).
+    ASSIGN_OR_RETURN(place::GavelNotebookJct expected, place::LoadGavelNotebookCsv(compare_));
+    std::map<double, std::pair<double, std::string>> best;  // rate -> (JCT, policy)
+    for (const auto& [key, jct] : expected) {
+      const auto& [trace, policy, rate] = key;
+      const bool aware = policy.ends_with("_perf") || policy.ends_with("_packed");
+      if (trace != trace_ || !aware) continue;
+      auto [it, fresh] = best.try_emplace(rate, jct, policy);
+      if (!fresh && jct < it->second.first)
+        it->second = {jct, policy};
+      else if (!fresh && jct == it->second.first)
+        it->second.second += " = " + policy;
+    }
+    std::vector<double> factors;
+    for (const auto& [rate, b_jct] : best)
+      factors.push_back(std::max(1.0, b_jct.first / b.fastest_hours));
+    if (factors.empty()) return OkStatus();
+    ASSIGN_OR_RETURN(place::LightLoadCostBound at_gavel,
+                     place::ComputeLightLoadCostBound(table, jobs, prices_, factors));
+    std::printf("\nBudget = Gavel's best heterogeneity-aware JCT at each rate (%s):\n",
+                compare_.c_str());
+    std::printf("%-6s %-40s %8s %12s %8s %12s %8s\n", "rate", "Gavel's best JCT (policy)", "budget",
+                "alone $/job", "vs", "shared $/job", "vs");
+    size_t i = 0;
+    for (const auto& [rate, b_jct] : best) {
+      const place::CostBoundPoint &a = at_gavel.alone[i], &s = at_gavel.shared[i];
+      ++i;
+      const std::string jct = std::to_string(b_jct.first).substr(0, 5) + " (" + b_jct.second + ")";
+      std::printf("%-6.2f %-40s x%-7.3f %12.2f %+7.1f%% %12.2f %+7.1f%%%s\n", rate, jct.c_str(),
+                  b_jct.first / b.fastest_hours, a.avg_usd, 100 * (a.avg_usd / b.fastest_usd - 1),
+                  s.avg_usd, 100 * (s.avg_usd / b.fastest_usd - 1),
+                  b_jct.first < b.fastest_hours ? "  (below x1: bound taken at x1)" : "");
+    }
+    return OkStatus();
+  }
+
   Status Choose(const place::GavelThroughputs& table) {
     const int job = table.FindJobType(choose_, scale_factor_);
     const int v100 = table.FindWorker("v100");
@@ -222,6 +303,7 @@ class SimGavelCommand : public Command {
     return OkStatus();
   }
 
+  std::vector<double> cost_bound_;
   std::string predicted_pairs_;
   std::string choose_, objective_ = "fastest";
   int scale_factor_ = 1;

@@ -148,6 +148,59 @@ StatusOr<GavelAllocation> SolveMinCostLp(const std::vector<std::vector<double>>&
   return x;
 }
 
+StatusOr<std::vector<std::vector<double>>> SolveCheapestWithinHoursLp(
+    const std::vector<std::vector<JobOption>>& options, double total_hours, double* total_usd) {
+  // Rows 1..m: sum_o f_o = 1 per job; row m+1: the hours budget.
+  LpData d;
+  d.maximize = false;
+  const int m = static_cast<int>(options.size());
+  for (int i = 0; i < m; ++i) d.AddRow(GLP_FX, 1.0, 1.0);
+  const int budget = d.AddRow(GLP_UP, 0.0, total_hours);
+  double fastest = 0;
+  for (int i = 0; i < m; ++i) {
+    if (options[i].empty()) {
+      return InvalidArgumentError("cheapest-within-hours LP: job " + std::to_string(i) +
+                                  " has no option");
+    }
+    double job_fastest = options[i][0].hours;
+    for (const JobOption& o : options[i]) {
+      if (!(o.hours > 0) || !(o.usd >= 0)) {
+        return InvalidArgumentError(
+            "cheapest-within-hours LP: job " + std::to_string(i) +
+            " has an option without positive hours or with a negative cost");
+      }
+      d.AddCol(GLP_DB, 0.0, 1.0, o.usd);
+      const int col = static_cast<int>(d.col_type.size());
+      d.Put(i + 1, col, 1.0);
+      d.Put(budget, col, o.hours);
+      job_fastest = std::min(job_fastest, o.hours);
+    }
+    fastest += job_fastest;
+  }
+  if (total_hours < fastest * (1 - 1e-12)) {
+    return InvalidArgumentError("cheapest-within-hours LP: " + std::to_string(total_hours) +
+                                " hours is below the fastest mix's " + std::to_string(fastest));
+  }
+  // The fastest mix itself: no slack at all is numerically fragile.
+  d.row_ub[budget - 1] = std::max(total_hours, fastest * (1 + 1e-12));
+  std::vector<double> cols(d.col_type.size(), 0.0);
+  if (!SolveLp(d, /*interior=*/false, &cols)) {
+    return InternalError("GLPK found no optimum for the cheapest-within-hours LP (" +
+                         std::to_string(m) + " jobs)");
+  }
+  std::vector<std::vector<double>> f(m);
+  double usd = 0;
+  size_t c = 0;
+  for (int i = 0; i < m; ++i) {
+    for (const JobOption& o : options[i]) {
+      f[i].push_back(std::clamp(cols[c++], 0.0, 1.0));
+      usd += f[i].back() * o.usd;
+    }
+  }
+  if (total_usd != nullptr) *total_usd = usd;
+  return f;
+}
+
 namespace {
 
 // One column of the class LP: its allocation row, GPU type, and the GPUs it

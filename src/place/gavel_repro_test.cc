@@ -3,14 +3,16 @@
 // and, where asked, the average finish-time-fairness rho within 10% too.
 // The full curves and the points that do not match are in docs/scheduling.md
 // (`gpufleet sim gavel --compare ...`).
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <string>
 
-#include <gtest/gtest.h>
-
+#include "place/gavel_cost_bound.h"
 #include "place/gavel_data.h"
 #include "place/gavel_report.h"
+#include "place/gavel_sim.h"
 
 namespace gpufleet::place {
 namespace {
@@ -113,6 +115,52 @@ TEST(GavelReproTest, MakespanPolicyAndGandivaMatchTheMakespanTable) {
 // ones take minutes, docs/scheduling.md).
 TEST(GavelReproTest, MakespanWithSpaceSharingMatchesTheMakespanTable) {
   CheckCurve("min_total_duration_packed", {100}, false, "static-multiple");
+}
+
+// The light-load cost bound (gavel_cost_bound.h) against simulated policies
+// on Gavel's jobs: no policy may pay less per job than the bound at its own
+// average JCT (a bug in either the bound or the simulator's cost would show
+// here), fifo_perf runs every job on its fastest type and so pays the bound's
+// fastest-mix cost, and gpufleet_cost:0.75, which trades pace for price,
+// stays within 10% of the cheapest cost its JCT allows (4.5% above it measured).
+TEST(GavelReproTest, PoliciesPayNoLessThanTheLightLoadCostBound) {
+  const std::string dir = GavelDir();
+  if (!std::filesystem::exists(dir + "/simulation_throughputs.json")) {
+    GTEST_SKIP() << dir << " absent (../shared is not beside the clone)";
+  }
+  auto table = LoadGavelThroughputs(dir + "/simulation_throughputs.json");
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  GavelCurveOptions o;
+  o.rates_per_hour = {2.0};
+  o.sim.workers = {36, 36, 36};
+  o.sim.price_usd_per_hour = {0.52, 1.68, 2.85};
+  GavelTraceOptions to;
+  to.num_jobs = static_cast<int>(o.sim.measure_end);
+  auto jobs = GenerateGavelJobs(*table, to);
+  ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
+  jobs->erase(jobs->begin(), jobs->begin() + o.sim.measure_begin);
+  for (const char* policy : {"fifo_perf", "gpufleet_cost:0.75"}) {
+    o.policy = policy;
+    auto points = RunGavelCurve(*table, o, nullptr);
+    ASSERT_TRUE(points.ok()) << points.status().ToString();
+    const GavelSimResult& r = points->front().result;
+    auto none = ComputeLightLoadCostBound(*table, *jobs, o.sim.price_usd_per_hour, {});
+    ASSERT_TRUE(none.ok()) << none.status().ToString();
+    const double factor = r.avg_jct_hours / none->fastest_hours;
+    ASSERT_GE(factor, 1.0) << policy;
+    auto b = ComputeLightLoadCostBound(*table, *jobs, o.sim.price_usd_per_hour, {factor});
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    std::printf(
+        "%s at 2 jobs/h: %.2f h (x%.3f of every job on its fastest type), $%.2f/job; "
+        "bound alone $%.2f, with sharing $%.2f\n",
+        policy, r.avg_jct_hours, factor, r.avg_cost_usd, b->alone[0].avg_usd, b->shared[0].avg_usd);
+    EXPECT_GE(r.avg_cost_usd, b->alone[0].avg_usd * (1 - 1e-9)) << policy;
+    if (std::string(policy) == "fifo_perf") {
+      EXPECT_NEAR(r.avg_cost_usd / b->fastest_usd, 1.0, 0.01);
+    } else {
+      EXPECT_LE(r.avg_cost_usd, 1.10 * b->alone[0].avg_usd);
+    }
+  }
 }
 
 }  // namespace

@@ -1,0 +1,53 @@
+// How cheap can jobs be at a given average JCT? A lower bound on the average
+// cost per job at light load (no job ever waits for a GPU), for a budget on
+// the average job duration, over the jobs of a Gavel trace.
+//
+// Each job may split its work over ways to run: alone on one GPU type (scale
+// factor x the type's price for steps / isolated throughput), or, with
+// sharing, next to a partner job type on one GPU type (its co-located
+// throughput from the table, paying half the GPUs). The partner is not
+// required to exist or to choose sharing too: that relaxation can only make
+// the bound lower, so the shared bound is optimistic. Waiting, round
+// granularity and start-up costs are ignored (they add time to every
+// policy). The LP (GLPK; SolveCheapestWithinHoursLp) minimizes the mean cost
+// subject to mean duration <= factor x the mean duration of every job alone
+// on its fastest type.
+//
+// What it answers: no policy, at any load, makes these jobs finish in fewer
+// hours on average than `fastest_hours` (plus its waiting), and no policy
+// that keeps their mean duration within a factor of it pays less per job
+// than the bound at that factor.
+// Thread safety: pure function of its inputs.
+#pragma once
+
+#include <vector>
+
+#include "core/status.h"
+#include "place/gavel_data.h"
+#include "place/gavel_sim.h"
+
+namespace gpufleet::place {
+
+struct CostBoundPoint {
+  double jct_factor = 1;  // budget: mean duration <= jct_factor x fastest_hours
+  double avg_hours = 0;   // mean duration at the optimum (<= the budget)
+  double avg_usd = 0;     // lower bound on the mean cost per job
+};
+
+struct LightLoadCostBound {
+  int jobs = 0;
+  double fastest_hours = 0;                   // mean, every job alone on its fastest type
+  double fastest_usd = 0;                     // mean $/job then (cheapest among equally fast types)
+  double cheapest_alone_usd = 0;              // mean $/job, every job alone on its cheapest type
+  double cheapest_shared_usd = 0;             // the same with sharing, any duration
+  std::vector<CostBoundPoint> alone, shared;  // one per factor, in the order given
+};
+
+// `jobs`: the jobs to bound (e.g. a trace's measured ones); `price_usd_per_hour`
+// per table worker; factors >= 1. Errors on a job type no GPU type runs, a
+// price list of the wrong size or a factor below 1.
+StatusOr<LightLoadCostBound> ComputeLightLoadCostBound(
+    const GavelThroughputs& table, const std::vector<GavelSimJob>& jobs,
+    const std::vector<double>& price_usd_per_hour, const std::vector<double>& jct_factors);
+
+}  // namespace gpufleet::place

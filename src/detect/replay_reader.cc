@@ -12,6 +12,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "core/string_map.h"
 #include "expo/exposition_parser.h"
 
 namespace gpufleet::detect {
@@ -159,12 +160,7 @@ bool NextArrayNumber(std::string_view s, size_t& pos, double& out, bool& bad) {
 }
 
 // Series seen before, by "name{raw labels" (their identity in a file).
-struct KeyHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-};
-using KnownSeries =
-    std::unordered_map<std::string, std::unique_ptr<Labels>, KeyHash, std::equal_to<>>;
+using KnownSeries = StringMap<std::unique_ptr<Labels>>;
 
 // Captures the one sample of a line, with its labels and its key (a line
 // whose series was seen before is not parsed whole: NextText). Label values

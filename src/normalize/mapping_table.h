@@ -55,6 +55,7 @@
 
 #include "core/labels.h"
 #include "core/status.h"
+#include "core/string_map.h"
 #include "schema/metric_catalog.h"
 #include "schema/vendor.h"
 
@@ -88,14 +89,6 @@ struct MetricMapping {
   // The per-metric rename for an input label, or nullptr.
   const std::string* RenamedLabel(std::string_view input_label) const;
 };
-
-// Transparent hashing so lookups by string_view do not allocate.
-struct StringHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-template <typename V>
-using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
 
 class MappingTable {
  public:

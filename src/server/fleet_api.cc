@@ -5,11 +5,11 @@
 #include <map>
 #include <optional>
 #include <span>
-#include <unordered_set>
 #include <vector>
 
 #include "core/clock.h"
 #include "core/flat_index.h"
+#include "core/string_map.h"
 #include "server/json_out.h"
 
 namespace gpufleet {
@@ -35,11 +35,7 @@ class Interner {
   }
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view v) const { return std::hash<std::string_view>()(v); }
-  };
-  std::unordered_set<std::string, Hash, std::equal_to<>> set_;
+  StringSet set_;
   const std::string empty_;
 };
 

@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/string_map.h"
+
 namespace gpufleet {
 namespace {
 
@@ -154,16 +156,6 @@ bool StoredLabels::operator==(const Labels& other) const {
   return true;
 }
 
-namespace {
-
-// Transparent: the store's string-keyed tables are searched by string_view.
-struct StringViewHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-
-}  // namespace
-
 // Every distinct label name and value held by the store's series, counted by
 // the series that point at it: a series' labels cost it two pointers each.
 // Guarded by mu, taken after a shard's lock (never before), only when a
@@ -195,7 +187,7 @@ class WindowStore::Strings {
   }
 
  private:
-  std::unordered_map<std::string, uint32_t, StringViewHash, std::equal_to<>> counts_;
+  StringMap<uint32_t> counts_;
 };
 
 struct WindowStore::Shard {
@@ -203,9 +195,7 @@ struct WindowStore::Shard {
   // Guarded by mu. Hash (and labels) -> series.
   SeriesIndex by_hash;
   // Guarded by mu. Metric name -> its series, for ForEach.
-  std::unordered_map<std::string, std::vector<std::unique_ptr<Series>>, StringViewHash,
-                     std::equal_to<>>
-      by_metric;
+  StringMap<std::vector<std::unique_ptr<Series>>> by_metric;
   uint64_t points = 0;  // guarded by mu
 };
 
@@ -243,7 +233,7 @@ class WindowStore::MetricShards {
  private:
   mutable std::shared_mutex mu_;
   // Node-based: a mask stays where it is while others are added.
-  std::unordered_map<std::string, std::atomic<uint64_t>, StringViewHash, std::equal_to<>> masks_;
+  StringMap<std::atomic<uint64_t>> masks_;
 };
 
 WindowStore::WindowStore(const WindowStoreOptions& options)

@@ -90,10 +90,11 @@ class SimGavelCommand : public Command {
         ->capture_default_str();
     app.add_option("--deadline-hours", deadline_hours_, "With --choose: the deadline");
     app.add_option("--cost-bound", cost_bound_,
-                   "Instead of simulating: a lower bound on $/job at light load for each budget "
-                   "on the mean job duration, given as factors of the duration with every job "
-                   "alone on its fastest type (comma-separated, >= 1), over the trace's measured "
-                   "jobs 4000-4999, with jobs alone and with sharing (see docs/scheduling.md)")
+                   "Instead of simulating: a lower bound on any policy's $/job for each budget on "
+                   "the mean job duration, given as factors of the duration with every job alone "
+                   "on its fastest type (comma-separated, >= 1), over the trace's measured jobs "
+                   "4000-4999, with jobs alone and with sharing; with --compare, also at Gavel's "
+                   "best JCT per rate (see docs/scheduling.md)")
         ->delimiter(',');
     app.add_option("--svg", svg_, "Write an SVG plot here");
     app.add_option("--predicted-pairs", predicted_pairs_,
@@ -217,8 +218,8 @@ class SimGavelCommand : public Command {
     to.num_jobs = static_cast<int>(measured.measure_end);
     ASSIGN_OR_RETURN(std::vector<place::GavelSimJob> jobs, place::GenerateGavelJobs(table, to));
     jobs.erase(jobs.begin(), jobs.begin() + measured.measure_begin);
-    ASSIGN_OR_RETURN(place::LightLoadCostBound b,
-                     place::ComputeLightLoadCostBound(table, jobs, prices_, cost_bound_));
+    ASSIGN_OR_RETURN(place::GavelCostBound b,
+                     place::ComputeGavelCostBound(table, jobs, prices_, cost_bound_));
     std::printf(
         "%d jobs (%s, seed %llu). Every job alone on its fastest type: %.2f h mean duration, "
         "$%.2f/job.\nLowest cost at any duration: $%.2f/job alone (%+.1f%%), $%.2f/job with "
@@ -254,8 +255,8 @@ class SimGavelCommand : public Command {
     for (const auto& [rate, b_jct] : best)
       factors.push_back(std::max(1.0, b_jct.first / b.fastest_hours));
     if (factors.empty()) return OkStatus();
-    ASSIGN_OR_RETURN(place::LightLoadCostBound at_gavel,
-                     place::ComputeLightLoadCostBound(table, jobs, prices_, factors));
+    ASSIGN_OR_RETURN(place::GavelCostBound at_gavel,
+                     place::ComputeGavelCostBound(table, jobs, prices_, factors));
     std::printf("\nBudget = Gavel's best heterogeneity-aware JCT at each rate (%s):\n",
                 compare_.c_str());
     std::printf("%-6s %-40s %8s %12s %8s %12s %8s\n", "rate", "Gavel's best JCT (policy)", "budget",

@@ -1,42 +1,64 @@
 #include "place/gavel_cost_bound.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
+#include <tuple>
 
 #include "place/gavel_lp.h"
 
 namespace gpufleet::place {
 namespace {
 
-// Hours and dollars per step of each way to run a job type, without those
-// that another way beats on both (they never help the LP).
-std::vector<JobOption> PerStepOptions(const GavelThroughputs& table, int job_type, int scale_factor,
-                                      const std::vector<double>& price, bool shared) {
-  std::vector<JobOption> all;
-  for (int w = 0; w < table.num_workers(); ++w) {
-    const double gpu_usd_per_hour = price[w] * scale_factor;
-    const double iso = table.Isolated(job_type, w);
-    if (iso > 0) all.push_back({1 / (iso * 3600), gpu_usd_per_hour / (iso * 3600)});
-    if (!shared) continue;
-    for (int b = 0; b < table.num_job_types(); ++b) {
-      if (table.job_types()[b].scale_factor != scale_factor) continue;
-      const GavelColocation& c = table.Colocated(w, job_type, b);
-      if (!c.measured || !(c.self_steps_per_s > 0) || !(c.other_steps_per_s > 0)) continue;
-      all.push_back(
-          {1 / (c.self_steps_per_s * 3600), gpu_usd_per_hour / 2 / (c.self_steps_per_s * 3600)});
+// The jobs of one type, merged: every option's hours and dollars scale with a
+// job's steps, so any mix of the type's jobs is one mix of their summed steps
+// with the same hours and cost, and back (each job takes the type's mix).
+struct TypeWork {
+  int job_type = 0;
+  int scale_factor = 1;
+  double steps = 0;
+};
+
+// Ways to run all of a type's work: alone on each GPU type and, with
+// sharing, next to each partner type on each GPU type (pair rows balance the
+// hours a with b against b with a; a type paired with itself needs no row).
+std::vector<std::vector<JobOption>> Options(const GavelThroughputs& table,
+                                            const std::vector<TypeWork>& types,
+                                            const std::vector<double>& price, bool shared) {
+  std::vector<int> present(table.num_job_types(), -1);
+  for (size_t t = 0; t < types.size(); ++t) present[types[t].job_type] = static_cast<int>(t);
+  std::map<std::tuple<int, int, int>, int> rows;  // (worker, lower type, higher type) -> row
+  std::vector<std::vector<JobOption>> options(types.size());
+  for (size_t t = 0; t < types.size(); ++t) {
+    const TypeWork& a = types[t];
+    for (int w = 0; w < table.num_workers(); ++w) {
+      const double usd_per_hour = price[w] * a.scale_factor;
+      const double iso = table.Isolated(a.job_type, w);
+      if (iso > 0) {
+        const double hours = a.steps / (iso * 3600);
+        options[t].push_back({hours, hours * usd_per_hour});
+      }
+      if (!shared) continue;
+      for (int b = 0; b < table.num_job_types(); ++b) {
+        if (present[b] < 0 || types[present[b]].scale_factor != a.scale_factor) continue;
+        const GavelColocation& c = table.Colocated(w, a.job_type, b);
+        const GavelColocation& back = table.Colocated(w, b, a.job_type);
+        if (!c.measured || !(c.self_steps_per_s > 0) || !(c.other_steps_per_s > 0) ||
+            !back.measured || !(back.self_steps_per_s > 0)) {
+          continue;
+        }
+        const double hours = a.steps / (c.self_steps_per_s * 3600);
+        JobOption o{hours, hours * usd_per_hour / 2};
+        if (b != a.job_type) {
+          const auto key = std::make_tuple(w, std::min(a.job_type, b), std::max(a.job_type, b));
+          o.balance_row = rows.try_emplace(key, static_cast<int>(rows.size())).first->second;
+          o.balance_side = a.job_type < b ? 1 : -1;
+        }
+        options[t].push_back(o);
+      }
     }
   }
-  std::vector<JobOption> kept;
-  for (const JobOption& o : all) {
-    const bool dominated = std::any_of(all.begin(), all.end(), [&](const JobOption& p) {
-      return p.hours <= o.hours && p.usd <= o.usd && (p.hours < o.hours || p.usd < o.usd);
-    });
-    const bool duplicate = std::any_of(kept.begin(), kept.end(), [&](const JobOption& p) {
-      return p.hours == o.hours && p.usd == o.usd;
-    });
-    if (!dominated && !duplicate) kept.push_back(o);
-  }
-  return kept;
+  return options;
 }
 
 struct Frontier {
@@ -44,56 +66,46 @@ struct Frontier {
   std::vector<CostBoundPoint> points;
 };
 
-StatusOr<Frontier> Solve(const GavelThroughputs& table, const std::vector<GavelSimJob>& jobs,
-                         const std::vector<double>& price, const std::vector<double>& factors,
-                         bool shared, double reference_hours) {
-  std::vector<std::vector<JobOption>> per_type(table.num_job_types());
-  std::vector<char> built(table.num_job_types(), 0);
-  std::vector<std::vector<JobOption>> options;
+StatusOr<Frontier> Solve(const GavelThroughputs& table, const std::vector<TypeWork>& types,
+                         int jobs, const std::vector<double>& price,
+                         const std::vector<double>& factors, bool shared, double reference_hours) {
+  const std::vector<std::vector<JobOption>> options = Options(table, types, price, shared);
   Frontier f;
-  for (const GavelSimJob& job : jobs) {
-    if (job.job_type < 0 || job.job_type >= table.num_job_types()) {
-      return InvalidArgumentError("cost bound: job " + std::to_string(job.id) +
-                                  " has no job type in the table");
+  for (size_t t = 0; t < types.size(); ++t) {
+    if (options[t].empty()) {
+      return InvalidArgumentError("cost bound: no GPU type runs job type " +
+                                  table.job_types()[types[t].job_type].name);
     }
-    if (!built[job.job_type]) {
-      per_type[job.job_type] = PerStepOptions(table, job.job_type, job.scale_factor, price, shared);
-      built[job.job_type] = 1;
-    }
-    if (per_type[job.job_type].empty()) {
-      return InvalidArgumentError("cost bound: no GPU type runs job " + std::to_string(job.id) +
-                                  " (" + table.job_types()[job.job_type].name + ")");
-    }
-    std::vector<JobOption>& o = options.emplace_back(per_type[job.job_type]);
-    for (JobOption& x : o) x.hours *= job.total_steps, x.usd *= job.total_steps;
-    double fastest = o[0].hours, cheapest = o[0].usd;
-    for (const JobOption& x : o) {
-      fastest = std::min(fastest, x.hours), cheapest = std::min(cheapest, x.usd);
-    }
+    double fastest = options[t][0].hours;
+    for (const JobOption& o : options[t]) fastest = std::min(fastest, o.hours);
     f.fastest_hours += fastest;
-    f.cheapest_usd += cheapest;
   }
-  const double n = static_cast<double>(jobs.size());
-  f.fastest_hours /= n, f.cheapest_usd /= n;
+  const double n = jobs;
+  f.fastest_hours /= n;
   if (reference_hours <= 0) reference_hours = f.fastest_hours;
-  for (double factor : factors) {
+  std::vector<double> budgets = factors;
+  budgets.push_back(1e9);  // the cheapest mix at any duration
+  for (double factor : budgets) {
     double usd = 0;
     ASSIGN_OR_RETURN(std::vector<std::vector<double>> mix,
                      SolveCheapestWithinHoursLp(options, factor * reference_hours * n, &usd));
     double hours = 0;
-    for (size_t j = 0; j < mix.size(); ++j) {
-      for (size_t o = 0; o < mix[j].size(); ++o) hours += mix[j][o] * options[j][o].hours;
+    for (size_t t = 0; t < mix.size(); ++t) {
+      for (size_t o = 0; o < mix[t].size(); ++o) hours += mix[t][o] * options[t][o].hours;
     }
     f.points.push_back({factor, hours / n, usd / n});
   }
+  f.cheapest_usd = f.points.back().avg_usd;
+  f.points.pop_back();
   return f;
 }
 
 }  // namespace
 
-StatusOr<LightLoadCostBound> ComputeLightLoadCostBound(
-    const GavelThroughputs& table, const std::vector<GavelSimJob>& jobs,
-    const std::vector<double>& price_usd_per_hour, const std::vector<double>& jct_factors) {
+StatusOr<GavelCostBound> ComputeGavelCostBound(const GavelThroughputs& table,
+                                               const std::vector<GavelSimJob>& jobs,
+                                               const std::vector<double>& price_usd_per_hour,
+                                               const std::vector<double>& jct_factors) {
   if (price_usd_per_hour.size() != static_cast<size_t>(table.num_workers())) {
     return InvalidArgumentError("cost bound: " + std::to_string(price_usd_per_hour.size()) +
                                 " prices for " + std::to_string(table.num_workers()) +
@@ -107,16 +119,30 @@ StatusOr<LightLoadCostBound> ComputeLightLoadCostBound(
                                   "fastest type)");
     }
   }
+  std::vector<TypeWork> types;
+  std::vector<int> index(table.num_job_types(), -1);
+  for (const GavelSimJob& job : jobs) {
+    if (job.job_type < 0 || job.job_type >= table.num_job_types()) {
+      return InvalidArgumentError("cost bound: job " + std::to_string(job.id) +
+                                  " has no job type in the table");
+    }
+    if (index[job.job_type] < 0) {
+      index[job.job_type] = static_cast<int>(types.size());
+      types.push_back({job.job_type, table.job_types()[job.job_type].scale_factor, 0});
+    }
+    types[index[job.job_type]].steps += job.total_steps;
+  }
   std::vector<double> factors = jct_factors;
   factors.insert(factors.begin(), 1.0);  // the fastest mix's own cost
-  ASSIGN_OR_RETURN(Frontier alone, Solve(table, jobs, price_usd_per_hour, factors, false, 0));
+  const int n = static_cast<int>(jobs.size());
+  ASSIGN_OR_RETURN(Frontier alone, Solve(table, types, n, price_usd_per_hour, factors, false, 0));
   // Both frontiers' budgets are factors of one reference, every job alone on
   // its fastest type (a pair measured faster than alone only lowers the
   // shared bound further, which keeps it a lower bound).
   ASSIGN_OR_RETURN(Frontier shared,
-                   Solve(table, jobs, price_usd_per_hour, factors, true, alone.fastest_hours));
-  LightLoadCostBound b;
-  b.jobs = static_cast<int>(jobs.size());
+                   Solve(table, types, n, price_usd_per_hour, factors, true, alone.fastest_hours));
+  GavelCostBound b;
+  b.jobs = n;
   b.fastest_hours = alone.fastest_hours;
   b.fastest_usd = alone.points.front().avg_usd;
   b.cheapest_alone_usd = alone.cheapest_usd;

@@ -1,22 +1,21 @@
 // How cheap can jobs be at a given average JCT? A lower bound on the average
-// cost per job at light load (no job ever waits for a GPU), for a budget on
-// the average job duration, over the jobs of a Gavel trace.
+// cost per job of any policy, for a budget on the average job duration, over
+// the jobs of a Gavel trace.
 //
-// Each job may split its work over ways to run: alone on one GPU type (scale
-// factor x the type's price for steps / isolated throughput), or, with
-// sharing, next to a partner job type on one GPU type (its co-located
-// throughput from the table, paying half the GPUs). The partner is not
-// required to exist or to choose sharing too: that relaxation can only make
-// the bound lower, so the shared bound is optimistic. Waiting, round
-// granularity and start-up costs are ignored (they add time to every
-// policy). The LP (GLPK; SolveCheapestWithinHoursLp) minimizes the mean cost
-// subject to mean duration <= factor x the mean duration of every job alone
-// on its fastest type.
+// Each job type's work may be split over ways to run: alone on one GPU type
+// (scale factor x the type's price for steps / isolated throughput), or,
+// with sharing, next to a partner job type on one GPU type (its co-located
+// throughput from the table, paying half the GPUs); the hours type a spends
+// beside type b on a GPU type equal the hours b spends beside a there. The LP
+// (GLPK; SolveCheapestWithinHoursLp) minimizes the mean cost subject to mean
+// duration <= factor x the mean duration of every job alone on its fastest
+// type. Jobs of one type are merged: hours and dollars scale with steps.
 //
-// What it answers: no policy, at any load, makes these jobs finish in fewer
-// hours on average than `fastest_hours` (plus its waiting), and no policy
-// that keeps their mean duration within a factor of it pays less per job
-// than the bound at that factor.
+// Why it bounds every policy: a job's running time is at most its JCT, and
+// any schedule splits each job's work over these ways, pays these dollars
+// and balances its pairs' hours. It leaves out that sharing jobs must be
+// present together, waiting, round granularity and start-up costs (each
+// only raises a policy's cost or JCT), so it is tight only at light load.
 // Thread safety: pure function of its inputs.
 #pragma once
 
@@ -34,7 +33,7 @@ struct CostBoundPoint {
   double avg_usd = 0;     // lower bound on the mean cost per job
 };
 
-struct LightLoadCostBound {
+struct GavelCostBound {
   int jobs = 0;
   double fastest_hours = 0;                   // mean, every job alone on its fastest type
   double fastest_usd = 0;                     // mean $/job then (cheapest among equally fast types)
@@ -46,8 +45,9 @@ struct LightLoadCostBound {
 // `jobs`: the jobs to bound (e.g. a trace's measured ones); `price_usd_per_hour`
 // per table worker; factors >= 1. Errors on a job type no GPU type runs, a
 // price list of the wrong size or a factor below 1.
-StatusOr<LightLoadCostBound> ComputeLightLoadCostBound(
-    const GavelThroughputs& table, const std::vector<GavelSimJob>& jobs,
-    const std::vector<double>& price_usd_per_hour, const std::vector<double>& jct_factors);
+StatusOr<GavelCostBound> ComputeGavelCostBound(const GavelThroughputs& table,
+                                               const std::vector<GavelSimJob>& jobs,
+                                               const std::vector<double>& price_usd_per_hour,
+                                               const std::vector<double>& jct_factors);
 
 }  // namespace gpufleet::place

@@ -23,7 +23,7 @@ struct Fixture {
 
 TEST(GavelCostBoundTest, AloneTradesHoursForDollarsAlongTheTwoTypes) {
   Fixture f;
-  auto b = ComputeLightLoadCostBound(f.table, f.Jobs(3), f.price, {1, 1.25, 1.5, 2, 3});
+  auto b = ComputeGavelCostBound(f.table, f.Jobs(3), f.price, {1, 1.25, 1.5, 2, 3});
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(b->jobs, 3);
   EXPECT_NEAR(b->fastest_hours, 1, 1e-9);
@@ -44,7 +44,7 @@ TEST(GavelCostBoundTest, SharingPaysHalfAGpuAtTheCoLocatedSpeed) {
   // Two A jobs on one fast GPU each keep 1.8 of their 2 steps/s: 1.111 h at
   // $2/h each, $2.22 per job, which beats slow alone ($3 in 2 h) outright.
   f.table.SetColocated(1, 0, 0, 1.8, 1.8);
-  auto b = ComputeLightLoadCostBound(f.table, f.Jobs(2), f.price, {1, 1.05, 1.2});
+  auto b = ComputeGavelCostBound(f.table, f.Jobs(2), f.price, {1, 1.05, 1.2});
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   const double pair_hours = 7200 / 1.8 / 3600, pair_usd = 2 * pair_hours;
   EXPECT_NEAR(b->cheapest_shared_usd, pair_usd, 1e-9);
@@ -57,6 +57,28 @@ TEST(GavelCostBoundTest, SharingPaysHalfAGpuAtTheCoLocatedSpeed) {
   for (size_t i = 0; i < 3; ++i) EXPECT_LE(b->shared[i].avg_usd, b->alone[i].avg_usd + 1e-9);
 }
 
+TEST(GavelCostBoundTest, APairRunsBothSidesForTheSameHours) {
+  Fixture f;
+  // B runs alone only on slow (2 h, $3). On fast, A next to B keeps all of
+  // its speed, B next to A crawls at 0.2 steps/s (10 h for its 7,200 steps).
+  // A could pay half a GPU for its hour only if B spent the same hour beside
+  // it, which B cannot afford without slack: at x1 the bound is every job
+  // alone on its fastest type, (4 + 3) / 2; an unmatched bound would have let
+  // A share for $2, (2 + 3) / 2.
+  f.table.SetColocated(1, 0, 1, 2, 0.2);
+  f.table.SetColocated(1, 1, 0, 0.2, 2);
+  std::vector<GavelSimJob> jobs = f.Jobs(1);
+  jobs.push_back({.id = 1, .job_type = 1, .total_steps = 7200});
+  auto b = ComputeGavelCostBound(f.table, jobs, f.price, {1});
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_NEAR(b->fastest_hours, 1.5, 1e-9);
+  EXPECT_NEAR(b->alone[0].avg_usd, 3.5, 1e-6);
+  EXPECT_NEAR(b->shared[0].avg_usd, 3.5, 1e-6);
+  // At any duration too: A sharing its whole hour ($2 instead of $3 on
+  // slow) needs a tenth of B's work beside it ($2 instead of $0.30).
+  EXPECT_NEAR(b->cheapest_shared_usd, 3, 1e-6);
+}
+
 TEST(GavelCostBoundTest, SlackIsSharedAcrossJobs) {
   Fixture f;
   // Job B runs only on slow (1 h, $1.50): it has no choice, so the budget's
@@ -64,7 +86,7 @@ TEST(GavelCostBoundTest, SlackIsSharedAcrossJobs) {
   // two jobs have 3 h, B takes 1, A gets 2 and runs on slow.
   std::vector<GavelSimJob> jobs = f.Jobs(1);
   jobs.push_back({.id = 1, .job_type = 1, .total_steps = 3600});
-  auto b = ComputeLightLoadCostBound(f.table, jobs, f.price, {1.5});
+  auto b = ComputeGavelCostBound(f.table, jobs, f.price, {1.5});
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_NEAR(b->fastest_hours, 1, 1e-9);
   EXPECT_NEAR(b->fastest_usd, (4 + 1.5) / 2, 1e-6);
@@ -73,13 +95,13 @@ TEST(GavelCostBoundTest, SlackIsSharedAcrossJobs) {
 
 TEST(GavelCostBoundTest, RefusesWhatHasNoAnswer) {
   Fixture f;
-  EXPECT_FALSE(ComputeLightLoadCostBound(f.table, f.Jobs(1), f.price, {0.9}).ok());
-  EXPECT_FALSE(ComputeLightLoadCostBound(f.table, f.Jobs(1), {1.5}, {1}).ok());
-  EXPECT_FALSE(ComputeLightLoadCostBound(f.table, {}, f.price, {1}).ok());
+  EXPECT_FALSE(ComputeGavelCostBound(f.table, f.Jobs(1), f.price, {0.9}).ok());
+  EXPECT_FALSE(ComputeGavelCostBound(f.table, f.Jobs(1), {1.5}, {1}).ok());
+  EXPECT_FALSE(ComputeGavelCostBound(f.table, {}, f.price, {1}).ok());
   GavelThroughputs none = GavelThroughputs::FromTable({"slow", "fast"}, {{"A", 1}}, {{0, 0}});
-  auto b = ComputeLightLoadCostBound(none, f.Jobs(1), f.price, {1});
+  auto b = ComputeGavelCostBound(none, f.Jobs(1), f.price, {1});
   ASSERT_FALSE(b.ok());
-  EXPECT_NE(b.status().message().find("no GPU type runs job 0 (A)"), std::string::npos)
+  EXPECT_NE(b.status().message().find("no GPU type runs job type A"), std::string::npos)
       << b.status().ToString();
 }
 

@@ -156,6 +156,7 @@ StatusOr<std::vector<std::vector<double>>> SolveCheapestWithinHoursLp(
   const int m = static_cast<int>(options.size());
   for (int i = 0; i < m; ++i) d.AddRow(GLP_FX, 1.0, 1.0);
   const int budget = d.AddRow(GLP_UP, 0.0, total_hours);
+  std::vector<int> balance;  // LP row per balance row
   double fastest = 0;
   for (int i = 0; i < m; ++i) {
     if (options[i].empty()) {
@@ -164,15 +165,22 @@ StatusOr<std::vector<std::vector<double>>> SolveCheapestWithinHoursLp(
     }
     double job_fastest = options[i][0].hours;
     for (const JobOption& o : options[i]) {
-      if (!(o.hours > 0) || !(o.usd >= 0)) {
-        return InvalidArgumentError(
-            "cheapest-within-hours LP: job " + std::to_string(i) +
-            " has an option without positive hours or with a negative cost");
+      if (!(o.hours > 0) || !(o.usd >= 0) ||
+          (o.balance_row >= 0 && o.balance_side != 1 && o.balance_side != -1)) {
+        return InvalidArgumentError("cheapest-within-hours LP: job " + std::to_string(i) +
+                                    " has an option without positive hours, with a negative "
+                                    "cost or with a balance side other than +1 / -1");
       }
       d.AddCol(GLP_DB, 0.0, 1.0, o.usd);
       const int col = static_cast<int>(d.col_type.size());
       d.Put(i + 1, col, 1.0);
       d.Put(budget, col, o.hours);
+      if (o.balance_row >= 0) {
+        while (static_cast<int>(balance.size()) <= o.balance_row) {
+          balance.push_back(d.AddRow(GLP_FX, 0.0, 0.0));
+        }
+        d.Put(balance[o.balance_row], col, o.balance_side * o.hours);
+      }
       job_fastest = std::min(job_fastest, o.hours);
     }
     fastest += job_fastest;

@@ -95,18 +95,24 @@ StatusOr<GavelAllocation> SolveMinCostLp(const std::vector<std::vector<double>>&
                                          const std::vector<int>& scale_factors,
                                          const std::vector<int>& workers);
 
-// One way to run a whole job: its duration and its cost done that way.
+// One way to run a whole job: its duration and its cost done that way. An
+// option that shares a GPU names its balance row (>= 0) and side (+1 or -1):
+// per row, the hours spent on +1 options equal those on -1 options (the two
+// sides of a pair run together).
 struct JobOption {
   double hours = 0;
   double usd = 0;
+  int balance_row = -1;
+  int balance_side = 0;
 };
 
 // The cheapest mix when each job may split its work over its options (a
 // fraction f_o of its work done by option o takes f_o hours_o and costs
 // f_o usd_o): minimizes sum_jobs sum_o f_o usd_o subject to sum_o f_o = 1
-// per job and sum_jobs sum_o f_o hours_o <= total_hours. Returns the
-// fractions per job and option; *total_usd gets the optimum. Errors when a
-// job has no option or total_hours is below the fastest mix's.
+// per job, sum_jobs sum_o f_o hours_o <= total_hours and the balance rows.
+// Returns the fractions per job and option; *total_usd gets the optimum.
+// Errors when a job has no option, total_hours is below the fastest mix's
+// or no mix meets the constraints.
 StatusOr<std::vector<std::vector<double>>> SolveCheapestWithinHoursLp(
     const std::vector<std::vector<JobOption>>& options, double total_hours, double* total_usd);
 

@@ -203,6 +203,20 @@ class SimGavelCommand : public Command {
   }
 
  private:
+  static void PrintBoundHeader(const char* first) {
+    std::printf("%s\n  %8s %19s %19s %19s\n", first, "hours", "alone $/job", "shared $/job",
+                "free partners $/job");
+  }
+  // Row i of `b`; percentages against `ref`'s every-job-on-its-fastest cost.
+  static void PrintBoundRow(const char* label, const place::GavelCostBound& b, size_t i,
+                            const place::GavelCostBound& ref) {
+    auto pct = [&](double usd) { return 100 * (usd / ref.fastest_usd - 1); };
+    const place::CostBoundPoint &a = b.alone[i], &s = b.shared[i], &f = b.free_partners[i];
+    std::printf("%s\n  %8.2f %10.2f (%+5.1f%%) %10.2f (%+5.1f%%) %10.2f (%+5.1f%%)\n", label,
+                a.avg_hours, a.avg_usd, pct(a.avg_usd), s.avg_usd, pct(s.avg_usd), f.avg_usd,
+                pct(f.avg_usd));
+  }
+
   Status CostBound(const place::GavelThroughputs& table) {
     if (trace_ != "continuous-single" && trace_ != "continuous-multiple") {
       return InvalidArgumentError(
@@ -223,17 +237,16 @@ class SimGavelCommand : public Command {
     std::printf(
         "%d jobs (%s, seed %llu). Every job alone on its fastest type: %.2f h mean duration, "
         "$%.2f/job.\nLowest cost at any duration: $%.2f/job alone (%+.1f%%), $%.2f/job with "
-        "sharing (%+.1f%%).\n",
+        "sharing (%+.1f%%), $%.2f/job with partners from outside these jobs (%+.1f%%).\n",
         b.jobs, trace_.c_str(), static_cast<unsigned long long>(seed_), b.fastest_hours,
         b.fastest_usd, b.cheapest_alone_usd, 100 * (b.cheapest_alone_usd / b.fastest_usd - 1),
-        b.cheapest_shared_usd, 100 * (b.cheapest_shared_usd / b.fastest_usd - 1));
-    std::printf("%-10s %10s %12s %8s %12s %12s %8s\n", "budget", "alone h", "alone $/job", "vs",
-                "shared h", "shared $/job", "vs");
+        b.cheapest_shared_usd, 100 * (b.cheapest_shared_usd / b.fastest_usd - 1),
+        b.cheapest_free_partners_usd, 100 * (b.cheapest_free_partners_usd / b.fastest_usd - 1));
+    PrintBoundHeader("budget");
     for (size_t i = 0; i < b.alone.size(); ++i) {
-      const place::CostBoundPoint &a = b.alone[i], &s = b.shared[i];
-      std::printf("x%-9.3f %10.2f %12.2f %+7.1f%% %12.2f %12.2f %+7.1f%%\n", a.jct_factor,
-                  a.avg_hours, a.avg_usd, 100 * (a.avg_usd / b.fastest_usd - 1), s.avg_hours,
-                  s.avg_usd, 100 * (s.avg_usd / b.fastest_usd - 1));
+      char label[32];
+      std::snprintf(label, sizeof(label), "x%.3f", b.alone[i].jct_factor);
+      PrintBoundRow(label, b, i, b);
     }
     if (compare_.empty()) return OkStatus();
     // Per rate, the budget is Gavel's best heterogeneity-aware JCT there:
@@ -259,17 +272,14 @@ class SimGavelCommand : public Command {
                      place::ComputeGavelCostBound(table, jobs, prices_, factors));
     std::printf("\nBudget = Gavel's best heterogeneity-aware JCT at each rate (%s):\n",
                 compare_.c_str());
-    std::printf("%-6s %-40s %8s %12s %8s %12s %8s\n", "rate", "Gavel's best JCT (policy)", "budget",
-                "alone $/job", "vs", "shared $/job", "vs");
+    PrintBoundHeader("rate, Gavel's best JCT (policy), budget");
     size_t i = 0;
     for (const auto& [rate, b_jct] : best) {
-      const place::CostBoundPoint &a = at_gavel.alone[i], &s = at_gavel.shared[i];
-      ++i;
-      const std::string jct = std::to_string(b_jct.first).substr(0, 5) + " (" + b_jct.second + ")";
-      std::printf("%-6.2f %-40s x%-7.3f %12.2f %+7.1f%% %12.2f %+7.1f%%%s\n", rate, jct.c_str(),
-                  b_jct.first / b.fastest_hours, a.avg_usd, 100 * (a.avg_usd / b.fastest_usd - 1),
-                  s.avg_usd, 100 * (s.avg_usd / b.fastest_usd - 1),
-                  b_jct.first < b.fastest_hours ? "  (below x1: bound taken at x1)" : "");
+      char label[160];
+      std::snprintf(label, sizeof(label), "%.2f, %.2f h (%s), x%.3f%s", rate, b_jct.first,
+                    b_jct.second.c_str(), b_jct.first / b.fastest_hours,
+                    b_jct.first < b.fastest_hours ? " (bound at x1)" : "");
+      PrintBoundRow(label, at_gavel, i++, b);
     }
     return OkStatus();
   }

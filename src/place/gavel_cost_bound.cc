@@ -19,12 +19,15 @@ struct TypeWork {
   double steps = 0;
 };
 
+enum class Sharing { kNone, kBalanced, kFreePartners };
+
 // Ways to run all of a type's work: alone on each GPU type and, with
-// sharing, next to each partner type on each GPU type (pair rows balance the
-// hours a with b against b with a; a type paired with itself needs no row).
+// sharing, next to each partner type on each GPU type (kBalanced: pair rows
+// balance the hours a with b against b with a; a type paired with itself
+// needs no row).
 std::vector<std::vector<JobOption>> Options(const GavelThroughputs& table,
                                             const std::vector<TypeWork>& types,
-                                            const std::vector<double>& price, bool shared) {
+                                            const std::vector<double>& price, Sharing sharing) {
   std::vector<int> present(table.num_job_types(), -1);
   for (size_t t = 0; t < types.size(); ++t) present[types[t].job_type] = static_cast<int>(t);
   std::map<std::tuple<int, int, int>, int> rows;  // (worker, lower type, higher type) -> row
@@ -38,7 +41,7 @@ std::vector<std::vector<JobOption>> Options(const GavelThroughputs& table,
         const double hours = a.steps / (iso * 3600);
         options[t].push_back({hours, hours * usd_per_hour});
       }
-      if (!shared) continue;
+      if (sharing == Sharing::kNone) continue;
       for (int b = 0; b < table.num_job_types(); ++b) {
         if (present[b] < 0 || types[present[b]].scale_factor != a.scale_factor) continue;
         const GavelColocation& c = table.Colocated(w, a.job_type, b);
@@ -49,7 +52,7 @@ std::vector<std::vector<JobOption>> Options(const GavelThroughputs& table,
         }
         const double hours = a.steps / (c.self_steps_per_s * 3600);
         JobOption o{hours, hours * usd_per_hour / 2};
-        if (b != a.job_type) {
+        if (sharing == Sharing::kBalanced && b != a.job_type) {
           const auto key = std::make_tuple(w, std::min(a.job_type, b), std::max(a.job_type, b));
           o.balance_row = rows.try_emplace(key, static_cast<int>(rows.size())).first->second;
           o.balance_side = a.job_type < b ? 1 : -1;
@@ -68,8 +71,9 @@ struct Frontier {
 
 StatusOr<Frontier> Solve(const GavelThroughputs& table, const std::vector<TypeWork>& types,
                          int jobs, const std::vector<double>& price,
-                         const std::vector<double>& factors, bool shared, double reference_hours) {
-  const std::vector<std::vector<JobOption>> options = Options(table, types, price, shared);
+                         const std::vector<double>& factors, Sharing sharing,
+                         double reference_hours) {
+  const std::vector<std::vector<JobOption>> options = Options(table, types, price, sharing);
   Frontier f;
   for (size_t t = 0; t < types.size(); ++t) {
     if (options[t].empty()) {
@@ -135,20 +139,25 @@ StatusOr<GavelCostBound> ComputeGavelCostBound(const GavelThroughputs& table,
   std::vector<double> factors = jct_factors;
   factors.insert(factors.begin(), 1.0);  // the fastest mix's own cost
   const int n = static_cast<int>(jobs.size());
-  ASSIGN_OR_RETURN(Frontier alone, Solve(table, types, n, price_usd_per_hour, factors, false, 0));
-  // Both frontiers' budgets are factors of one reference, every job alone on
-  // its fastest type (a pair measured faster than alone only lowers the
-  // shared bound further, which keeps it a lower bound).
-  ASSIGN_OR_RETURN(Frontier shared,
-                   Solve(table, types, n, price_usd_per_hour, factors, true, alone.fastest_hours));
+  ASSIGN_OR_RETURN(Frontier alone,
+                   Solve(table, types, n, price_usd_per_hour, factors, Sharing::kNone, 0));
+  // Every frontier's budgets are factors of one reference, every job alone
+  // on its fastest type (a pair measured faster than alone only lowers the
+  // shared bounds further, which keeps them lower bounds).
+  ASSIGN_OR_RETURN(Frontier shared, Solve(table, types, n, price_usd_per_hour, factors,
+                                          Sharing::kBalanced, alone.fastest_hours));
+  ASSIGN_OR_RETURN(Frontier free, Solve(table, types, n, price_usd_per_hour, factors,
+                                        Sharing::kFreePartners, alone.fastest_hours));
   GavelCostBound b;
   b.jobs = n;
   b.fastest_hours = alone.fastest_hours;
   b.fastest_usd = alone.points.front().avg_usd;
   b.cheapest_alone_usd = alone.cheapest_usd;
   b.cheapest_shared_usd = shared.cheapest_usd;
+  b.cheapest_free_partners_usd = free.cheapest_usd;
   b.alone.assign(alone.points.begin() + 1, alone.points.end());
   b.shared.assign(shared.points.begin() + 1, shared.points.end());
+  b.free_partners.assign(free.points.begin() + 1, free.points.end());
   return b;
 }
 

@@ -1,21 +1,26 @@
-// How cheap can jobs be at a given average JCT? A lower bound on the average
+// How cheap can jobs be at a given average JCT? Lower bounds on the average
 // cost per job of any policy, for a budget on the average job duration, over
-// the jobs of a Gavel trace.
+// a set of jobs of a Gavel trace.
 //
 // Each job type's work may be split over ways to run: alone on one GPU type
 // (scale factor x the type's price for steps / isolated throughput), or,
 // with sharing, next to a partner job type on one GPU type (its co-located
-// throughput from the table, paying half the GPUs); the hours type a spends
-// beside type b on a GPU type equal the hours b spends beside a there. The LP
-// (GLPK; SolveCheapestWithinHoursLp) minimizes the mean cost subject to mean
+// throughput from the table, paying half the GPUs). The LP (GLPK;
+// SolveCheapestWithinHoursLp) minimizes the mean cost subject to mean
 // duration <= factor x the mean duration of every job alone on its fastest
 // type. Jobs of one type are merged: hours and dollars scale with steps.
 //
-// Why it bounds every policy: a job's running time is at most its JCT, and
-// any schedule splits each job's work over these ways, pays these dollars
-// and balances its pairs' hours. It leaves out that sharing jobs must be
-// present together, waiting, round granularity and start-up costs (each
-// only raises a policy's cost or JCT), so it is tight only at light load.
+// Three bounds: `alone` (one job per GPU); `shared`, where the hours type a
+// spends beside type b on a GPU type equal the hours b spends beside a there,
+// which holds for any closed set of jobs (partners come from the set and pay
+// their own way); and `free_partners`, where partners are not required to be
+// in the set: valid when the metric is over a window of a longer trace (Gavel
+// measures jobs 4000-4999, whose partners may be jobs outside it).
+// Why they bound every policy: a job's running time is at most its JCT, and
+// any schedule splits each job's work over these ways and pays these
+// dollars. Left out: that sharing jobs must be present together, waiting,
+// round granularity, start-up costs (each only raises a policy's cost or
+// JCT), so the bounds are tight only at light load.
 // Thread safety: pure function of its inputs.
 #pragma once
 
@@ -39,7 +44,9 @@ struct GavelCostBound {
   double fastest_usd = 0;                     // mean $/job then (cheapest among equally fast types)
   double cheapest_alone_usd = 0;              // mean $/job, every job alone on its cheapest type
   double cheapest_shared_usd = 0;             // the same with sharing, any duration
-  std::vector<CostBoundPoint> alone, shared;  // one per factor, in the order given
+  double cheapest_free_partners_usd = 0;      // the same, partners from outside the set
+  // One per factor, in the order given.
+  std::vector<CostBoundPoint> alone, shared, free_partners;
 };
 
 // `jobs`: the jobs to bound (e.g. a trace's measured ones); `price_usd_per_hour`

@@ -54,7 +54,10 @@ TEST(GavelCostBoundTest, SharingPaysHalfAGpuAtTheCoLocatedSpeed) {
   EXPECT_NEAR(b->shared[1].avg_usd, 4 - share * (4 - pair_usd), 1e-6);
   EXPECT_NEAR(b->shared[2].avg_usd, pair_usd, 1e-6);
   EXPECT_NEAR(b->shared[2].avg_hours, pair_hours, 1e-6);
-  for (size_t i = 0; i < 3; ++i) EXPECT_LE(b->shared[i].avg_usd, b->alone[i].avg_usd + 1e-9);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_LE(b->shared[i].avg_usd, b->alone[i].avg_usd + 1e-9);
+    EXPECT_NEAR(b->free_partners[i].avg_usd, b->shared[i].avg_usd, 1e-6);  // A pairs with A
+  }
 }
 
 TEST(GavelCostBoundTest, APairRunsBothSidesForTheSameHours) {
@@ -74,6 +77,7 @@ TEST(GavelCostBoundTest, APairRunsBothSidesForTheSameHours) {
   EXPECT_NEAR(b->fastest_hours, 1.5, 1e-9);
   EXPECT_NEAR(b->alone[0].avg_usd, 3.5, 1e-6);
   EXPECT_NEAR(b->shared[0].avg_usd, 3.5, 1e-6);
+  EXPECT_NEAR(b->free_partners[0].avg_usd, 2.5, 1e-6);  // B's side is not this set's
   // At any duration too: A sharing its whole hour ($2 instead of $3 on
   // slow) needs a tenth of B's work beside it ($2 instead of $0.30).
   EXPECT_NEAR(b->cheapest_shared_usd, 3, 1e-6);

@@ -124,7 +124,7 @@ TEST(GavelReproTest, MakespanWithSpaceSharingMatchesTheMakespanTable) {
 // fastest-mix cost, gpufleet_cost:0.75, which trades pace for price, stays
 // within 10% of the cheapest cost its JCT allows alone (4.5% above it
 // measured), and gpufleet_cost_packed, which shares GPUs, pays no less than
-// the bound with sharing.
+// the bound with sharing whose partners may be outside the measured window.
 TEST(GavelReproTest, PoliciesPayNoLessThanTheGavelCostBound) {
   const std::string dir = GavelDir();
   if (!std::filesystem::exists(dir + "/simulation_throughputs.json")) {
@@ -154,11 +154,13 @@ TEST(GavelReproTest, PoliciesPayNoLessThanTheGavelCostBound) {
     ASSERT_TRUE(b.ok()) << b.status().ToString();
     std::printf(
         "%s at 2 jobs/h: %.2f h (x%.3f of every job on its fastest type), $%.2f/job; "
-        "bound alone $%.2f, with sharing $%.2f\n",
-        policy, r.avg_jct_hours, factor, r.avg_cost_usd, b->alone[0].avg_usd, b->shared[0].avg_usd);
+        "bound alone $%.2f, with sharing $%.2f (partners from outside the window: $%.2f)\n",
+        policy, r.avg_jct_hours, factor, r.avg_cost_usd, b->alone[0].avg_usd, b->shared[0].avg_usd,
+        b->free_partners[0].avg_usd);
     if (std::string(policy) == "gpufleet_cost_packed") {
       ASSERT_GT(r.pair_rounds, 0);
-      EXPECT_GE(r.avg_cost_usd, b->shared[0].avg_usd * (1 - 1e-9)) << policy;
+      // The metric is over jobs 4000-4999, whose partners may be outside.
+      EXPECT_GE(r.avg_cost_usd, b->free_partners[0].avg_usd * (1 - 1e-9)) << policy;
       continue;
     }
     EXPECT_GE(r.avg_cost_usd, b->alone[0].avg_usd * (1 - 1e-9)) << policy;

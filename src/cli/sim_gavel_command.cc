@@ -219,10 +219,8 @@ class SimGavelCommand : public Command {
 
   Status CostBound(const place::GavelThroughputs& table) {
     if (trace_ != "continuous-single" && trace_ != "continuous-multiple") {
-      return InvalidArgumentError(
-          "--cost-bound: needs a continuous trace (jobs that arrive "
-          "over time), not \"" +
-          trace_ + "\"");
+      return InvalidArgumentError("--cost-bound: needs a continuous trace, not \"" + trace_ +
+                                  "\" (its jobs all arrive at once)");
     }
     place::GavelTraceOptions to;
     to.multi_gpu = trace_ == "continuous-multiple";

@@ -23,6 +23,12 @@
 namespace gpufleet {
 namespace {
 
+std::string Fixed2(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f", v);
+  return buf;
+}
+
 class SimGavelCommand : public Command {
  public:
   std::string_view name() const override { return "gavel"; }
@@ -169,13 +175,19 @@ class SimGavelCommand : public Command {
       for (place::GavelCurvePoint& p : points) {
         if (!predicted_pairs_.empty()) p.result.policy += "@predicted-pairs-" + predicted_pairs_;
         std::fprintf(
-            stderr, "%s %.2f %s: %s %.2f h%s, $%.2f/job, FTF rho %.3f%s%s%s\n",
+            stderr, "%s %.2f %s: %s %.2f h%s, $%.2f/job%s, FTF rho %.3f%s%s%s\n",
             p.result.policy.c_str(), p.result.jobs_per_hour, p.makespan ? "jobs" : "jobs/h",
             p.makespan ? "makespan" : "avg JCT", p.Ours(),
             p.has_gavel
                 ? (" (Gavel " + std::to_string(p.gavel_jct_hours).substr(0, 6) + " h)").c_str()
                 : "",
-            p.result.avg_cost_usd, p.result.avg_ftf_rho,
+            p.result.avg_cost_usd,
+            p.has_cost_bound
+                ? (" (least any policy pays at this JCT: $" + Fixed2(p.cost_bound_alone_usd) +
+                   " one job per GPU, $" + Fixed2(p.cost_bound_shared_usd) + " sharing)")
+                      .c_str()
+                : "",
+            p.result.avg_ftf_rho,
             p.has_gavel_ftf
                 ? (" (Gavel " + std::to_string(p.gavel_ftf_rho).substr(0, 4) + ")").c_str()
                 : "",

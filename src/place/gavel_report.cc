@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/file_util.h"
+#include "place/gavel_cost_bound.h"
 
 namespace gpufleet::place {
 namespace {
@@ -92,6 +93,35 @@ StatusOr<GavelNotebookJct> LoadGavelNotebookCsv(const std::string& path,
   return ParseGavelNotebookCsv(text, path, ftf_rho);
 }
 
+namespace {
+
+// The cost bound at a point's average JCT over its measured jobs; nothing
+// for a static trace, without prices or when measured jobs did not complete
+// (the averages are then over another set of jobs).
+Status AddCostBound(const GavelThroughputs& table, const std::vector<GavelSimJob>& jobs,
+                    const GavelSimOptions& so, GavelCurvePoint* p) {
+  const GavelSimResult& r = p->result;
+  if (p->makespan || so.price_usd_per_hour.size() != static_cast<size_t>(table.num_workers()) ||
+      r.measured_jobs == 0 || r.completed_measured != r.measured_jobs ||
+      so.measure_end > static_cast<int64_t>(jobs.size())) {
+    return OkStatus();
+  }
+  const std::vector<GavelSimJob> measured(jobs.begin() + so.measure_begin,
+                                          jobs.begin() + so.measure_end);
+  ASSIGN_OR_RETURN(GavelCostBound fastest,
+                   ComputeGavelCostBound(table, measured, so.price_usd_per_hour, {}));
+  const double factor = std::max(1.0, r.avg_jct_hours / fastest.fastest_hours);
+  ASSIGN_OR_RETURN(GavelCostBound b,
+                   ComputeGavelCostBound(table, measured, so.price_usd_per_hour, {factor}));
+  p->has_cost_bound = true;
+  p->cost_bound_alone_usd = b.alone[0].avg_usd;
+  p->cost_bound_shared_usd = b.shared[0].avg_usd;
+  p->cost_bound_free_partners_usd = b.free_partners[0].avg_usd;
+  return OkStatus();
+}
+
+}  // namespace
+
 std::string GavelComparedPolicy(const std::string& policy) {
   return policy.substr(0, policy.find(':'));
 }
@@ -140,6 +170,7 @@ StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& tab
       points[i].result = *r;
       points[i].result.jobs_per_hour = options.rates_per_hour[i];
       points[i].makespan = is_static;
+      errors[i] = AddCostBound(table, *jobs, so, &points[i]);
     }
   };
   std::vector<std::thread> pool;
@@ -182,7 +213,8 @@ std::string GavelCurvesToCsv(const std::string& trace, const std::vector<GavelCu
       "trace,policy,rate_per_hour,avg_jct_hours,gavel_avg_jct_hours,rel_error,avg_cost_usd,"
       "makespan_hours,completed,measured,saturated,allocations,solve_s,avg_ftf_rho,gavel_avg_ftf_"
       "rho,"
-      "pair_rounds,pair_oom_rounds\n";
+      "pair_rounds,pair_oom_rounds,cost_bound_alone_usd,cost_bound_shared_usd,cost_bound_free_"
+      "partners_usd\n";
   for (const GavelCurvePoint& p : points) {
     const GavelSimResult& r = p.result;
     out += trace + "," + r.policy + "," + Fixed(r.jobs_per_hour, 2) + "," +
@@ -192,7 +224,12 @@ std::string GavelCurvesToCsv(const std::string& trace, const std::vector<GavelCu
            std::to_string(r.measured_jobs) + "," + (r.saturated ? "1" : "0") + "," +
            std::to_string(r.allocations) + "," + Fixed(r.solve_seconds, 2) + "," +
            Fixed(r.avg_ftf_rho, 3) + "," + (p.has_gavel_ftf ? Fixed(p.gavel_ftf_rho, 2) : "") +
-           "," + std::to_string(r.pair_rounds) + "," + std::to_string(r.pair_oom_rounds) + "\n";
+           "," + std::to_string(r.pair_rounds) + "," + std::to_string(r.pair_oom_rounds) + "," +
+           (p.has_cost_bound
+                ? Fixed(p.cost_bound_alone_usd, 2) + "," + Fixed(p.cost_bound_shared_usd, 2) + "," +
+                      Fixed(p.cost_bound_free_partners_usd, 2)
+                : ",") +
+           "\n";
   }
   return out;
 }

@@ -57,6 +57,12 @@ struct GavelCurvePoint {
   bool makespan = false;          // static trace: gavel_jct_hours holds Gavel's makespan
   bool has_gavel_ftf = false;
   double gavel_ftf_rho = 0;  // Gavel's average finish-time fairness at this rate
+  // The least any policy could pay per job at this point's average JCT
+  // (gavel_cost_bound.h: one job per GPU; sharing with balanced pairs; with
+  // partners from outside the measured jobs). Continuous traces with prices
+  // whose measured jobs all completed.
+  bool has_cost_bound = false;
+  double cost_bound_alone_usd = 0, cost_bound_shared_usd = 0, cost_bound_free_partners_usd = 0;
   double Ours() const { return makespan ? result.makespan_hours : result.avg_jct_hours; }
   double RelativeError() const {
     return has_gavel ? (Ours() - gavel_jct_hours) / gavel_jct_hours : 0;
@@ -74,8 +80,9 @@ StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(
 
 // CSV: trace,policy,rate_per_hour,avg_jct_hours,gavel_avg_jct_hours,rel_error,
 // avg_cost_usd,makespan_hours,completed,measured,saturated,allocations,solve_s,
-// avg_ftf_rho,gavel_avg_ftf_rho,pair_rounds (gavel_avg_jct_hours is Gavel's
-// makespan for the static trace).
+// avg_ftf_rho,gavel_avg_ftf_rho,pair_rounds,pair_oom_rounds,cost_bound_alone_usd,
+// cost_bound_shared_usd,cost_bound_free_partners_usd (gavel_avg_jct_hours is
+// Gavel's makespan for the static trace; the bounds are empty where not computed).
 std::string GavelCurvesToCsv(const std::string& trace, const std::vector<GavelCurvePoint>& points);
 // Two panels (JCT, cost per job) against rate; ours solid, Gavel's dashed.
 std::string GavelCurvesToSvg(const std::string& title, const std::vector<GavelCurvePoint>& points);

@@ -152,6 +152,10 @@ TEST(GavelReproTest, PoliciesPayNoLessThanTheGavelCostBound) {
     ASSERT_GE(factor, 1.0) << policy;
     auto b = ComputeGavelCostBound(*table, *jobs, o.sim.price_usd_per_hour, {factor});
     ASSERT_TRUE(b.ok()) << b.status().ToString();
+    // The curve reports the same bound beside each point.
+    ASSERT_TRUE(points->front().has_cost_bound);
+    EXPECT_NEAR(points->front().cost_bound_alone_usd, b->alone[0].avg_usd, 1e-6);
+    EXPECT_NEAR(points->front().cost_bound_free_partners_usd, b->free_partners[0].avg_usd, 1e-6);
     std::printf(
         "%s at 2 jobs/h: %.2f h (x%.3f of every job on its fastest type), $%.2f/job; "
         "bound alone $%.2f, with sharing $%.2f (partners from outside the window: $%.2f)\n",

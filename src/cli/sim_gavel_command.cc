@@ -23,12 +23,6 @@
 namespace gpufleet {
 namespace {
 
-std::string Fixed2(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.2f", v);
-  return buf;
-}
-
 class SimGavelCommand : public Command {
  public:
   std::string_view name() const override { return "gavel"; }
@@ -174,6 +168,13 @@ class SimGavelCommand : public Command {
                                             compare_.empty() ? nullptr : &expected_ftf));
       for (place::GavelCurvePoint& p : points) {
         if (!predicted_pairs_.empty()) p.result.policy += "@predicted-pairs-" + predicted_pairs_;
+        char bound[96] = "";
+        if (p.has_cost_bound) {
+          std::snprintf(bound, sizeof(bound),
+                        " (least any policy pays at this JCT: $%.2f one job per GPU, $%.2f "
+                        "sharing)",
+                        p.cost_bound_alone_usd, p.cost_bound_shared_usd);
+        }
         std::fprintf(
             stderr, "%s %.2f %s: %s %.2f h%s, $%.2f/job%s, FTF rho %.3f%s%s%s\n",
             p.result.policy.c_str(), p.result.jobs_per_hour, p.makespan ? "jobs" : "jobs/h",
@@ -182,11 +183,7 @@ class SimGavelCommand : public Command {
                 ? (" (Gavel " + std::to_string(p.gavel_jct_hours).substr(0, 6) + " h)").c_str()
                 : "",
             p.result.avg_cost_usd,
-            p.has_cost_bound
-                ? (" (least any policy pays at this JCT: $" + Fixed2(p.cost_bound_alone_usd) +
-                   " one job per GPU, $" + Fixed2(p.cost_bound_shared_usd) + " sharing)")
-                      .c_str()
-                : "",
+            bound,
             p.result.avg_ftf_rho,
             p.has_gavel_ftf
                 ? (" (Gavel " + std::to_string(p.gavel_ftf_rho).substr(0, 4) + ")").c_str()

@@ -65,28 +65,19 @@ std::vector<std::vector<JobOption>> Options(const GavelThroughputs& table,
 }
 
 struct Frontier {
-  double fastest_hours = 0, cheapest_usd = 0;
+  double cheapest_usd = 0;
   std::vector<CostBoundPoint> points;
 };
 
+// Budgets are factors of `reference_hours`, the mean with every job alone
+// on its fastest type.
 StatusOr<Frontier> Solve(const GavelThroughputs& table, const std::vector<TypeWork>& types,
                          int jobs, const std::vector<double>& price,
                          const std::vector<double>& factors, Sharing sharing,
                          double reference_hours) {
   const std::vector<std::vector<JobOption>> options = Options(table, types, price, sharing);
   Frontier f;
-  for (size_t t = 0; t < types.size(); ++t) {
-    if (options[t].empty()) {
-      return InvalidArgumentError("cost bound: no GPU type runs job type " +
-                                  table.job_types()[types[t].job_type].name);
-    }
-    double fastest = options[t][0].hours;
-    for (const JobOption& o : options[t]) fastest = std::min(fastest, o.hours);
-    f.fastest_hours += fastest;
-  }
   const double n = jobs;
-  f.fastest_hours /= n;
-  if (reference_hours <= 0) reference_hours = f.fastest_hours;
   std::vector<double> budgets = factors;
   budgets.push_back(1e9);  // the cheapest mix at any duration
   for (double factor : budgets) {
@@ -106,6 +97,26 @@ StatusOr<Frontier> Solve(const GavelThroughputs& table, const std::vector<TypeWo
 
 }  // namespace
 
+StatusOr<double> GavelFastestMeanHours(const GavelThroughputs& table,
+                                       const std::vector<GavelSimJob>& jobs) {
+  if (jobs.empty()) return InvalidArgumentError("cost bound: no jobs");
+  double hours = 0;
+  for (const GavelSimJob& job : jobs) {
+    if (job.job_type < 0 || job.job_type >= table.num_job_types()) {
+      return InvalidArgumentError("cost bound: job " + std::to_string(job.id) +
+                                  " has no job type in the table");
+    }
+    double iso = 0;
+    for (int w = 0; w < table.num_workers(); ++w) iso = std::max(iso, table.Isolated(job.job_type, w));
+    if (!(iso > 0)) {
+      return InvalidArgumentError("cost bound: no GPU type runs job type " +
+                                  table.job_types()[job.job_type].name);
+    }
+    hours += job.total_steps / (iso * 3600);
+  }
+  return hours / static_cast<double>(jobs.size());
+}
+
 StatusOr<GavelCostBound> ComputeGavelCostBound(const GavelThroughputs& table,
                                                const std::vector<GavelSimJob>& jobs,
                                                const std::vector<double>& price_usd_per_hour,
@@ -115,7 +126,6 @@ StatusOr<GavelCostBound> ComputeGavelCostBound(const GavelThroughputs& table,
                                 " prices for " + std::to_string(table.num_workers()) +
                                 " GPU types");
   }
-  if (jobs.empty()) return InvalidArgumentError("cost bound: no jobs");
   for (double f : jct_factors) {
     if (!(f >= 1)) {
       return InvalidArgumentError("cost bound: JCT factor " + std::to_string(f) +
@@ -123,13 +133,10 @@ StatusOr<GavelCostBound> ComputeGavelCostBound(const GavelThroughputs& table,
                                   "fastest type)");
     }
   }
+  ASSIGN_OR_RETURN(const double fastest_hours, GavelFastestMeanHours(table, jobs));
   std::vector<TypeWork> types;
   std::vector<int> index(table.num_job_types(), -1);
   for (const GavelSimJob& job : jobs) {
-    if (job.job_type < 0 || job.job_type >= table.num_job_types()) {
-      return InvalidArgumentError("cost bound: job " + std::to_string(job.id) +
-                                  " has no job type in the table");
-    }
     if (index[job.job_type] < 0) {
       index[job.job_type] = static_cast<int>(types.size());
       types.push_back({job.job_type, table.job_types()[job.job_type].scale_factor, 0});
@@ -139,18 +146,17 @@ StatusOr<GavelCostBound> ComputeGavelCostBound(const GavelThroughputs& table,
   std::vector<double> factors = jct_factors;
   factors.insert(factors.begin(), 1.0);  // the fastest mix's own cost
   const int n = static_cast<int>(jobs.size());
-  ASSIGN_OR_RETURN(Frontier alone,
-                   Solve(table, types, n, price_usd_per_hour, factors, Sharing::kNone, 0));
-  // Every frontier's budgets are factors of one reference, every job alone
-  // on its fastest type (a pair measured faster than alone only lowers the
-  // shared bounds further, which keeps them lower bounds).
+  ASSIGN_OR_RETURN(Frontier alone, Solve(table, types, n, price_usd_per_hour, factors,
+                                         Sharing::kNone, fastest_hours));
+  // A pair measured faster than alone only lowers the shared bounds below
+  // this common reference, which keeps them lower bounds.
   ASSIGN_OR_RETURN(Frontier shared, Solve(table, types, n, price_usd_per_hour, factors,
-                                          Sharing::kBalanced, alone.fastest_hours));
+                                          Sharing::kBalanced, fastest_hours));
   ASSIGN_OR_RETURN(Frontier free, Solve(table, types, n, price_usd_per_hour, factors,
-                                        Sharing::kFreePartners, alone.fastest_hours));
+                                        Sharing::kFreePartners, fastest_hours));
   GavelCostBound b;
   b.jobs = n;
-  b.fastest_hours = alone.fastest_hours;
+  b.fastest_hours = fastest_hours;
   b.fastest_usd = alone.points.front().avg_usd;
   b.cheapest_alone_usd = alone.cheapest_usd;
   b.cheapest_shared_usd = shared.cheapest_usd;

@@ -49,6 +49,12 @@ struct GavelCostBound {
   std::vector<CostBoundPoint> alone, shared, free_partners;
 };
 
+// Mean hours of `jobs` with every job alone on its fastest GPU type: the
+// reference the budgets' factors multiply. Errors on no jobs, a job type
+// outside the table or one no GPU type runs.
+StatusOr<double> GavelFastestMeanHours(const GavelThroughputs& table,
+                                       const std::vector<GavelSimJob>& jobs);
+
 // `jobs`: the jobs to bound (e.g. a trace's measured ones); `price_usd_per_hour`
 // per table worker; factors >= 1. Errors on a job type no GPU type runs, a
 // price list of the wrong size or a factor below 1.

@@ -108,9 +108,8 @@ Status AddCostBound(const GavelThroughputs& table, const std::vector<GavelSimJob
   }
   const std::vector<GavelSimJob> measured(jobs.begin() + so.measure_begin,
                                           jobs.begin() + so.measure_end);
-  ASSIGN_OR_RETURN(GavelCostBound fastest,
-                   ComputeGavelCostBound(table, measured, so.price_usd_per_hour, {}));
-  const double factor = std::max(1.0, r.avg_jct_hours / fastest.fastest_hours);
+  ASSIGN_OR_RETURN(const double fastest_hours, GavelFastestMeanHours(table, measured));
+  const double factor = std::max(1.0, r.avg_jct_hours / fastest_hours);
   ASSIGN_OR_RETURN(GavelCostBound b,
                    ComputeGavelCostBound(table, measured, so.price_usd_per_hour, {factor}));
   p->has_cost_bound = true;

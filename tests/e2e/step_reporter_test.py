@@ -7,7 +7,8 @@ attach_to_optimizer) and a plain-Python loop (mark()). Each child measures
 its own step times independently (time.perf_counter around the step), records
 every duration the reporter queued, and prints both with its pid. The agent
 must then serve gpu_workload_step_duration_seconds{pid, workload_name,
-workload_team} equal to the last duration that child queued, the queued
+workload_team} equal to the last duration that child queued (once its next
+collection has run: until then it may serve an earlier queued step), the queued
 durations must add up to the child's own timer over the whole loop, and a bad
 report gets a 400 that names the field.
 
@@ -23,6 +24,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from server_harness import free_port, http, stop_process, wait_for  # noqa: E402
@@ -103,6 +105,29 @@ def served(text, pid, workload):
     return None
 
 
+def served_last(url, pid, workload, reported, timeout_s=10):
+    """Polls /metrics until the agent serves the child's last queued step.
+
+    The agent publishes what it had at its last collection (every 0.2 s
+    here), so right after the child's final report it may still serve a step
+    from an earlier batch. Every value seen on the way must be one the child
+    queued; the last one must show up within `timeout_s`."""
+    deadline = time.time() + timeout_s
+    seen = []
+    while True:
+        found = served(http("GET", url + "/metrics")[1], pid, workload)
+        if found:
+            line, value = found
+            assert any(abs(value - r) <= 1e-9 + 1e-6 * r for r in reported), \
+                ("served a step the child never queued", value, line)
+            if abs(value - reported[-1]) <= 1e-9 + 1e-6 * reported[-1]:
+                return line, value
+            seen.append(value)
+        assert time.time() < deadline, \
+            ("the agent never served the last queued step", reported[-1], seen[-5:])
+        time.sleep(0.05)
+
+
 def run_child(exe, code, url):
     out = subprocess.run([exe, "-c", code, REPO, url], capture_output=True, text=True,
                          timeout=300)
@@ -132,13 +157,7 @@ def main():
                 assert len(reported) == len(own) and child["sent"] == len(reported), child
                 if name == "torch":
                     assert child["loss_last"] < child["loss_first"], child  # it really trained
-                found = wait_for(f"{workload}'s step on /metrics",
-                                 lambda: served(http("GET", url + "/metrics")[1],
-                                                child["pid"], workload), 10)
-                line, value = found
-                # The agent serves the last step the reporter queued.
-                assert abs(value - reported[-1]) <= 1e-9 + 1e-6 * reported[-1], \
-                    (value, reported[-1], line)
+                line, value = served_last(url, child["pid"], workload, reported)
                 # The reporter's steps cover the child's loop: its first mark
                 # and the child's first clock read are one statement apart, as
                 # are its last mark and the child's last read.

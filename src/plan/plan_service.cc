@@ -7,6 +7,7 @@
 #include "core/file_util.h"
 #include "core/toml_reader.h"
 #include "plan/calibration.h"
+#include "plan/inference_bound.h"
 #include "plan/inference_planner.h"
 #include "plan/plan_input.h"
 #include "plan/splitwise_repro.h"
@@ -37,6 +38,59 @@ std::string Fmt(const char* fmt, double a) {
   char buf[64];
   std::snprintf(buf, sizeof buf, fmt, a);
   return buf;
+}
+
+std::string OptionName(const PhaseCostOption& o) {
+  return o.gpu_type + " TP" + std::to_string(o.tp);
+}
+
+// The fluid bound in words: what phase splitting can save at these prices,
+// and how far each reported plan is from full use of its GPUs.
+std::string BoundText(const InferenceCostBound& b, const InferencePlan& plan) {
+  char buf[768];
+  std::snprintf(buf, sizeof buf,
+                "Least any plan can pay under this latency model (every GPU busy all the time, "
+                "no SLO): $%.3f per million tokens on one GPU type (%s), $%.3f mixing types "
+                "(prefill on %s, decode on %s): splitting the phases over GPU types saves at most "
+                "%.1f%% before utilisation.",
+                b.PerMtoken(b.single_type_usd), b.single_type.c_str(), b.PerMtoken(b.any_usd),
+                OptionName(b.any_prefill).c_str(), OptionName(b.any_decode).c_str(),
+                100 * b.SplitRoom());
+  std::string out = buf;
+  if (!plan.has_plan) return out;
+  const double chosen = b.PerMtoken(PlanBoundUsd(b, plan.chosen));
+  const double single = b.PerMtoken(PlanBoundUsd(b, plan.best_single_type));
+  if (chosen > 0 && single > 0) {
+    std::snprintf(buf, sizeof buf,
+                  " The chosen plan pays %.2fx the bound of its own pools ($%.3f), the best "
+                  "single-type plan %.2fx ($%.3f).",
+                  plan.chosen.result.usd_per_mtoken / chosen, chosen,
+                  plan.best_single_type.result.usd_per_mtoken / single, single);
+    out += buf;
+  }
+  return out;
+}
+
+json BoundJson(const InferenceCostBound& b, const InferencePlan& plan) {
+  json options = json::array();
+  for (const PhaseCostOption& o : b.options) {
+    options.push_back({{"gpu_type", o.gpu_type},
+                       {"tp", o.tp},
+                       {"prefill_usd_per_mtoken", b.PerMtoken(o.prefill_usd)},
+                       {"decode_usd_per_mtoken", b.PerMtoken(o.decode_usd)}});
+  }
+  json j = {{"single_type_usd_per_mtoken", b.PerMtoken(b.single_type_usd)},
+            {"single_type", b.single_type},
+            {"any_usd_per_mtoken", b.PerMtoken(b.any_usd)},
+            {"any_prefill", OptionName(b.any_prefill)},
+            {"any_decode", OptionName(b.any_decode)},
+            {"split_room", b.SplitRoom()},
+            {"options", options}};
+  if (plan.has_plan) {
+    j["chosen_usd_per_mtoken"] = b.PerMtoken(PlanBoundUsd(b, plan.chosen));
+    j["best_single_type_usd_per_mtoken"] = b.PerMtoken(PlanBoundUsd(b, plan.best_single_type));
+  }
+  return j;
 }
 
 json ResultJson(const PlanCandidate& c) {
@@ -190,6 +244,7 @@ StatusOr<std::string> RunInferencePlan(const InferenceOptions& o, bool as_json) 
   req.token_budgets = o.token_budgets;
   ASSIGN_OR_RETURN(InferencePlan plan, PlanInference(req));
   for (const std::string& n : plan.notes) notes.push_back(n);
+  ASSIGN_OR_RETURN(InferenceCostBound bound, BoundInferenceCost(req));
   if (as_json) {
     json j = {{"model", model.key},
               {"trace", trace.origin},
@@ -202,9 +257,10 @@ StatusOr<std::string> RunInferencePlan(const InferenceOptions& o, bool as_json) 
       j["chosen"] = ResultJson(plan.chosen);
       j["best_single_type"] = ResultJson(plan.best_single_type);
     }
+    j["cost_bound"] = BoundJson(bound, plan);
     return j.dump(2) + "\n";
   }
-  std::string out = plan.summary + "\n";
+  std::string out = plan.summary + "\n" + BoundText(bound, plan) + "\n";
   out += "Trace: " + trace.origin + ", " + std::to_string(trace.requests.size()) +
          " requests over " + Fmt("%.0f", trace.DurationS()) + " s" +
          (trace.skipped ? " (" + std::to_string(trace.skipped) + " rows with zero tokens skipped)"

@@ -68,6 +68,13 @@ def check_shared(gpufleet):
     j = json.loads(out.stdout)
     assert j["requests"] == 1500 and j["chosen"]["attainment"] >= 0.99, j
     assert j["chosen"]["usd_per_mtoken"] <= j["best_single_type"]["usd_per_mtoken"], j
+    # No plan pays less than the fluid bound of its own pools, nor than the
+    # least bound of any plan.
+    b = j["cost_bound"]
+    assert 0 < b["any_usd_per_mtoken"] <= b["single_type_usd_per_mtoken"], b
+    for plan, key in (("chosen", "chosen_usd_per_mtoken"),
+                      ("best_single_type", "best_single_type_usd_per_mtoken")):
+        assert b["any_usd_per_mtoken"] <= b[key] <= j[plan]["usd_per_mtoken"], (plan, b, j[plan])
     print("plan with shared data: ok")
 
 

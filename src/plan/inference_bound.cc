@@ -1,0 +1,117 @@
+#include "plan/inference_bound.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+namespace gpufleet::plan {
+namespace {
+
+// What the trace asks of each phase, summed over its requests.
+struct TraceWork {
+  double prompt_tokens = 0;
+  double prompt_sq = 0;       // sum of squared prompt lengths (attention)
+  double decode_tokens = 0;   // output tokens after the first
+  double decode_context = 0;  // context read by those tokens: P+1 .. P+O-1
+  double tokens = 0;          // prompt + output
+};
+
+TraceWork Measure(const RequestTrace& trace) {
+  TraceWork w;
+  for (const Request& q : trace.requests) {
+    const double p = q.prompt_tokens, o = q.output_tokens;
+    w.prompt_tokens += p;
+    w.prompt_sq += p * p;
+    w.tokens += p + o;
+    if (o >= 2) {
+      w.decode_tokens += o - 1;
+      w.decode_context += (o - 1) * p + (o - 1) * o / 2;
+    }
+  }
+  return w;
+}
+
+PhaseCostOption Bound(const ModelSpec& m, const GpuLatency& lat, double price_usd_per_hour, int tp,
+                      double kv_capacity, const TraceWork& w) {
+  const ServingConfig defaults;
+  // Each step time is affine in its arguments, so differences give the terms.
+  const double prefill_fixed = lat.PrefillS(m, tp, 0, 0);
+  const double prefill_token = lat.PrefillS(m, tp, 1, 0) - prefill_fixed;
+  const double prefill_sq = lat.PrefillS(m, tp, 0, 1) - prefill_fixed;
+  const double decode_fixed = lat.DecodeS(m, tp, 0, 0);
+  const double decode_context = lat.DecodeS(m, tp, 0, 1) - decode_fixed;
+  // A mixture of experts reads more experts' weights as the batch grows:
+  // leave that (non-negative, not linear) term out of the per-token one.
+  StepFeatures one = DecodeFeatures(m, lat.peaks, tp, 1, 0);
+  const StepFeatures none = DecodeFeatures(m, lat.peaks, tp, 0, 0);
+  one.memory_s = none.memory_s;
+  const double decode_token = lat.decode.Predict(one) - lat.decode.Predict(none);
+  const double iterations =
+      std::max(w.decode_tokens / defaults.max_batch_requests, w.decode_context / kv_capacity);
+  const double usd_per_s = tp * price_usd_per_hour / 3600.0;
+  PhaseCostOption o;
+  o.tp = tp;
+  o.prefill_usd = usd_per_s * (prefill_token * w.prompt_tokens + prefill_sq * w.prompt_sq);
+  o.decode_usd = usd_per_s * (std::min(prefill_token, decode_token) * w.decode_tokens +
+                              decode_context * w.decode_context +
+                              std::min(prefill_fixed, decode_fixed) * iterations);
+  return o;
+}
+
+}  // namespace
+
+StatusOr<InferenceCostBound> BoundInferenceCost(const InferenceRequest& req) {
+  if (req.trace == nullptr || req.trace->requests.empty())
+    return FailedPreconditionError("cost bound: the trace has no requests");
+  if (req.table == nullptr) return InvalidArgumentError("cost bound: no latency table");
+  const TraceWork w = Measure(*req.trace);
+  InferenceCostBound b;
+  b.tokens = w.tokens;
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  b.any_usd = b.single_type_usd = kInf;
+  PhaseCostOption best_prefill, best_decode;
+  best_prefill.prefill_usd = best_decode.decode_usd = kInf;
+  for (const GpuType& g : req.types) {
+    const GpuLatency* lat = req.table->Find(g.key);
+    if (lat == nullptr)
+      return InvalidArgumentError("cost bound: no latency model for GPU type '" + g.key + "'");
+    double type_prefill = kInf, type_decode = kInf;
+    for (int tp : req.tps) {
+      const double kv = KvCapacityTokens(req.model, PoolSpec{lat, g.price_usd_per_hour, tp, 1},
+                                         ServingConfig{}.memory_util);
+      if (kv <= 0) continue;  // the model does not fit
+      PhaseCostOption o = Bound(req.model, *lat, g.price_usd_per_hour, tp, kv, w);
+      o.gpu_type = g.key;
+      type_prefill = std::min(type_prefill, o.prefill_usd);
+      type_decode = std::min(type_decode, o.decode_usd);
+      if (o.prefill_usd < best_prefill.prefill_usd) best_prefill = o;
+      if (o.decode_usd < best_decode.decode_usd) best_decode = o;
+      b.options.push_back(o);
+    }
+    if (type_prefill + type_decode < b.single_type_usd) {
+      b.single_type_usd = type_prefill + type_decode;
+      b.single_type = g.key;
+    }
+  }
+  if (b.options.empty())
+    return FailedPreconditionError("cost bound: no GPU type and TP degree holds " + req.model.name);
+  b.any_prefill = best_prefill;
+  b.any_decode = best_decode;
+  b.any_usd = best_prefill.prefill_usd + best_decode.decode_usd;
+  return b;
+}
+
+double PlanBoundUsd(const InferenceCostBound& b, const PlanCandidate& plan) {
+  const PoolSpec& decode = plan.config.disaggregated ? plan.config.decode : plan.config.prefill;
+  auto find = [&](const std::string& type, int tp) -> const PhaseCostOption* {
+    for (const PhaseCostOption& o : b.options) {
+      if (o.gpu_type == type && o.tp == tp) return &o;
+    }
+    return nullptr;
+  };
+  const PhaseCostOption* p = find(plan.prefill_type, plan.config.prefill.tp);
+  const PhaseCostOption* d = find(plan.decode_type, decode.tp);
+  return p && d ? p->prefill_usd + d->decode_usd : 0;
+}
+
+}  // namespace gpufleet::plan

@@ -4,6 +4,7 @@
 // in Gavel's notebooks when --compare is given.
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -96,6 +97,18 @@ class SimGavelCommand : public Command {
                    "4000-4999, with jobs alone and with sharing; with --compare, also at Gavel's "
                    "best JCT per rate (see docs/scheduling.md)")
         ->delimiter(',');
+    app.add_option("--startup-minutes", startup_minutes_,
+                   "Start-up cost (image pull, JIT, checkpoint restore) a job pays, on its GPUs, "
+                   "each time it runs on a GPU type other than in the round before or after a "
+                   "round without GPUs; 0 = Gavel's simulator. gpufleet policies rank starting "
+                   "jobs by the part of the round they would work")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 5.99));
+    app.add_option("--cannot-run", cannot_run_,
+                   "Software-version feasibility: FAMILY[,FAMILY...]:GPU[,GPU...] makes those job "
+                   "families' images unable to run on those GPU types (e.g. Transformer,LM:k80 "
+                   "for a framework build without sm_37); repeatable; the same jobs are drawn")
+        ->take_all();
     app.add_option("--svg", svg_, "Write an SVG plot here");
     app.add_option("--predicted-pairs", predicted_pairs_,
                    "Packed policies decide with the co-location model's prediction for every pair "
@@ -107,7 +120,12 @@ class SimGavelCommand : public Command {
   }
 
   Status Run() override {
-    ASSIGN_OR_RETURN(place::GavelThroughputs table, place::LoadGavelThroughputs(throughputs_));
+    ASSIGN_OR_RETURN(const place::GavelThroughputs measured,
+                     place::LoadGavelThroughputs(throughputs_));
+    place::GavelThroughputs table = measured;
+    for (const std::string& spec : cannot_run_) {
+      ASSIGN_OR_RETURN(table, place::WithoutRuns(table, spec));
+    }
     if (!price_cloud_.empty()) {
       cost::PriceBook book;
       if (!price_book_.empty()) {
@@ -124,7 +142,7 @@ class SimGavelCommand : public Command {
       }
     }
     if (!choose_.empty()) return Choose(table);
-    if (!cost_bound_.empty()) return CostBound(table);
+    if (!cost_bound_.empty()) return CostBound(table, measured);
     place::GavelNotebookJct expected, expected_ftf;
     if (!compare_.empty()) {
       ASSIGN_OR_RETURN(expected, place::LoadGavelNotebookCsv(compare_, &expected_ftf));
@@ -149,6 +167,8 @@ class SimGavelCommand : public Command {
       o.sim.workers = workers_;
       o.sim.price_usd_per_hour = prices_;
       o.sim.seed = seed_;
+      o.sim.startup_s = startup_minutes_ * 60;
+      o.jobs_table = &measured;
       if (!predicted_pairs_.empty()) {
         o.sim.decision_pairs = &predicted;
         o.sim.learn_pairs = predicted_pairs_ == "learn";
@@ -168,12 +188,17 @@ class SimGavelCommand : public Command {
                                             compare_.empty() ? nullptr : &expected_ftf));
       for (place::GavelCurvePoint& p : points) {
         if (!predicted_pairs_.empty()) p.result.policy += "@predicted-pairs-" + predicted_pairs_;
-        char bound[96] = "";
+        char bound[128] = "";
         if (p.has_cost_bound) {
           std::snprintf(bound, sizeof(bound),
                         " (least any policy pays at this JCT: $%.2f one job per GPU, $%.2f "
                         "sharing)",
                         p.cost_bound_alone_usd, p.cost_bound_shared_usd);
+        }
+        if (startup_minutes_ > 0) {
+          const size_t used = std::strlen(bound);
+          std::snprintf(bound + used, sizeof(bound) - used, ", %lld start-ups",
+                        static_cast<long long>(p.result.startups));
         }
         std::fprintf(
             stderr, "%s %.2f %s: %s %.2f h%s, $%.2f/job%s, FTF rho %.3f%s%s%s\n",
@@ -226,7 +251,9 @@ class SimGavelCommand : public Command {
                 pct(f.avg_usd));
   }
 
-  Status CostBound(const place::GavelThroughputs& table) {
+  // `jobs_table` draws the jobs (the measured table, before --cannot-run).
+  Status CostBound(const place::GavelThroughputs& table,
+                   const place::GavelThroughputs& jobs_table) {
     if (trace_ != "continuous-single" && trace_ != "continuous-multiple") {
       return InvalidArgumentError("--cost-bound: needs a continuous trace, not \"" + trace_ +
                                   "\" (its jobs all arrive at once)");
@@ -237,7 +264,8 @@ class SimGavelCommand : public Command {
     to.gavel_draws = trace_draws_ == "gavel";
     const place::GavelSimOptions measured;
     to.num_jobs = static_cast<int>(measured.measure_end);
-    ASSIGN_OR_RETURN(std::vector<place::GavelSimJob> jobs, place::GenerateGavelJobs(table, to));
+    ASSIGN_OR_RETURN(std::vector<place::GavelSimJob> jobs,
+                     place::GenerateGavelJobs(jobs_table, to));
     jobs.erase(jobs.begin(), jobs.begin() + measured.measure_begin);
     ASSIGN_OR_RETURN(place::GavelCostBound b,
                      place::ComputeGavelCostBound(table, jobs, prices_, cost_bound_));
@@ -326,6 +354,8 @@ class SimGavelCommand : public Command {
   std::string choose_, objective_ = "fastest";
   int scale_factor_ = 1;
   double v100_hours_ = 10, deadline_hours_ = 0;
+  double startup_minutes_ = 0;
+  std::vector<std::string> cannot_run_;
   std::string throughputs_, trace_ = "continuous-single", compare_, csv_, svg_;
   std::vector<std::string> policies_;
   std::vector<double> rates_;

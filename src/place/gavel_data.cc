@@ -4,11 +4,11 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <utility>
 
-#include <nlohmann/json.hpp>
-
 #include "core/file_util.h"
+#include "core/strings.h"
 
 namespace gpufleet::place {
 namespace {
@@ -155,6 +155,53 @@ StatusOr<GavelThroughputs> ParseGavelThroughputs(std::string_view json, std::str
         ASSIGN_OR_RETURN(double partner, NonNegativeNumber(value[1], w2 + "[1]"));
         t.SetColocated(w, a, it->second, self, partner);
       }
+    }
+  }
+  return t;
+}
+
+StatusOr<GavelThroughputs> WithoutRuns(const GavelThroughputs& table, std::string_view spec) {
+  const std::string where = "--cannot-run \"" + std::string(spec) + "\": ";
+  const size_t colon = spec.find(':');
+  if (colon == std::string_view::npos) {
+    return InvalidArgumentError(where + "expected FAMILY[,FAMILY...]:GPU[,GPU...]");
+  }
+  std::vector<char> family_out(table.num_job_types(), 0), worker_out(table.num_workers(), 0);
+  for (std::string_view family : SplitString(spec.substr(0, colon), ',')) {
+    bool found = false;
+    for (int j = 0; j < table.num_job_types(); ++j) {
+      if (table.job_types()[j].Family() == family) family_out[j] = found = true;
+    }
+    if (!found)
+      return InvalidArgumentError(where + "no job family \"" + std::string(family) + "\"");
+  }
+  for (std::string_view worker : SplitString(spec.substr(colon + 1), ',')) {
+    const int w = table.FindWorker(worker);
+    if (w < 0) return InvalidArgumentError(where + "no GPU type \"" + std::string(worker) + "\"");
+    worker_out[w] = 1;
+  }
+  GavelThroughputs t = table;
+  for (int w = 0; w < t.num_workers(); ++w) {
+    if (!worker_out[w]) continue;
+    for (int a = 0; a < t.num_job_types(); ++a) {
+      if (family_out[a]) t.SetIsolated(a, w, 0);
+      for (int b = 0; b < t.num_job_types(); ++b) {
+        if ((family_out[a] || family_out[b]) && t.Colocated(w, a, b).measured) {
+          t.SetColocated(w, a, b, 0, 0);
+        }
+      }
+    }
+  }
+  for (int j = 0; j < t.num_job_types(); ++j) {
+    bool any = false, before = false;
+    for (int w = 0; w < t.num_workers(); ++w) {
+      any = any || t.Isolated(j, w) > 0;
+      before = before || table.Isolated(j, w) > 0;
+    }
+    if (before && !any) {
+      return InvalidArgumentError(where + "leaves " + t.job_types()[j].name + " at scale factor " +
+                                  std::to_string(t.job_types()[j].scale_factor) +
+                                  " no GPU type to run on");
     }
   }
   return t;

@@ -55,6 +55,9 @@ class GavelThroughputs {
                                     std::vector<GavelJobType> job_types,
                                     const std::vector<std::vector<double>>& isolated);
   void SetColocated(int w, int a, int b, double self_steps_per_s, double other_steps_per_s);
+  void SetIsolated(int j, int w, double steps_per_s) {
+    isolated_[j * workers_.size() + w] = steps_per_s;
+  }
 
  private:
   friend StatusOr<GavelThroughputs> ParseGavelThroughputs(std::string_view, std::string_view);
@@ -69,6 +72,15 @@ class GavelThroughputs {
 // Parses the JSON text; `origin` names it in errors ("simulation_throughputs.json").
 StatusOr<GavelThroughputs> ParseGavelThroughputs(std::string_view json, std::string_view origin);
 StatusOr<GavelThroughputs> LoadGavelThroughputs(const std::string& path);
+
+// Software-version feasibility: job families whose images cannot run on
+// some GPU types (a framework build without that architecture, a driver
+// too old for the image's CUDA). `spec` is "FAMILY[,FAMILY...]:GPU[,GPU...]",
+// e.g. "Transformer,LM:k80": every job type of those families becomes
+// infeasible on those types, alone and in pairs (throughput 0, as out of
+// memory is). InvalidArgument names the spec and the unknown family or GPU
+// type, or a job type the spec leaves with no GPU type at all.
+StatusOr<GavelThroughputs> WithoutRuns(const GavelThroughputs& table, std::string_view spec);
 
 // Parses a Gavel job key "('ResNet-18 (batch size 16)', 1)".
 StatusOr<GavelJobType> ParseGavelJobKey(std::string_view key);

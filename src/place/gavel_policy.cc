@@ -744,6 +744,7 @@ class CostAwarePolicy : public GavelPolicy {
   bool heterogeneity_aware() const override { return true; }
   bool strict_allocation() const override { return true; }
   bool packed() const override { return packed_; }
+  bool startup_aware() const override { return true; }
 
   StatusOr<GavelAllocation> Allocate(const GavelAllocationInput& in) override {
     if (packed_) return MaxMinFairnessPolicy(Form::kPacked, "", keep_).Allocate(in);

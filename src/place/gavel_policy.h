@@ -111,6 +111,11 @@ class GavelPolicy {
   // Space sharing: the simulator fills input.pairs and runs allocated pairs
   // on one GPU each.
   virtual bool packed() const { return false; }
+  // With a start-up cost (GavelSimOptions::startup_s), the round ranks a
+  // job that would have to start (new type, or idle last round) by the part
+  // of the round it would work, so a job already running keeps its GPU
+  // unless a job in more need of it is waiting. Gavel's policies ignore it.
+  virtual bool startup_aware() const { return false; }
   virtual StatusOr<GavelAllocation> Allocate(const GavelAllocationInput& input) = 0;
 };
 

@@ -155,7 +155,7 @@ StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& tab
         so.measure_begin = 0;
         so.measure_end = to.num_jobs;
       }
-      auto jobs = GenerateGavelJobs(table, to);
+      auto jobs = GenerateGavelJobs(options.jobs_table ? *options.jobs_table : table, to);
       if (!jobs.ok()) {
         errors[i] = jobs.status();
         continue;
@@ -213,7 +213,7 @@ std::string GavelCurvesToCsv(const std::string& trace, const std::vector<GavelCu
       "makespan_hours,completed,measured,saturated,allocations,solve_s,avg_ftf_rho,gavel_avg_ftf_"
       "rho,"
       "pair_rounds,pair_oom_rounds,cost_bound_alone_usd,cost_bound_shared_usd,cost_bound_free_"
-      "partners_usd\n";
+      "partners_usd,startups\n";
   for (const GavelCurvePoint& p : points) {
     const GavelSimResult& r = p.result;
     out += trace + "," + r.policy + "," + Fixed(r.jobs_per_hour, 2) + "," +
@@ -228,7 +228,7 @@ std::string GavelCurvesToCsv(const std::string& trace, const std::vector<GavelCu
                 ? Fixed(p.cost_bound_alone_usd, 2) + "," + Fixed(p.cost_bound_shared_usd, 2) + "," +
                       Fixed(p.cost_bound_free_partners_usd, 2)
                 : ",") +
-           "\n";
+           "," + std::to_string(r.startups) + "\n";
   }
   return out;
 }

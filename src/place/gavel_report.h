@@ -47,6 +47,9 @@ struct GavelCurveOptions {
   bool gavel_draws = true;  // GavelTraceOptions::gavel_draws
   int threads = 2;
   GavelSimOptions sim;  // workers, prices, window
+  // Draw the jobs with this table (nullptr: the simulated one), so a table
+  // with runs taken out (WithoutRuns) simulates the very same jobs.
+  const GavelThroughputs* jobs_table = nullptr;
 };
 
 struct GavelCurvePoint {

@@ -129,6 +129,8 @@ struct JobState {
   std::vector<double> time_since_reset;  // per type, Gavel's _job_time_so_far
   std::vector<double> deficit;           // per type
   int alloc_index = -1;                  // row in the current allocation; -1 = none
+  int last_type = -1;                    // GPU type of the last round it ran
+  int64_t last_round = -2;               // that round's index
 };
 
 // A pair of jobs the allocation gives GPU time together (packed policies).
@@ -195,6 +197,10 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
   const int nt = table.num_workers();
   if (static_cast<int>(options.workers.size()) != nt) {
     return InvalidArgumentError("workers: expected one count per GPU type of the table");
+  }
+  if (!(options.startup_s >= 0 && options.startup_s < options.round_s)) {
+    return InvalidArgumentError("startup_s: expected from 0 to less than a round (" +
+                                std::to_string(options.round_s) + " s)");
   }
   std::vector<double> price = options.price_usd_per_hour;
   price.resize(nt, 0.0);
@@ -369,6 +375,23 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
     std::vector<int> placed_type(active.size(), -1);
     std::vector<double> placed_tput(active.size(), 0.0);
     std::vector<int> placed_pair(active.size(), -1);  // index in pair_units, -1 = alone
+    const double startup_s = options.startup_s;
+    // Whether job i keeps running on type w from the round before.
+    const auto warm = [&](size_t i, int w) {
+      return active[i].last_round == res.rounds - 1 && active[i].last_type == w;
+    };
+    // What a start-up-aware round makes of a priority: the part of the round
+    // the unit would work.
+    const double cold_share = policy.startup_aware() ? 1 - startup_s / options.round_s : 1;
+    // Gavel's priority of job i on type w: its allocation over the share of
+    // that type's time it got since the reset.
+    const auto job_priority = [&](size_t i, int w) {
+      const JobState& s = active[i];
+      const double x = s.alloc_index >= 0 ? alloc[s.alloc_index][w] : 0.0;
+      if (x <= 0) return 0.0;
+      const double fraction = worker_time[w] > 0 ? s.time_since_reset[w] / worker_time[w] : 0.0;
+      return fraction > 0 ? x / fraction : x * 1e9;
+    };
     for (int w : order) {
       // (priority, deficit, x, unit): unit < active.size() is a job, else a pair.
       std::vector<std::tuple<double, double, double, size_t>> queue;
@@ -378,12 +401,9 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
         const double x = s.alloc_index >= 0 ? alloc[s.alloc_index][w] : 0.0;
         const double tput = table.Isolated(s.job->job_type, w);
         if (tput <= 0) continue;
-        double priority = 0;
-        if (x > 0) {
-          const double fraction = worker_time[w] > 0 ? s.time_since_reset[w] / worker_time[w] : 0.0;
-          priority = fraction > 0 ? x / fraction : x * 1e9;
-        }
+        double priority = job_priority(i, w);
         if (policy.strict_allocation() && priority <= 0) continue;
+        if (!warm(i, w)) priority *= cold_share;
         queue.emplace_back(priority, s.deficit[w], x, i);
       }
       for (size_t p = 0; p < pair_units.size(); ++p) {
@@ -393,8 +413,9 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
         if (!index_of.count(u.a) || !index_of.count(u.b)) continue;  // one of them finished
         const PairState& st = pair_state[{u.a, u.b}];
         const double fraction = worker_time[w] > 0 ? st.time_since_reset[w] / worker_time[w] : 0.0;
-        queue.emplace_back(fraction > 0 ? x / fraction : x * 1e9, st.deficit[w], x,
-                           active.size() + p);
+        const bool both_warm = warm(index_of[u.a], w) && warm(index_of[u.b], w);
+        queue.emplace_back((fraction > 0 ? x / fraction : x * 1e9) * (both_warm ? 1 : cold_share),
+                           st.deficit[w], x, active.size() + p);
       }
       std::sort(queue.begin(), queue.end(), [](const auto& a, const auto& b) {
         if (std::get<0>(a) != std::get<0>(b)) return std::get<0>(a) > std::get<0>(b);
@@ -436,11 +457,17 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
       if (w < 0) continue;
       JobState& s = active[i];
       const double tput = placed_tput[i];
+      // A job that starts spends the start-up first, on its GPUs.
+      const double startup = warm(i, w) ? 0.0 : startup_s;
+      if (startup > 0) ++res.startups;
+      s.last_type = w;
+      s.last_round = res.rounds;
       // Zero: a pair the decision wrongly thought feasible, out of memory; it
       // holds the GPU for the round.
-      const double steps =
-          tput > 0 ? std::min(std::floor(tput * options.round_s), s.job->total_steps - s.steps_done) : 0.0;
-      const double exec = tput > 0 ? steps / tput : options.round_s;
+      const double steps = tput > 0 ? std::min(std::floor(tput * (options.round_s - startup)),
+                                               s.job->total_steps - s.steps_done)
+                                    : 0.0;
+      const double exec = tput > 0 ? startup + steps / tput : options.round_s;
       s.steps_done += steps;
       const double iso = s.iso_full_steps * std::min(1.0, workers_per_job / s.job->scale_factor);
       if (iso > 0) s.isolated_s += steps / iso;

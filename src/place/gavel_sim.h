@@ -82,6 +82,13 @@ struct GavelSimOptions {
   // is known from then on at its measured throughputs (what the agent's step
   // times would show); false: the predictions stay, only out-of-memory is learnt.
   bool learn_pairs = true;
+  // Start-up cost (image pull, JIT, checkpoint restore) a job pays from its
+  // round's time whenever it runs on a GPU type other than in the round
+  // before, or after a round without GPUs (including its first). A job kept
+  // on its type round after round keeps its lease and pays nothing, as in
+  // Gavel's physical scheduler; it still holds and pays for the GPUs while
+  // it starts. 0: Gavel's simulator, which charges nothing.
+  double startup_s = 0;
 };
 
 struct GavelSimResult {
@@ -107,6 +114,7 @@ struct GavelSimResult {
   // over the completed jobs only.
   int64_t stranded_jobs = 0;
   double solve_seconds = 0;       // wall time spent in the policy
+  int64_t startups = 0;           // (job, round)s that paid startup_s
 };
 
 StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,

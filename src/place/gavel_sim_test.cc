@@ -177,6 +177,108 @@ TEST(GavelSimTest, OneJobRunsAtItsFastestThroughputUnderFifoPerf) {
   EXPECT_FALSE(SimulateGavel(t, {job}, **p, o).ok());
 }
 
+TEST(GavelSimTest, AJobKeptOnItsTypePaysItsStartUpOnce) {
+  const GavelThroughputs t = TwoTypeTable();
+  GavelSimJob job;
+  job.total_steps = 7200;  // one hour on v100 (2 steps/s)
+  auto p = MakeGavelPolicy("fifo_perf", 0);
+  GavelSimOptions o;
+  o.workers = {1, 1};
+  o.price_usd_per_hour = {1.0, 3.0};
+  o.measure_begin = 0;
+  o.measure_end = 1;
+  o.startup_s = 120;
+  auto r = SimulateGavel(t, {job}, **p, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  // 480 steps after the start-up in the first round, 720 in each next one:
+  // the hour of work plus one start-up, all of it on the v100's bill.
+  EXPECT_EQ(r->startups, 1);
+  EXPECT_NEAR(r->avg_jct_hours, 1.0 + 120.0 / 3600, 1e-9);
+  EXPECT_NEAR(r->avg_cost_usd, 3.0 * (1.0 + 120.0 / 3600), 1e-9);
+  o.startup_s = 360;  // a whole round: no job would ever step
+  EXPECT_EQ(SimulateGavel(t, {job}, **p, o).status().code(), StatusCode::kInvalidArgument);
+  o.startup_s = -1;
+  EXPECT_EQ(SimulateGavel(t, {job}, **p, o).status().code(), StatusCode::kInvalidArgument);
+}
+
+// Every job an equal share of type 0; whether rounds count start-ups is the
+// one difference.
+class EvenSharePolicy : public GavelPolicy {
+ public:
+  explicit EvenSharePolicy(bool aware) : aware_(aware) {}
+  const std::string& name() const override { return name_; }
+  bool heterogeneity_aware() const override { return true; }
+  bool startup_aware() const override { return aware_; }
+  StatusOr<GavelAllocation> Allocate(const GavelAllocationInput& in) override {
+    GavelAllocation x(in.jobs.size(), std::vector<double>(in.workers.size(), 0.0));
+    for (auto& row : x) row[0] = 1.0 / static_cast<double>(in.jobs.size());
+    return x;
+  }
+
+ private:
+  bool aware_;
+  std::string name_ = "even";
+};
+
+TEST(GavelSimTest, StartUpAwareRoundsSwitchJobsLessOften) {
+  const GavelThroughputs t = GavelThroughputs::FromTable({"v100"}, {{"J", 1}}, {{2.0}});
+  std::vector<GavelSimJob> jobs(2);
+  for (int i = 0; i < 2; ++i) {
+    jobs[i].id = i;
+    jobs[i].total_steps = 7200;  // an hour each on the one GPU
+  }
+  GavelSimOptions o;
+  o.workers = {1};
+  o.price_usd_per_hour = {2.0};
+  o.measure_begin = 0;
+  o.measure_end = 2;
+  o.startup_s = 120;
+  GavelSimResult result[2];
+  for (bool aware : {false, true}) {
+    EvenSharePolicy policy(aware);
+    auto r = SimulateGavel(t, jobs, policy, o);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_EQ(r->completed_measured, 2);
+    // The bill is the two hours of work plus every start-up paid.
+    EXPECT_NEAR(2 * r->avg_cost_usd, 2.0 * (7200 + 120.0 * r->startups) / 3600, 1e-9) << aware;
+    result[aware] = *r;
+  }
+  // Equal shares alternate the jobs every round (a start-up each); counted,
+  // a start-up (a third of a round) keeps the running job on until the
+  // waiting one's priority is more than 1.5x its own.
+  EXPECT_GT(result[0].startups, 15);
+  EXPECT_LT(result[1].startups, result[0].startups / 2);
+  EXPECT_LT(result[1].avg_jct_hours, result[0].avg_jct_hours);
+}
+
+TEST(GavelDataTest, WithoutRunsTakesAFamilyOffAGpuTypeAloneAndInPairs) {
+  GavelThroughputs t = GavelThroughputs::FromTable(
+      {"k80", "v100"}, {{"A (batch size 1)", 1}, {"B (batch size 1)", 1}, {"B (batch size 2)", 1}},
+      {{1.0, 2.0}, {1.5, 3.0}, {0.0, 4.0}});
+  t.SetColocated(0, 0, 1, 0.6, 0.9);
+  t.SetColocated(1, 0, 1, 1.2, 1.8);
+  auto out = WithoutRuns(t, "B:k80");
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->Isolated(1, 0), 0.0);
+  EXPECT_EQ(out->Isolated(2, 0), 0.0);
+  EXPECT_EQ(out->Isolated(1, 1), 3.0);                       // v100 untouched
+  EXPECT_EQ(out->Isolated(0, 0), 1.0);                       // family A untouched
+  EXPECT_EQ(out->Colocated(0, 0, 1).self_steps_per_s, 0.0);  // the pair with B on the k80
+  EXPECT_EQ(out->Colocated(1, 0, 1).self_steps_per_s, 1.2);
+  EXPECT_FALSE(out->Colocated(0, 1, 2).measured);  // never measured: stays so
+
+  auto bad = [&](const char* spec, const char* names) {
+    auto r = WithoutRuns(t, spec);
+    ASSERT_FALSE(r.ok()) << spec;
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find(names), std::string::npos) << r.status().ToString();
+  };
+  bad("B", "FAMILY");
+  bad("C:k80", "\"C\"");
+  bad("A:h100", "\"h100\"");
+  bad("B:v100", "B (batch size 2)");  // it runs on nothing else
+}
+
 TEST(GavelReportTest, ParsesNotebookCsvAndNamesBadLines) {
   auto e = ParseGavelNotebookCsv(
       "trace,metric,input_job_rate_per_hour_or_jobs,policy,value\n"

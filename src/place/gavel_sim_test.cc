@@ -156,6 +156,16 @@ TEST(GavelSimTest, StaticTraceArrivesAtOnceAndMakespanPolicySharesTheGpu) {
   EXPECT_NEAR((*x)[1][0], 0.5, 1e-4);
 }
 
+// One k80 and one v100 ($1 and $3 an hour), one job measured.
+GavelSimOptions OneOfEach() {
+  GavelSimOptions o;
+  o.workers = {1, 1};
+  o.price_usd_per_hour = {1.0, 3.0};
+  o.measure_begin = 0;
+  o.measure_end = 1;
+  return o;
+}
+
 TEST(GavelSimTest, OneJobRunsAtItsFastestThroughputUnderFifoPerf) {
   const GavelThroughputs t = TwoTypeTable();
   GavelSimJob job;
@@ -163,11 +173,7 @@ TEST(GavelSimTest, OneJobRunsAtItsFastestThroughputUnderFifoPerf) {
   job.job_type = 0;
   job.total_steps = 7200;  // one hour on v100 (2 steps/s)
   auto p = MakeGavelPolicy("fifo_perf", 0);
-  GavelSimOptions o;
-  o.workers = {1, 1};
-  o.price_usd_per_hour = {1.0, 3.0};
-  o.measure_begin = 0;
-  o.measure_end = 1;
+  GavelSimOptions o = OneOfEach();
   auto r = SimulateGavel(t, {job}, **p, o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->completed_measured, 1);
@@ -182,11 +188,7 @@ TEST(GavelSimTest, AJobKeptOnItsTypePaysItsStartUpOnce) {
   GavelSimJob job;
   job.total_steps = 7200;  // one hour on v100 (2 steps/s)
   auto p = MakeGavelPolicy("fifo_perf", 0);
-  GavelSimOptions o;
-  o.workers = {1, 1};
-  o.price_usd_per_hour = {1.0, 3.0};
-  o.measure_begin = 0;
-  o.measure_end = 1;
+  GavelSimOptions o = OneOfEach();
   o.startup_s = 120;
   auto r = SimulateGavel(t, {job}, **p, o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();

@@ -10,8 +10,23 @@
 #include <string>
 #include <vector>
 
+#include "core/format.h"
+
 namespace gpufleet {
 namespace {
+
+TEST(StringsTest, FormatFixedWritesWhatPrintfWrites) {
+  EXPECT_EQ(FormatFixed(2.345, 2), "2.35");  // 2.345 is stored a little above
+  EXPECT_EQ(FormatFixed(-0.5, 0), "-0");     // round half to even, sign kept
+  EXPECT_EQ(FormatFixed(40.44, 0), "40");
+  EXPECT_EQ(FormatFixed(1.0 / 3, 6), "0.333333");
+  // Longer than any fixed buffer: 1e80 has 81 digits before the point.
+  const std::string big = FormatFixed(1e80, 3);
+  char expect[128];
+  std::snprintf(expect, sizeof(expect), "%.3f", 1e80);
+  EXPECT_EQ(big, expect);
+  EXPECT_EQ(big.size(), std::strlen(expect));
+}
 
 TEST(StringsTest, ParseDoubleHandlesPrometheusSpecials) {
   EXPECT_EQ(*ParseDouble("1.5"), 1.5);

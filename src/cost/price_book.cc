@@ -5,18 +5,13 @@
 #include <cstdio>
 
 #include "core/file_util.h"
+#include "core/format.h"
 #include "core/toml_reader.h"
 
 namespace gpufleet::cost {
 namespace {
 
 constexpr double kHoursPerYear = 8766;  // 365.25 days
-
-std::string Fixed(double v, int digits = 4) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
 
 StatusOr<Pricing> ParsePricing(const TomlReader& r) {
   std::string s = "on_demand";
@@ -206,10 +201,10 @@ StatusOr<DevicePrice> PriceBook::FromRule(const NodeRule& rule, const PricedDevi
     p.usd_per_kwh = rule.usd_per_kwh;
     p.source = rule.source;
     p.date = rule.date;
-    p.basis = "on-premises: $" + Fixed(rule.capital_usd_per_gpu, 0) + " over " +
-              Fixed(rule.depreciation_years, 1) + " years + $" +
-              Fixed(rule.overhead_usd_per_gpu_hour) + "/h overhead, energy at $" +
-              Fixed(rule.usd_per_kwh) + "/kWh [" + rule.where + "]";
+    p.basis = "on-premises: $" + FormatFixed(rule.capital_usd_per_gpu, 0) + " over " +
+              FormatFixed(rule.depreciation_years, 1) + " years + $" +
+              FormatFixed(rule.overhead_usd_per_gpu_hour, 4) + "/h overhead, energy at $" +
+              FormatFixed(rule.usd_per_kwh, 4) + "/kWh [" + rule.where + "]";
     return p;
   }
   if (rule.usd_per_gpu_hour.has_value()) {
@@ -218,9 +213,9 @@ StatusOr<DevicePrice> PriceBook::FromRule(const NodeRule& rule, const PricedDevi
     p.source = rule.source;
     p.date = rule.date;
     p.basis = std::string(PricingName(rule.pricing)) + " site rate $" +
-              Fixed(*rule.usd_per_gpu_hour) + "/GPU-h" +
-              (rule.discount > 0 ? " less " + Fixed(rule.discount * 100, 1) + "%" : "") + " [" +
-              rule.where + "]";
+              FormatFixed(*rule.usd_per_gpu_hour, 4) + "/GPU-h" +
+              (rule.discount > 0 ? " less " + FormatFixed(rule.discount * 100, 1) + "%" : "") +
+              " [" + rule.where + "]";
     return p;
   }
   if (gpu.empty()) {
@@ -240,7 +235,7 @@ StatusOr<DevicePrice> PriceBook::FromRule(const NodeRule& rule, const PricedDevi
     p.date = catalog_->snapshot();
     p.basis = g->basis;
     if (rule.discount > 0) {
-      p.basis += ", less " + Fixed(rule.discount * 100, 1) + "% committed-use discount [" +
+      p.basis += ", less " + FormatFixed(rule.discount * 100, 1) + "% committed-use discount [" +
                  rule.where + "]";
     }
     return p;

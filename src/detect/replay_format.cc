@@ -1,10 +1,10 @@
 // Text and JSON output of a replay (declared in detect/replay.h).
 #include <algorithm>
 #include <cstdio>
-
 #include <nlohmann/json.hpp>
 
 #include "core/duration.h"
+#include "core/format.h"
 #include "detect/replay.h"
 
 namespace gpufleet::detect {
@@ -12,12 +12,6 @@ namespace {
 
 constexpr int64_t kS = 1'000'000'000;
 constexpr const char* kBuckets[] = {"<5%", "5-10%", "10-20%", ">20%"};
-
-std::string Fixed(double x, int digits) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.*f", digits, x);
-  return buf;
-}
 
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -53,7 +47,7 @@ std::string FormatReplay(const ReplayResult& result, const ReplayScore* score) {
     out += "  " + std::string(IncidentStatusName(r.status)) + "  " + r.kind + "  " + Device(r) +
            "  at " + std::to_string(r.first_seen_ns / kS) + " for " +
            FormatDurationHuman(r.last_seen_ns - r.first_seen_ns);
-    if (r.estimated_slowdown > 0) out += "  slowdown " + Fixed(r.estimated_slowdown, 2);
+    if (r.estimated_slowdown > 0) out += "  slowdown " + FormatFixed(r.estimated_slowdown, 2);
     if (!r.causes.empty()) out += "  cause " + r.causes.front().name;
     out += "\n";
   }
@@ -65,11 +59,11 @@ std::string FormatReplay(const ReplayResult& result, const ReplayScore* score) {
   for (const ScoreLine& l : score->lines) {
     out += "| " + l.kind + " | " + (l.cause.empty() ? "all" : l.cause) + " | " +
            std::to_string(l.episodes) + " | " + std::to_string(l.detected) + " | " +
-           Fixed(l.recall(), 2) + " | " + std::to_string(l.incidents) + " | " +
-           Fixed(l.precision(), 2) + " | " + Fixed(Median(l.latencies_s), 0) + " | " +
+           FormatFixed(l.recall(), 2) + " | " + std::to_string(l.incidents) + " | " +
+           FormatFixed(l.precision(), 2) + " | " + FormatFixed(Median(l.latencies_s), 0) + " | " +
            (l.latencies_s.empty()
                 ? std::string("-")
-                : Fixed(*std::max_element(l.latencies_s.begin(), l.latencies_s.end()), 0)) +
+                : FormatFixed(*std::max_element(l.latencies_s.begin(), l.latencies_s.end()), 0)) +
            " | " + std::to_string(l.within_bound) + "/" + std::to_string(l.detected) + " | ";
     for (int b = 0; b < 4; ++b) {
       out += l.bucket_episodes[b] ? std::to_string(l.bucket_detected[b]) + "/" +
@@ -77,13 +71,14 @@ std::string FormatReplay(const ReplayResult& result, const ReplayScore* score) {
                                   : std::string("-");
       out += " | ";
     }
-    out += l.slowdown_scored ? Fixed(100 * l.slowdown_abs_error_sum / l.slowdown_scored, 1) + " pts"
-                             : std::string("-");
+    out += l.slowdown_scored
+               ? FormatFixed(100 * l.slowdown_abs_error_sum / l.slowdown_scored, 1) + " pts"
+               : std::string("-");
     out += " |\n";
   }
   out += "\nfalse incidents: " + std::to_string(score->false_incidents) + " (" +
-         Fixed(score->false_per_100_gpu_days(), 2) + " per 100 GPU-days over " +
-         Fixed(score->gpu_days, 2) + " GPU-days)";
+         FormatFixed(score->false_per_100_gpu_days(), 2) + " per 100 GPU-days over " +
+         FormatFixed(score->gpu_days, 2) + " GPU-days)";
   for (const auto& [kind, n] : score->false_by_kind) out += "; " + kind + " " + std::to_string(n);
   out += "\nof which during a true episode on the device (wrong kind): " +
          std::to_string(score->false_during_episodes);
@@ -100,9 +95,9 @@ std::string FormatReplay(const ReplayResult& result, const ReplayScore* score) {
       kinds += (kinds.empty() ? "" : ", ") + kind + " " + std::to_string(c);
     }
     out += "| " + n.kind + " | " + std::to_string(n.windows) + " | " +
-           Fixed(n.exposure_gpu_days, 2) + " | " + std::to_string(n.false_incidents) + " | " +
-           Fixed(score->gpu_days > 0 ? 100 * n.false_incidents / score->gpu_days : 0, 1) + " | " +
-           std::to_string(n.informational) + " | " + (kinds.empty() ? "-" : kinds) + " |\n";
+           FormatFixed(n.exposure_gpu_days, 2) + " | " + std::to_string(n.false_incidents) + " | " +
+           FormatFixed(score->gpu_days > 0 ? 100 * n.false_incidents / score->gpu_days : 0, 1) +
+           " | " + std::to_string(n.informational) + " | " + (kinds.empty() ? "-" : kinds) + " |\n";
   }
   return out;
 }

@@ -9,16 +9,11 @@
 #include <thread>
 
 #include "core/file_util.h"
+#include "core/format.h"
 #include "place/gavel_cost_bound.h"
 
 namespace gpufleet::place {
 namespace {
-
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
-  return buf;
-}
 
 std::vector<std::string_view> SplitComma(std::string_view line) {
   std::vector<std::string_view> out;
@@ -216,18 +211,20 @@ std::string GavelCurvesToCsv(const std::string& trace, const std::vector<GavelCu
       "partners_usd,startups\n";
   for (const GavelCurvePoint& p : points) {
     const GavelSimResult& r = p.result;
-    out += trace + "," + r.policy + "," + Fixed(r.jobs_per_hour, 2) + "," +
-           Fixed(r.avg_jct_hours, 2) + "," + (p.has_gavel ? Fixed(p.gavel_jct_hours, 2) : "") +
-           "," + (p.has_gavel ? Fixed(p.RelativeError(), 3) : "") + "," + Fixed(r.avg_cost_usd, 2) +
-           "," + Fixed(r.makespan_hours, 2) + "," + std::to_string(r.completed_measured) + "," +
-           std::to_string(r.measured_jobs) + "," + (r.saturated ? "1" : "0") + "," +
-           std::to_string(r.allocations) + "," + Fixed(r.solve_seconds, 2) + "," +
-           Fixed(r.avg_ftf_rho, 3) + "," + (p.has_gavel_ftf ? Fixed(p.gavel_ftf_rho, 2) : "") +
-           "," + std::to_string(r.pair_rounds) + "," + std::to_string(r.pair_oom_rounds) + "," +
-           (p.has_cost_bound
-                ? Fixed(p.cost_bound_alone_usd, 2) + "," + Fixed(p.cost_bound_shared_usd, 2) + "," +
-                      Fixed(p.cost_bound_free_partners_usd, 2)
-                : ",") +
+    out += trace + "," + r.policy + "," + FormatFixed(r.jobs_per_hour, 2) + "," +
+           FormatFixed(r.avg_jct_hours, 2) + "," +
+           (p.has_gavel ? FormatFixed(p.gavel_jct_hours, 2) : "") + "," +
+           (p.has_gavel ? FormatFixed(p.RelativeError(), 3) : "") + "," +
+           FormatFixed(r.avg_cost_usd, 2) + "," + FormatFixed(r.makespan_hours, 2) + "," +
+           std::to_string(r.completed_measured) + "," + std::to_string(r.measured_jobs) + "," +
+           (r.saturated ? "1" : "0") + "," + std::to_string(r.allocations) + "," +
+           FormatFixed(r.solve_seconds, 2) + "," + FormatFixed(r.avg_ftf_rho, 3) + "," +
+           (p.has_gavel_ftf ? FormatFixed(p.gavel_ftf_rho, 2) : "") + "," +
+           std::to_string(r.pair_rounds) + "," + std::to_string(r.pair_oom_rounds) + "," +
+           (p.has_cost_bound ? FormatFixed(p.cost_bound_alone_usd, 2) + "," +
+                                   FormatFixed(p.cost_bound_shared_usd, 2) + "," +
+                                   FormatFixed(p.cost_bound_free_partners_usd, 2)
+                             : ",") +
            "," + std::to_string(r.startups) + "\n";
   }
   return out;
@@ -250,23 +247,29 @@ std::string GavelCurvesToSvg(const std::string& title, const std::vector<GavelCu
   xmax = std::max(1.0, std::ceil(xmax));
   jmax = std::max(1.0, jmax * 1.1);
   cmax = std::max(1.0, cmax * 1.1);
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Fixed(2 * (kW + kPad) + kPad, 0) +
-                    "\" height=\"" + Fixed(kH + 2 * kPad + 18 * order.size() + 20, 0) +
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                    FormatFixed(2 * (kW + kPad) + kPad, 0) + "\" height=\"" +
+                    FormatFixed(kH + 2 * kPad + 18 * order.size() + 20, 0) +
                     "\" font-family=\"sans-serif\" font-size=\"11\">\n";
-  svg += "<text x=\"" + Fixed(kPad, 0) + "\" y=\"16\" font-size=\"14\">" + title + "</text>\n";
+  svg +=
+      "<text x=\"" + FormatFixed(kPad, 0) + "\" y=\"16\" font-size=\"14\">" + title + "</text>\n";
   const char* kPanels[] = {"Average JCT (hours; Gavel's dashed)", "Cost per completed job (USD)"};
   for (int panel = 0; panel < 2; ++panel) {
     const double x0 = kPad + panel * (kW + kPad), y0 = kPad, ymax = panel == 0 ? jmax : cmax;
-    svg += "<rect x=\"" + Fixed(x0, 1) + "\" y=\"" + Fixed(y0, 1) + "\" width=\"" + Fixed(kW, 1) +
-           "\" height=\"" + Fixed(kH, 1) + "\" fill=\"none\" stroke=\"#444\"/>\n";
-    svg += "<text x=\"" + Fixed(x0, 1) + "\" y=\"" + Fixed(y0 - 6, 1) + "\">" + kPanels[panel] + "</text>\n";
-    svg += "<text x=\"" + Fixed(x0 + kW / 2 - 60, 1) + "\" y=\"" + Fixed(y0 + kH + 28, 1) +
-           "\">input job rate (jobs/hour)</text>\n";
+    svg += "<rect x=\"" + FormatFixed(x0, 1) + "\" y=\"" + FormatFixed(y0, 1) + "\" width=\"" +
+           FormatFixed(kW, 1) + "\" height=\"" + FormatFixed(kH, 1) +
+           "\" fill=\"none\" stroke=\"#444\"/>\n";
+    svg += "<text x=\"" + FormatFixed(x0, 1) + "\" y=\"" + FormatFixed(y0 - 6, 1) + "\">" +
+           kPanels[panel] + "</text>\n";
+    svg += "<text x=\"" + FormatFixed(x0 + kW / 2 - 60, 1) + "\" y=\"" +
+           FormatFixed(y0 + kH + 28, 1) + "\">input job rate (jobs/hour)</text>\n";
     for (int t = 0; t <= 4; ++t) {
       const double xv = xmax * t / 4, x = x0 + kW * t / 4;
-      svg += "<text x=\"" + Fixed(x - 8, 1) + "\" y=\"" + Fixed(y0 + kH + 14, 1) + "\">" + Fixed(xv, 1) + "</text>\n";
+      svg += "<text x=\"" + FormatFixed(x - 8, 1) + "\" y=\"" + FormatFixed(y0 + kH + 14, 1) +
+             "\">" + FormatFixed(xv, 1) + "</text>\n";
       const double yv = ymax * t / 4, y = y0 + kH - kH * t / 4;
-      svg += "<text x=\"" + Fixed(x0 - 40, 1) + "\" y=\"" + Fixed(y + 4, 1) + "\">" + Fixed(yv, 1) + "</text>\n";
+      svg += "<text x=\"" + FormatFixed(x0 - 40, 1) + "\" y=\"" + FormatFixed(y + 4, 1) + "\">" +
+             FormatFixed(yv, 1) + "</text>\n";
     }
     for (size_t c = 0; c < order.size(); ++c) {
       std::string ours, gavel;
@@ -274,9 +277,10 @@ std::string GavelCurvesToSvg(const std::string& title, const std::vector<GavelCu
         if (p.result.policy != order[c]) continue;
         const double x = x0 + kW * p.result.jobs_per_hour / xmax;
         const double v = panel == 0 ? std::min(p.result.avg_jct_hours, ymax) : p.result.avg_cost_usd;
-        ours += Fixed(x, 1) + "," + Fixed(y0 + kH - kH * v / ymax, 1) + " ";
+        ours += FormatFixed(x, 1) + "," + FormatFixed(y0 + kH - kH * v / ymax, 1) + " ";
         if (panel == 0 && p.has_gavel) {
-          gavel += Fixed(x, 1) + "," + Fixed(y0 + kH - kH * std::min(p.gavel_jct_hours, ymax) / ymax, 1) + " ";
+          gavel += FormatFixed(x, 1) + "," +
+                   FormatFixed(y0 + kH - kH * std::min(p.gavel_jct_hours, ymax) / ymax, 1) + " ";
         }
       }
       const char* color = kColors[c % 8];
@@ -289,8 +293,9 @@ std::string GavelCurvesToSvg(const std::string& title, const std::vector<GavelCu
   }
   for (size_t c = 0; c < order.size(); ++c) {
     const double y = kPad + kH + 45 + 18 * c;
-    svg += "<rect x=\"" + Fixed(kPad, 0) + "\" y=\"" + Fixed(y - 9, 0) + "\" width=\"12\" height=\"10\" fill=\"" +
-           kColors[c % 8] + "\"/><text x=\"" + Fixed(kPad + 18, 0) + "\" y=\"" + Fixed(y, 0) + "\">" + order[c] +
+    svg += "<rect x=\"" + FormatFixed(kPad, 0) + "\" y=\"" + FormatFixed(y - 9, 0) +
+           "\" width=\"12\" height=\"10\" fill=\"" + kColors[c % 8] + "\"/><text x=\"" +
+           FormatFixed(kPad + 18, 0) + "\" y=\"" + FormatFixed(y, 0) + "\">" + order[c] +
            "</text>\n";
   }
   svg += "</svg>\n";

@@ -9,18 +9,13 @@
 #include <thread>
 
 #include "core/file_util.h"
+#include "core/format.h"
 #include "core/strings.h"
 #include "place/alibaba_csv.h"
 #include "place/simulator.h"
 
 namespace gpufleet::place {
 namespace {
-
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
-  return buf;
-}
 
 }  // namespace
 
@@ -125,8 +120,8 @@ StatusOr<ReproReport> RunReproduction(const ReproOptions& opts, const ExpectedRe
       if (opts.progress && j.result.ok()) {
         std::lock_guard<std::mutex> lock(mu);
         opts.progress(j.workload + " " + j.policy + " seed " + std::to_string(j.seed) + ": " +
-                      Fixed(j.result->seconds, 2) + " s, alloc@130 " +
-                      Fixed(j.result->AllocAt(130), 2) + "%");
+                      FormatFixed(j.result->seconds, 2) + " s, alloc@130 " +
+                      FormatFixed(j.result->AllocAt(130), 2) + "%");
       }
     }
   };
@@ -206,9 +201,10 @@ std::string ReproToMarkdown(const ReproReport& report, const ReproOptions& opts)
     const double gpus = 6212;
     double u_fgd = (100 - fgd->alloc_ours) / 100 * gpus, u_ours = (100 - ours->alloc_ours) / 100 * gpus;
     std::string trace = StartsWith(w, "openb_pod_list_") ? w.substr(15) : w;
-    summary += "| " + trace + " | " + Fixed(fgd->alloc_ours, 2) + " | " + Fixed(ours->alloc_ours, 2) +
-               " | " + Fixed(u_fgd, 0) + " | " + Fixed(u_ours, 0) + " | " +
-               Fixed(100 * (u_fgd - u_ours) / u_fgd, 1) + "% |\n";
+    summary += "| " + trace + " | " + FormatFixed(fgd->alloc_ours, 2) + " | " +
+               FormatFixed(ours->alloc_ours, 2) + " | " + FormatFixed(u_fgd, 0) + " | " +
+               FormatFixed(u_ours, 0) + " | " + FormatFixed(100 * (u_fgd - u_ours) / u_fgd, 1) +
+               "% |\n";
   }
   if (!summary.empty()) {
     md += "## gpufleet against FGD at " + std::to_string(last) + "% arrived\n\n";
@@ -216,25 +212,27 @@ std::string ReproToMarkdown(const ReproReport& report, const ReproOptions& opts)
           "GPUs | cut |\n|---|---|---|---|---|---|\n" + summary + "\n";
   }
   md += "## Baselines and FGD against the paper\n\n";
-  md += "| trace | policy | arrived % | alloc % ours | alloc % paper | diff (pp) | "
-        "frag % ours | frag % paper | within ±" + Fixed(opts.tolerance_pp, 1) + " pp |\n";
+  md +=
+      "| trace | policy | arrived % | alloc % ours | alloc % paper | diff (pp) | "
+      "frag % ours | frag % paper | within ±" +
+      FormatFixed(opts.tolerance_pp, 1) + " pp |\n";
   md += "|---|---|---|---|---|---|---|---|---|\n";
   for (const ReproRow& r : report.rows) {
     std::string trace = r.workload;
     if (StartsWith(trace, "openb_pod_list_")) trace = trace.substr(15);
     md += "| " + trace + " | " + r.policy + " | " + std::to_string(r.checkpoint) + " | " +
-          Fixed(r.alloc_ours, 2) + " | ";
+          FormatFixed(r.alloc_ours, 2) + " | ";
     if (r.has_paper) {
-      md += Fixed(r.alloc_paper, 2) + " | " + Fixed(r.alloc_ours - r.alloc_paper, 2) + " | " +
-            Fixed(r.frag_ours, 2) + " | " + Fixed(r.frag_paper, 2) + " | " +
+      md += FormatFixed(r.alloc_paper, 2) + " | " + FormatFixed(r.alloc_ours - r.alloc_paper, 2) +
+            " | " + FormatFixed(r.frag_ours, 2) + " | " + FormatFixed(r.frag_paper, 2) + " | " +
             (r.within() ? "yes" : "**no**") + " |\n";
     } else {
-      md += "— | — | " + Fixed(r.frag_ours, 2) + " | — | n/a |\n";
+      md += "— | — | " + FormatFixed(r.frag_ours, 2) + " | — | n/a |\n";
     }
   }
   md += "\n" + std::to_string(within) + " of " + std::to_string(compared) +
         " compared cells within tolerance; " + std::to_string(report.runs) + " runs in " +
-        Fixed(report.seconds, 1) + " s.\n";
+        FormatFixed(report.seconds, 1) + " s.\n";
   return md;
 }
 

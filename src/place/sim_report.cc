@@ -3,17 +3,12 @@
 #include <cstdio>
 #include <map>
 
+#include "core/format.h"
 #include "core/strings.h"
 #include "place/simulator.h"
 
 namespace gpufleet::place {
 namespace {
-
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
-  return buf;
-}
 
 struct MeanCurve {
   std::vector<double> sum[3];
@@ -28,8 +23,8 @@ std::string CurvesToCsv(const std::vector<SimResult>& results) {
     for (const SimPoint& p : r.curve) {
       if (p.samples == 0) continue;
       out += r.policy + "," + std::to_string(r.seed) + "," + std::to_string(p.arrived_pct) + "," +
-             Fixed(p.alloc_pct, 3) + "," + Fixed(p.frag_pct, 3) + "," +
-             Fixed(p.frag_ratio_pct, 3) + "\n";
+             FormatFixed(p.alloc_pct, 3) + "," + FormatFixed(p.frag_pct, 3) + "," +
+             FormatFixed(p.frag_ratio_pct, 3) + "\n";
     }
   }
   return out;
@@ -61,10 +56,11 @@ std::string CurvesToSvg(const std::vector<SimResult>& results, const std::string
                                   "Fragmentation (% of idle GPUs)"};
   const double kW = 360, kH = 260, kPad = 45;
   std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                    Fixed(3 * (kW + kPad) + kPad, 0) + "\" height=\"" +
-                    Fixed(kH + 2 * kPad + 20 * order.size(), 0) +
+                    FormatFixed(3 * (kW + kPad) + kPad, 0) + "\" height=\"" +
+                    FormatFixed(kH + 2 * kPad + 20 * order.size(), 0) +
                     "\" font-family=\"sans-serif\" font-size=\"11\">\n";
-  svg += "<text x=\"" + Fixed(kPad, 0) + "\" y=\"16\" font-size=\"14\">" + title + "</text>\n";
+  svg +=
+      "<text x=\"" + FormatFixed(kPad, 0) + "\" y=\"16\" font-size=\"14\">" + title + "</text>\n";
   for (int panel = 0; panel < 3; ++panel) {
     double x0 = kPad + panel * (kW + kPad), y0 = kPad;
     double ymax = 0;
@@ -74,21 +70,22 @@ std::string CurvesToSvg(const std::vector<SimResult>& results, const std::string
       }
     }
     ymax = panel == 0 || panel == 2 ? 100.0 : std::max(1.0, ymax * 1.1);
-    svg += "<rect x=\"" + Fixed(x0, 1) + "\" y=\"" + Fixed(y0, 1) + "\" width=\"" + Fixed(kW, 1) +
-           "\" height=\"" + Fixed(kH, 1) + "\" fill=\"none\" stroke=\"#444\"/>\n";
-    svg += "<text x=\"" + Fixed(x0, 1) + "\" y=\"" + Fixed(y0 - 6, 1) + "\">" + kPanels[panel] +
-           "</text>\n";
-    svg += "<text x=\"" + Fixed(x0 + kW / 2 - 60, 1) + "\" y=\"" + Fixed(y0 + kH + 28, 1) +
-           "\">arrived workload (% of GPU capacity)</text>\n";
+    svg += "<rect x=\"" + FormatFixed(x0, 1) + "\" y=\"" + FormatFixed(y0, 1) + "\" width=\"" +
+           FormatFixed(kW, 1) + "\" height=\"" + FormatFixed(kH, 1) +
+           "\" fill=\"none\" stroke=\"#444\"/>\n";
+    svg += "<text x=\"" + FormatFixed(x0, 1) + "\" y=\"" + FormatFixed(y0 - 6, 1) + "\">" +
+           kPanels[panel] + "</text>\n";
+    svg += "<text x=\"" + FormatFixed(x0 + kW / 2 - 60, 1) + "\" y=\"" +
+           FormatFixed(y0 + kH + 28, 1) + "\">arrived workload (% of GPU capacity)</text>\n";
     for (int t = 0; t <= 130; t += 26) {
       double x = x0 + kW * t / 130.0;
-      svg += "<text x=\"" + Fixed(x - 8, 1) + "\" y=\"" + Fixed(y0 + kH + 14, 1) + "\">" +
-             std::to_string(t) + "</text>\n";
+      svg += "<text x=\"" + FormatFixed(x - 8, 1) + "\" y=\"" + FormatFixed(y0 + kH + 14, 1) +
+             "\">" + std::to_string(t) + "</text>\n";
     }
     for (int t = 0; t <= 4; ++t) {
       double v = ymax * t / 4, y = y0 + kH - kH * t / 4;
-      svg += "<text x=\"" + Fixed(x0 - 36, 1) + "\" y=\"" + Fixed(y + 4, 1) + "\">" +
-             Fixed(v, 1) + "</text>\n";
+      svg += "<text x=\"" + FormatFixed(x0 - 36, 1) + "\" y=\"" + FormatFixed(y + 4, 1) + "\">" +
+             FormatFixed(v, 1) + "</text>\n";
     }
     for (size_t c = 0; c < order.size(); ++c) {
       const MeanCurve& m = means[order[c]];
@@ -96,8 +93,8 @@ std::string CurvesToSvg(const std::vector<SimResult>& results, const std::string
       for (size_t p = 0; p < m.n.size(); ++p) {
         if (m.n[p] == 0) continue;
         double v = m.sum[panel][p] / m.n[p];
-        pts += Fixed(x0 + kW * static_cast<double>(p) / 130.0, 1) + "," +
-               Fixed(y0 + kH - kH * std::min(v, ymax) / ymax, 1) + " ";
+        pts += FormatFixed(x0 + kW * static_cast<double>(p) / 130.0, 1) + "," +
+               FormatFixed(y0 + kH - kH * std::min(v, ymax) / ymax, 1) + " ";
       }
       svg += "<polyline fill=\"none\" stroke-width=\"1.5\" stroke=\"" +
              std::string(kColors[c % 8]) + "\" points=\"" + pts + "\"/>\n";
@@ -105,9 +102,10 @@ std::string CurvesToSvg(const std::vector<SimResult>& results, const std::string
   }
   for (size_t c = 0; c < order.size(); ++c) {
     double y = kH + 2 * kPad + 14 * c + 4;
-    svg += "<rect x=\"" + Fixed(kPad, 0) + "\" y=\"" + Fixed(y - 8, 1) +
+    svg += "<rect x=\"" + FormatFixed(kPad, 0) + "\" y=\"" + FormatFixed(y - 8, 1) +
            "\" width=\"14\" height=\"4\" fill=\"" + kColors[c % 8] + "\"/><text x=\"" +
-           Fixed(kPad + 20, 0) + "\" y=\"" + Fixed(y, 1) + "\">" + order[c] + "</text>\n";
+           FormatFixed(kPad + 20, 0) + "\" y=\"" + FormatFixed(y, 1) + "\">" + order[c] +
+           "</text>\n";
   }
   svg += "</svg>\n";
   return svg;

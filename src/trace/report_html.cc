@@ -63,12 +63,6 @@ std::string Num(double v) {
   return buf;
 }
 
-std::string Fixed3(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.3f", v);
-  return buf;
-}
-
 std::string Pct(int64_t part, int64_t whole) {
   if (whole <= 0) return "-";
   return Num(100.0 * static_cast<double>(part) / static_cast<double>(whole)) + "%";
@@ -406,7 +400,7 @@ std::string ReportHtml(const Timeline& t, const AnalysisReport& r, const ReportO
            Row({"rank", "times flagged", "mean normalized start"}, true);
     for (const StragglerRank& sr : s.ranks) {
       out += Row({ProcessLabel(t, sr.process), std::to_string(sr.times_straggler),
-                  Fixed3(sr.mean_normalized_start)});
+                  FormatFixed(sr.mean_normalized_start, 3)});
     }
     out += "</table>\n";
   }

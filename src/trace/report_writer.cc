@@ -151,12 +151,6 @@ std::string StragglerLine(const Timeline& t, const StragglerReport& s) {
 
 }  // namespace
 
-std::string FormatFixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
-  return buf;
-}
-
 std::string FormatDuration(double ns) {
   double a = std::fabs(ns);
   if (a < 1e3) return FormatFixed(ns, 0) + " ns";

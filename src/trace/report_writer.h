@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/format.h"  // FormatFixed, used with the helpers below
 #include "trace/analysis.h"
 #include "trace/timeline.h"
 
@@ -36,9 +37,6 @@ std::string ReportHtml(const Timeline& timeline, const AnalysisReport& report,
 
 // "950 ns", "12.3 us", "4.56 ms", "1.23 s".
 std::string FormatDuration(double ns);
-
-// `v` with `digits` decimals, printf "%.*f": FormatFixed(2.345, 1) -> "2.3".
-std::string FormatFixed(double v, int digits);
 
 // Kernel name for tables: without a leading "void " and the trailing
 // parameter list, "void at::native::f<4>(int, float*)" -> "at::native::f<4>".

@@ -11,6 +11,7 @@
 #include "core/file_util.h"
 #include "core/format.h"
 #include "place/gavel_cost_bound.h"
+#include "place/svg_chart.h"
 
 namespace gpufleet::place {
 namespace {
@@ -247,22 +248,12 @@ std::string GavelCurvesToSvg(const std::string& title, const std::vector<GavelCu
   xmax = std::max(1.0, std::ceil(xmax));
   jmax = std::max(1.0, jmax * 1.1);
   cmax = std::max(1.0, cmax * 1.1);
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                    FormatFixed(2 * (kW + kPad) + kPad, 0) + "\" height=\"" +
-                    FormatFixed(kH + 2 * kPad + 18 * order.size() + 20, 0) +
-                    "\" font-family=\"sans-serif\" font-size=\"11\">\n";
-  svg +=
-      "<text x=\"" + FormatFixed(kPad, 0) + "\" y=\"16\" font-size=\"14\">" + title + "</text>\n";
+  std::string svg =
+      SvgChartOpen(2 * (kW + kPad) + kPad, kH + 2 * kPad + 18 * order.size() + 20, kPad, title);
   const char* kPanels[] = {"Average JCT (hours; Gavel's dashed)", "Cost per completed job (USD)"};
   for (int panel = 0; panel < 2; ++panel) {
     const double x0 = kPad + panel * (kW + kPad), y0 = kPad, ymax = panel == 0 ? jmax : cmax;
-    svg += "<rect x=\"" + FormatFixed(x0, 1) + "\" y=\"" + FormatFixed(y0, 1) + "\" width=\"" +
-           FormatFixed(kW, 1) + "\" height=\"" + FormatFixed(kH, 1) +
-           "\" fill=\"none\" stroke=\"#444\"/>\n";
-    svg += "<text x=\"" + FormatFixed(x0, 1) + "\" y=\"" + FormatFixed(y0 - 6, 1) + "\">" +
-           kPanels[panel] + "</text>\n";
-    svg += "<text x=\"" + FormatFixed(x0 + kW / 2 - 60, 1) + "\" y=\"" +
-           FormatFixed(y0 + kH + 28, 1) + "\">input job rate (jobs/hour)</text>\n";
+    svg += SvgPanelFrame(x0, y0, kW, kH, kPanels[panel], "input job rate (jobs/hour)");
     for (int t = 0; t <= 4; ++t) {
       const double xv = xmax * t / 4, x = x0 + kW * t / 4;
       svg += "<text x=\"" + FormatFixed(x - 8, 1) + "\" y=\"" + FormatFixed(y0 + kH + 14, 1) +

@@ -6,6 +6,7 @@
 #include "core/format.h"
 #include "core/strings.h"
 #include "place/simulator.h"
+#include "place/svg_chart.h"
 
 namespace gpufleet::place {
 namespace {
@@ -55,12 +56,8 @@ std::string CurvesToSvg(const std::vector<SimResult>& results, const std::string
   static const char* kPanels[] = {"GPU allocation (%)", "Fragmentation (% of capacity)",
                                   "Fragmentation (% of idle GPUs)"};
   const double kW = 360, kH = 260, kPad = 45;
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                    FormatFixed(3 * (kW + kPad) + kPad, 0) + "\" height=\"" +
-                    FormatFixed(kH + 2 * kPad + 20 * order.size(), 0) +
-                    "\" font-family=\"sans-serif\" font-size=\"11\">\n";
-  svg +=
-      "<text x=\"" + FormatFixed(kPad, 0) + "\" y=\"16\" font-size=\"14\">" + title + "</text>\n";
+  std::string svg =
+      SvgChartOpen(3 * (kW + kPad) + kPad, kH + 2 * kPad + 20 * order.size(), kPad, title);
   for (int panel = 0; panel < 3; ++panel) {
     double x0 = kPad + panel * (kW + kPad), y0 = kPad;
     double ymax = 0;
@@ -70,13 +67,7 @@ std::string CurvesToSvg(const std::vector<SimResult>& results, const std::string
       }
     }
     ymax = panel == 0 || panel == 2 ? 100.0 : std::max(1.0, ymax * 1.1);
-    svg += "<rect x=\"" + FormatFixed(x0, 1) + "\" y=\"" + FormatFixed(y0, 1) + "\" width=\"" +
-           FormatFixed(kW, 1) + "\" height=\"" + FormatFixed(kH, 1) +
-           "\" fill=\"none\" stroke=\"#444\"/>\n";
-    svg += "<text x=\"" + FormatFixed(x0, 1) + "\" y=\"" + FormatFixed(y0 - 6, 1) + "\">" +
-           kPanels[panel] + "</text>\n";
-    svg += "<text x=\"" + FormatFixed(x0 + kW / 2 - 60, 1) + "\" y=\"" +
-           FormatFixed(y0 + kH + 28, 1) + "\">arrived workload (% of GPU capacity)</text>\n";
+    svg += SvgPanelFrame(x0, y0, kW, kH, kPanels[panel], "arrived workload (% of GPU capacity)");
     for (int t = 0; t <= 130; t += 26) {
       double x = x0 + kW * t / 130.0;
       svg += "<text x=\"" + FormatFixed(x - 8, 1) + "\" y=\"" + FormatFixed(y0 + kH + 14, 1) +

@@ -50,7 +50,11 @@ StatusOr<BudgetAlertResult> ApplyBudgetStatuses(const std::vector<cost::BudgetSt
     const std::string key = BudgetIncidentKey(s.team, now_s);
     current.insert(key);
     if (s.state == "ok") {
-      RETURN_IF_ERROR(incidents.Resolve(key).status());
+      // A forecast hovering at the budget would open and resolve the
+      // incident on alternate checks: it resolves only clearly under.
+      if (s.forecast_usd <= s.budget_usd * (1 - kBudgetResolveMargin)) {
+        RETURN_IF_ERROR(incidents.Resolve(key).status());
+      }
     } else {
       RETURN_IF_ERROR(incidents.Observe(Observation(s, key, month)).status());
     }

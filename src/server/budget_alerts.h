@@ -8,8 +8,9 @@
 // opened incident fires an alert through AlertSender (Alertmanager,
 // webhooks); a repeat updates the incident (spend and forecast) without
 // re-firing. Absence does not resolve it (the life cycle's on-pass policy):
-// it resolves when a check finds the forecast back under budget, or when
-// its month has ended, and the alert's resolve is sent.
+// it resolves when a check finds the forecast back under budget by at least
+// kBudgetResolveMargin (so a forecast hovering at the budget does not flap
+// the alert), or when its month has ended, and the alert's resolve is sent.
 //
 // Thread safety: pure functions over the book and the sender.
 #pragma once
@@ -24,6 +25,10 @@
 #include "server/incident_alerts.h"
 
 namespace gpufleet {
+
+// An open budget incident resolves once the forecast is at most
+// (1 - kBudgetResolveMargin) x budget.
+inline constexpr double kBudgetResolveMargin = 0.05;
 
 // opened: alert fired; resolved: ended by this check.
 using BudgetAlertResult = IncidentChanges;

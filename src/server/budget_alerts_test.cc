@@ -70,12 +70,34 @@ TEST_F(BudgetAlertsTest, ForecastOverOpensOnceUpdatesAndResolvesWhenBackUnder) {
   ASSERT_TRUE(life.ResolveAbsent((kDec10 + 5 * 86400) * kS).ok());
   EXPECT_EQ(Get(id).status, detect::IncidentStatus::kOpen);
 
+  // Just under the budget (within the 5% margin): still open, no resolve, no new alert.
+  r = Apply({Status("research", 900, 980)}, kDec10 + 86400 + 900);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->opened.empty());
+  EXPECT_TRUE(r->resolved.empty());
+  EXPECT_EQ(Get(id).status, detect::IncidentStatus::kOpen);
+  EXPECT_EQ(alerts_->stats().firing, 1u);
+
   // A raised budget (or a slower rate) brings the forecast under: resolved, alert resolved.
   r = Apply({Status("research", 900, 950)}, kDec10 + 2 * 86400);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->resolved, std::vector<int64_t>{id});
   EXPECT_EQ(Get(id).status, detect::IncidentStatus::kResolved);
   EXPECT_EQ(alerts_->stats().firing, 0u);
+}
+
+TEST_F(BudgetAlertsTest, AForecastHoveringAtTheBudgetAlertsOnce) {
+  // The demo fleet's research team on 6 Dec: the forecast alternates
+  // between 1-2% over and 1-3% under the budget from check to check.
+  const double forecasts[] = {1016, 985, 1004, 973, 990, 1008, 981};
+  int64_t t = kDec10;
+  for (double f : forecasts) {
+    ASSERT_TRUE(Apply({Status("research", 10, f)}, t).ok());
+    t += 900;
+  }
+  EXPECT_EQ(book_->List(std::nullopt).value().size(), 1u);
+  EXPECT_EQ(book_->CountOpen().value(), 1);
+  EXPECT_EQ(alerts_->stats().firing, 1u);
 }
 
 TEST_F(BudgetAlertsTest, TheMonthsEndResolvesItsIncident) {

@@ -1,7 +1,10 @@
 #include "plan/inference_bound.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+
+#include "plan/ttft_bound.h"
 
 namespace gpufleet::plan {
 namespace {
@@ -57,6 +60,59 @@ PhaseCostOption Bound(const ModelSpec& m, const GpuLatency& lat, double price_us
   return o;
 }
 
+// The fewest instances of (type, tp) that keep the TTFT (0 when none can).
+StatusOr<int> TtftInstances(const InferenceRequest& req, const GpuLatency& lat, int tp) {
+  const RequestTrace& trace = *req.trace;
+  const double fixed = lat.PrefillS(req.model, tp, 0, 0);
+  const double per_token = lat.PrefillS(req.model, tp, 1, 0) - fixed;
+  const double per_sq = lat.PrefillS(req.model, tp, 0, 1) - fixed;
+  std::vector<double> arrival, work;
+  arrival.reserve(trace.requests.size());
+  work.reserve(trace.requests.size());
+  for (const Request& q : trace.requests) {
+    const double p = q.prompt_tokens;
+    arrival.push_back(q.arrival_s);
+    work.push_back(per_token * p + per_sq * p * p);
+  }
+  const int n = static_cast<int>(work.size());
+  TtftBoundInput in{arrival, work, req.slo.ttft_s};
+  in.max_misses = n - static_cast<int>(std::ceil(req.slo.attainment * n - 1e-9));
+  in.max_instances = req.max_instances;
+  StatusOr<TtftBound> b = FewestTtftInstances(in);
+  if (b.status().code() == StatusCode::kFailedPrecondition) return 0;
+  RETURN_IF_ERROR(b.status());
+  return b->instances;
+}
+
+// The SLO-aware bounds from the options' fluid costs and TTFT instances.
+void AddSloBounds(InferenceCostBound& b, const std::vector<GpuType>& types) {
+  auto per_s = [&](const PhaseCostOption& o) {
+    for (const GpuType& g : types) {
+      if (g.key == o.gpu_type) return o.tp * g.price_usd_per_hour / 3600.0;
+    }
+    return 0.0;
+  };
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  double single = kInf, any = kInf;
+  for (const PhaseCostOption& p : b.options) {
+    if (p.ttft_instances <= 0) continue;
+    const double held = p.ttft_instances * b.span_s * per_s(p);
+    const double colocated = std::max(held, p.prefill_usd + p.decode_usd);
+    if (colocated < any) b.slo_any = OptionName(p);
+    any = std::min(any, colocated);
+    single = std::min(single, colocated);
+    for (const PhaseCostOption& d : b.options) {
+      const double split =
+          std::max(held, p.prefill_usd) + std::max(b.span_s * per_s(d), d.decode_usd);
+      if (split < any) b.slo_any = OptionName(p) + " / " + OptionName(d);
+      any = std::min(any, split);
+      if (d.gpu_type == p.gpu_type) single = std::min(single, split);
+    }
+  }
+  b.slo_single_type_usd = single < kInf ? single : 0;
+  b.slo_any_usd = any < kInf ? any : 0;
+}
+
 }  // namespace
 
 StatusOr<InferenceCostBound> BoundInferenceCost(const InferenceRequest& req) {
@@ -81,6 +137,7 @@ StatusOr<InferenceCostBound> BoundInferenceCost(const InferenceRequest& req) {
       if (kv <= 0) continue;  // the model does not fit
       PhaseCostOption o = Bound(req.model, *lat, g.price_usd_per_hour, tp, kv, w);
       o.gpu_type = g.key;
+      ASSIGN_OR_RETURN(o.ttft_instances, TtftInstances(req, *lat, tp));
       type_prefill = std::min(type_prefill, o.prefill_usd);
       type_decode = std::min(type_decode, o.decode_usd);
       if (o.prefill_usd < best_prefill.prefill_usd) best_prefill = o;
@@ -97,7 +154,13 @@ StatusOr<InferenceCostBound> BoundInferenceCost(const InferenceRequest& req) {
   b.any_prefill = best_prefill;
   b.any_decode = best_decode;
   b.any_usd = best_prefill.prefill_usd + best_decode.decode_usd;
+  b.span_s = req.trace->requests.back().arrival_s - req.trace->requests.front().arrival_s;
+  AddSloBounds(b, req.types);
   return b;
+}
+
+std::string OptionName(const PhaseCostOption& o) {
+  return o.gpu_type + " TP" + std::to_string(o.tp);
 }
 
 double PlanBoundUsd(const InferenceCostBound& b, const PlanCandidate& plan) {

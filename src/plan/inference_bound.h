@@ -16,6 +16,8 @@
 //            max_batch_requests and a context of at most the KV capacity).
 // Left out, so it stays a lower bound: idle GPUs, prefill iterations' fixed
 // cost, KV transfer, queueing, SLO. Prices are per GPU hour, as the plans'.
+// A second bound adds the TTFT SLO: the prefill instances a plan must hold
+// through the trace to keep it (plan/ttft_bound.h).
 //
 // Its use: the best single-type bound against the best mixed one says how
 // much splitting phases over GPU types can save at these prices before
@@ -39,7 +41,13 @@ struct PhaseCostOption {
   int tp = 1;
   double prefill_usd = 0;
   double decode_usd = 0;
+  // The fewest instances that keep the TTFT SLO for the share of requests
+  // it asks (plan/ttft_bound.h); 0 when no number is (prompts too long).
+  int ttft_instances = 0;
 };
+
+// "h100 TP2".
+std::string OptionName(const PhaseCostOption& o);
 
 struct InferenceCostBound {
   double tokens = 0;  // prompt + output tokens of the whole trace
@@ -50,6 +58,15 @@ struct InferenceCostBound {
   std::string single_type;
   double any_usd = 0;
   PhaseCostOption any_prefill, any_decode;  // the options the least plan uses
+  // With the TTFT SLO too: a plan's prefill instances (the colocated pool,
+  // or the prefill pool of a split) are at least ttft_instances over the
+  // trace's arrivals (`span_s`), and each pool pays at least its fluid
+  // work. The least on one type and over any plan; 0 when no option keeps
+  // the TTFT.
+  double span_s = 0;
+  double slo_single_type_usd = 0;
+  double slo_any_usd = 0;
+  std::string slo_any;  // the least plan: "h100 TP2" or "h100 TP2 / mi300x TP4"
   double PerMtoken(double usd) const { return tokens > 0 ? usd / tokens * 1e6 : 0; }
   // How much less than the single-type bound the mixed one is (0.05 = 5%).
   double SplitRoom() const { return single_type_usd > 0 ? 1 - any_usd / single_type_usd : 0; }

@@ -40,10 +40,6 @@ std::string Fmt(const char* fmt, double a) {
   return buf;
 }
 
-std::string OptionName(const PhaseCostOption& o) {
-  return o.gpu_type + " TP" + std::to_string(o.tp);
-}
-
 // The fluid bound in words: what phase splitting can save at these prices,
 // and how far each reported plan is from full use of its GPUs.
 std::string BoundText(const InferenceCostBound& b, const InferencePlan& plan) {
@@ -68,6 +64,24 @@ std::string BoundText(const InferenceCostBound& b, const InferencePlan& plan) {
                   plan.best_single_type.result.usd_per_mtoken / single, single);
     out += buf;
   }
+  if (b.slo_any_usd > 0) {
+    std::snprintf(buf, sizeof buf,
+                  " With the TTFT SLO too (the prefill instances a plan must hold through the "
+                  "trace): at least $%.3f per million tokens on one GPU type, $%.3f mixing types "
+                  "(%s)",
+                  b.PerMtoken(b.slo_single_type_usd), b.PerMtoken(b.slo_any_usd),
+                  b.slo_any.c_str());
+    out += buf;
+    const double best = plan.best_single_type.result.usd_per_mtoken;
+    if (plan.has_plan && best > 0) {
+      std::snprintf(buf, sizeof buf,
+                    "; no plan meets the SLO more than %.1f%% cheaper than the best single-type "
+                    "plan found",
+                    100 * (1 - b.PerMtoken(b.slo_any_usd) / best));
+      out += buf;
+    }
+    out += ".";
+  }
   return out;
 }
 
@@ -77,7 +91,8 @@ json BoundJson(const InferenceCostBound& b, const InferencePlan& plan) {
     options.push_back({{"gpu_type", o.gpu_type},
                        {"tp", o.tp},
                        {"prefill_usd_per_mtoken", b.PerMtoken(o.prefill_usd)},
-                       {"decode_usd_per_mtoken", b.PerMtoken(o.decode_usd)}});
+                       {"decode_usd_per_mtoken", b.PerMtoken(o.decode_usd)},
+                       {"ttft_instances", o.ttft_instances}});
   }
   json j = {{"single_type_usd_per_mtoken", b.PerMtoken(b.single_type_usd)},
             {"single_type", b.single_type},
@@ -85,6 +100,9 @@ json BoundJson(const InferenceCostBound& b, const InferencePlan& plan) {
             {"any_prefill", OptionName(b.any_prefill)},
             {"any_decode", OptionName(b.any_decode)},
             {"split_room", b.SplitRoom()},
+            {"slo_single_type_usd_per_mtoken", b.PerMtoken(b.slo_single_type_usd)},
+            {"slo_any_usd_per_mtoken", b.PerMtoken(b.slo_any_usd)},
+            {"slo_any", b.slo_any},
             {"options", options}};
   if (plan.has_plan) {
     j["chosen_usd_per_mtoken"] = b.PerMtoken(PlanBoundUsd(b, plan.chosen));

@@ -75,6 +75,12 @@ def check_shared(gpufleet):
     for plan, key in (("chosen", "chosen_usd_per_mtoken"),
                       ("best_single_type", "best_single_type_usd_per_mtoken")):
         assert b["any_usd_per_mtoken"] <= b[key] <= j[plan]["usd_per_mtoken"], (plan, b, j[plan])
+    # With the TTFT SLO the bound rises but stays under every plan that keeps the SLO.
+    assert b["any_usd_per_mtoken"] <= b["slo_any_usd_per_mtoken"], b
+    assert b["slo_any_usd_per_mtoken"] <= b["slo_single_type_usd_per_mtoken"], b
+    for plan in ("chosen", "best_single_type"):
+        assert b["slo_any_usd_per_mtoken"] <= j[plan]["usd_per_mtoken"], (plan, b, j[plan])
+    assert all(o["ttft_instances"] >= 1 for o in b["options"] if o["tp"] >= 4), b
     print("plan with shared data: ok")
 
 

@@ -1,7 +1,9 @@
 // gpufleet plan: capacity planners across GPU vendors (docs/plan.md).
 //   plan inference [--model M] [--trace conv|code|FILE|synthetic] [--gpu-type T[:USD]]...
 //                  [--ttft-ms X] [--tpot-ms Y] [--tbt-p99-ms Z] [--attainment A]
-//                  [--batching chunked|mixed|prefill-first] [--token-budget N]... [--json]
+//                  [--batching chunked|mixed|prefill-first] [--token-budget N]...
+//                  [--admission fcfs|deadline] [--queue instance|shared]
+//                  [--prefill-batch-tokens N] [--json]
 //   plan training --job FILE [--json]
 //   plan ring --topology FILE [--json]
 //   plan calibration [--json]
@@ -91,6 +93,24 @@ class PlanCommand : public Command {
         ->capture_default_str();
     inference_->add_flag("--colocated-only", o.colocated_only,
                          "Do not consider prefill/decode split");
+    inference_
+        ->add_option("--admission", o.admission,
+                     "Which waiting prompt an instance starts: fcfs (first come, first served) or "
+                     "deadline (those that can still keep the TTFT first, late ones after)")
+        ->check(CLI::IsMember({"fcfs", "deadline"}))
+        ->capture_default_str();
+    inference_
+        ->add_option("--queue", o.queue,
+                     "Where prompts wait: instance (each arrival joins the instance with the "
+                     "fewest requests) or shared (one queue per prefill pool)")
+        ->check(CLI::IsMember({"instance", "shared"}))
+        ->capture_default_str();
+    inference_
+        ->add_option("--prefill-batch-tokens", o.prefill_batch_tokens,
+                     "Prompt tokens per prefill-only iteration (prefill pools, prefill-first "
+                     "batching); the first prompt always goes, so 1 = one prompt at a time")
+        ->check(CLI::Range(1, 1'000'000))
+        ->capture_default_str();
 
     training_ = app.add_subcommand("training", "Split micro-batches or layers over mixed ranks");
     training_->add_option("--job", job_, "Training job TOML (data/plan/training-example.toml)")

@@ -27,6 +27,9 @@ class Planner {
     c.model = req_.model;
     c.kv_link_bytes_per_s = req_.kv_link_bytes_per_s;
     c.batching = req_.batching;
+    c.defer_late = req_.defer_late;
+    c.shared_queue = req_.shared_queue;
+    c.max_batch_tokens = req_.prefill_batch_tokens;
     return c;
   }
   StatusOr<SimResult> Sim(const ServingConfig& c, const Slo& slo, const RequestTrace& trace) {

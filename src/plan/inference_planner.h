@@ -40,6 +40,9 @@ struct InferenceRequest {
   // colocated plans are searched at each; the cheapest wins.
   std::vector<int> token_budgets = {1024, 2048, 4096};
   int max_instances = 200;  // per pool
+  bool defer_late = false;  // deadline-aware admission (ServingConfig::defer_late)
+  bool shared_queue = false;  // one queue per prefill pool (ServingConfig::shared_queue)
+  int prefill_batch_tokens = ServingConfig{}.max_batch_tokens;  // prefill-only iterations
   double kv_link_bytes_per_s = 50e9;
 };
 

@@ -173,10 +173,17 @@ StatusOr<InferenceOptions> ParseInferenceOptions(std::string_view text, std::str
                                                  const std::string& shared_dir) {
   ASSIGN_OR_RETURN(toml::table root, ParseToml(text, origin));
   TomlReader r(root, origin);
-  RETURN_IF_ERROR(r.CheckKeys({"model", "trace", "rate_per_s", "duration_s", "prompt_tokens",
-                               "output_tokens", "rate_scale", "max_requests", "gpu_types", "tps",
-                               "ttft_ms", "tpot_ms", "attainment", "ttft_p50_ms", "tpot_p50_ms",
-                               "tbt_p99_ms", "colocated_only", "batching", "token_budgets"}));
+  RETURN_IF_ERROR(r.CheckKeys({"model",          "trace",
+                               "rate_per_s",     "duration_s",
+                               "prompt_tokens",  "output_tokens",
+                               "rate_scale",     "max_requests",
+                               "gpu_types",      "tps",
+                               "ttft_ms",        "tpot_ms",
+                               "attainment",     "ttft_p50_ms",
+                               "tpot_p50_ms",    "tbt_p99_ms",
+                               "colocated_only", "batching",
+                               "token_budgets",  "admission",
+                               "queue",          "prefill_batch_tokens"}));
   InferenceOptions o;
   o.shared_dir = shared_dir;
   int64_t prompt = o.prompt_tokens, output = o.output_tokens, maxr = 0;
@@ -209,6 +216,17 @@ StatusOr<InferenceOptions> ParseInferenceOptions(std::string_view text, std::str
   if (!ParseBatching(o.batching).ok()) {
     return r.FieldError(*root.get("batching"), "batching",
                         "must be \"chunked\", \"mixed\" or \"prefill-first\"");
+  }
+  RETURN_IF_ERROR(r.Read("admission", o.admission));
+  if (o.admission != "fcfs" && o.admission != "deadline") {
+    return r.FieldError(*root.get("admission"), "admission", "must be \"fcfs\" or \"deadline\"");
+  }
+  int64_t prefill_batch = o.prefill_batch_tokens;
+  RETURN_IF_ERROR(r.Read("prefill_batch_tokens", prefill_batch, 1, 1'000'000));
+  o.prefill_batch_tokens = static_cast<int>(prefill_batch);
+  RETURN_IF_ERROR(r.Read("queue", o.queue));
+  if (o.queue != "instance" && o.queue != "shared") {
+    return r.FieldError(*root.get("queue"), "queue", "must be \"instance\" or \"shared\"");
   }
   RETURN_IF_ERROR(ReadIntArray(r, "tps", 1, 64, /*non_empty=*/false, o.tps));
   o.prompt_tokens = static_cast<int>(prompt);
@@ -260,15 +278,29 @@ StatusOr<std::string> RunInferencePlan(const InferenceOptions& o, bool as_json) 
   req.allow_disaggregated = !o.colocated_only;
   ASSIGN_OR_RETURN(req.batching, ParseBatching(o.batching));
   req.token_budgets = o.token_budgets;
+  if (o.admission != "fcfs" && o.admission != "deadline")
+    return InvalidArgumentError("admission must be fcfs or deadline, not '" + o.admission + "'");
+  req.defer_late = o.admission == "deadline";
+  if (o.queue != "instance" && o.queue != "shared")
+    return InvalidArgumentError("queue must be instance or shared, not '" + o.queue + "'");
+  req.shared_queue = o.queue == "shared";
+  req.prefill_batch_tokens = o.prefill_batch_tokens;
   ASSIGN_OR_RETURN(InferencePlan plan, PlanInference(req));
   for (const std::string& n : plan.notes) notes.push_back(n);
   ASSIGN_OR_RETURN(InferenceCostBound bound, BoundInferenceCost(req));
+  const std::string serving = o.admission + " admission, " + o.queue + " queues, " +
+                              std::to_string(o.prefill_batch_tokens) +
+                              " prompt tokens per prefill-only iteration";
   if (as_json) {
     json j = {{"model", model.key},
               {"trace", trace.origin},
               {"requests", trace.requests.size()},
               {"skipped_rows", trace.skipped},
               {"simulations", plan.simulations},
+              {"serving",
+               {{"admission", o.admission},
+                {"queue", o.queue},
+                {"prefill_batch_tokens", o.prefill_batch_tokens}}},
               {"summary", plan.summary},
               {"notes", notes}};
     if (plan.has_plan) {
@@ -283,7 +315,7 @@ StatusOr<std::string> RunInferencePlan(const InferenceOptions& o, bool as_json) 
          " requests over " + Fmt("%.0f", trace.DurationS()) + " s" +
          (trace.skipped ? " (" + std::to_string(trace.skipped) + " rows with zero tokens skipped)"
                         : "") +
-         "; " + std::to_string(plan.simulations) + " simulations.\n";
+         "; " + std::to_string(plan.simulations) + " simulations; " + serving + ".\n";
   for (const std::string& n : notes) out += "Note: " + n + "\n";
   return out;
 }

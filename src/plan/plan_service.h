@@ -36,12 +36,21 @@ struct InferenceOptions {
   std::string batching = "chunked";  // colocated instances (plan/serving_sim.h)
   // Tokens per mixed / chunked iteration: colocated plans are searched at each.
   std::vector<int> token_budgets = {1024, 2048, 4096};
+  // "fcfs" or "deadline" (ServingConfig::defer_late).
+  std::string admission = "fcfs";
+  // "instance" (each arrival joins the shortest instance queue) or "shared"
+  // (one queue per prefill pool; ServingConfig::shared_queue).
+  std::string queue = "instance";
+  // Prompt tokens per prefill-only iteration (prefill pools, prefill-first
+  // batching); a first prompt always goes, so 1 = one prompt at a time.
+  int prefill_batch_tokens = 8192;
   std::string shared_dir = "../shared";
 };
 
 // Reads inference options from TOML (the server's request body): keys as
 // the struct's fields, SLO as ttft_ms, tpot_ms, attainment, ttft_p50_ms,
-// tpot_p50_ms, tbt_p99_ms; batching, token_budgets.
+// tpot_p50_ms, tbt_p99_ms; batching, token_budgets, admission, queue,
+// prefill_batch_tokens.
 StatusOr<InferenceOptions> ParseInferenceOptions(std::string_view toml, std::string_view origin,
                                                  const std::string& shared_dir);
 

@@ -111,6 +111,19 @@ TEST(PlanServiceTest, BadInputIs400UnknownKindIs404) {
       "inference", "trace = \"synthetic\"\ntoken_budgets = [2048, 8]\n", "/nonexistent");
   EXPECT_EQ(tcode, 400);
   EXPECT_NE(tbody.find("token_budgets"), std::string::npos) << tbody;
+  auto [acode, abody] = HandlePlanRequest(
+      "inference", "trace = \"synthetic\"\nadmission = \"edf\"\n", "/nonexistent");
+  EXPECT_EQ(acode, 400);
+  EXPECT_NE(abody.find("request body:2"), std::string::npos) << abody;
+  EXPECT_NE(abody.find("deadline"), std::string::npos) << abody;
+  auto [qcode, qbody] =
+      HandlePlanRequest("inference", "trace = \"synthetic\"\nqueue = \"global\"\n", "/nonexistent");
+  EXPECT_EQ(qcode, 400);
+  EXPECT_NE(qbody.find("shared"), std::string::npos) << qbody;
+  EXPECT_EQ(HandlePlanRequest("inference", "trace = \"synthetic\"\nprefill_batch_tokens = 0\n",
+                              "/nonexistent")
+                .first,
+            400);
 }
 
 TEST(PlanServiceTest, SyntheticInferenceWithoutSharedDataIsMarkedUncalibrated) {
@@ -129,6 +142,23 @@ TEST(PlanServiceTest, SyntheticInferenceWithoutSharedDataIsMarkedUncalibrated) {
       << body;
   EXPECT_GE(j["chosen"]["attainment"].get<double>(), 0.99);
   EXPECT_NE(j["notes"].dump().find("uncalibrated"), std::string::npos) << body;
+  EXPECT_EQ(j["serving"]["admission"], "fcfs");
+  EXPECT_EQ(j["serving"]["queue"], "instance");
+
+  // The serving policy reaches the simulation: asked for, it is reported,
+  // and every request is still within the SLO.
+  auto [dcode, dbody] = HandlePlanRequest(
+      "inference",
+      "model = \"llama3-8b\"\ntrace = \"synthetic\"\nrate_per_s = 2\nduration_s = 60\n"
+      "gpu_types = [\"h100\"]\ntps = [1]\nadmission = \"deadline\"\nqueue = \"shared\"\n"
+      "prefill_batch_tokens = 1\n",
+      "/nonexistent");
+  ASSERT_EQ(dcode, 200) << dbody;
+  auto d = nlohmann::json::parse(dbody);
+  EXPECT_EQ(d["serving"]["admission"], "deadline");
+  EXPECT_EQ(d["serving"]["queue"], "shared");
+  EXPECT_EQ(d["serving"]["prefill_batch_tokens"], 1);
+  EXPECT_GE(d["chosen"]["attainment"].get<double>(), 0.99);
 }
 
 }  // namespace

@@ -97,6 +97,11 @@ class Sim {
 
  private:
   int Route(const Pool& pool) const;
+  // Where a prefill (or colocated) instance takes its prompts from: its own
+  // queue, or the pool's shared one.
+  std::deque<int>& Queue(Instance& in) {
+    return cfg_.shared_queue && !in.decode_pool ? shared_ : in.waiting;
+  }
   void Start(int i, double now);
   bool StartMixed(int i, double now);
   void EndIteration(int i, double now);
@@ -111,6 +116,7 @@ class Sim {
   std::vector<Instance> inst_;
   Pool pre_, dec_;
   std::vector<ReqState> st_;
+  std::deque<int> shared_;  // the prefill pool's queue when shared
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   int violations_ = 0;
   int max_violations_ = 0;
@@ -171,6 +177,14 @@ void Sim::Start(int i, double now) {
   const ModelSpec& m = cfg_.model;
   in.doing_prefill = false;
   in.doing_mixed = false;
+  std::deque<int>& waiting = Queue(in);
+  if (cfg_.defer_late && !in.decode_pool && !waiting.empty()) {
+    std::stable_partition(waiting.begin(), waiting.end(), [&](int r) {
+      const Request& q = trace_.requests[r];
+      const double p = q.prompt_tokens;
+      return q.arrival_s + slo_.ttft_s >= now + ps.latency->PrefillS(m, ps.tp, p, p * p);
+    });
+  }
   if (!cfg_.disaggregated && cfg_.batching != Batching::kPrefillFirst) {
     in.busy = StartMixed(i, now);
     return;
@@ -184,11 +198,11 @@ void Sim::Start(int i, double now) {
       in.kv_used += Reserve(trace_.requests[r]);
       Join(i, r, now);
     }
-  } else if (!in.waiting.empty()) {
+  } else if (!waiting.empty()) {
     double tokens = 0, sumsq = 0;
     const bool colocated = !cfg_.disaggregated;
-    while (!in.waiting.empty()) {
-      const Request& q = trace_.requests[in.waiting.front()];
+    while (!waiting.empty()) {
+      const Request& q = trace_.requests[waiting.front()];
       double need = colocated ? Reserve(q) : q.prompt_tokens;
       bool first = in.prefill_batch.empty();
       if (!first && tokens + q.prompt_tokens > cfg_.max_batch_tokens) break;
@@ -199,8 +213,8 @@ void Sim::Start(int i, double now) {
       in.kv_used += need;
       tokens += q.prompt_tokens;
       sumsq += static_cast<double>(q.prompt_tokens) * q.prompt_tokens;
-      in.prefill_batch.push_back(in.waiting.front());
-      in.waiting.pop_front();
+      in.prefill_batch.push_back(waiting.front());
+      waiting.pop_front();
     }
     if (!in.prefill_batch.empty()) {
       in.doing_prefill = true;
@@ -242,14 +256,15 @@ bool Sim::StartMixed(int i, double now) {
     add(in.partial, in.partial_done, static_cast<int>(std::min<double>(rest, left)));
     cut = rest > in.mixed.back().second;
   }
-  while (!in.waiting.empty() && !cut) {
-    const Request& q = trace_.requests[in.waiting.front()];
+  std::deque<int>& waiting = Queue(in);
+  while (!waiting.empty() && !cut) {
+    const Request& q = trace_.requests[waiting.front()];
     const bool first = in.mixed.empty();
     if (chunked ? left <= 0 : (!first && q.prompt_tokens > left)) break;
     if (in.kv_used + Reserve(q) > pre_.kv_capacity) break;
     if (in.running + static_cast<int>(in.mixed.size()) >= cfg_.max_batch_requests) break;
-    int r = in.waiting.front();
-    in.waiting.pop_front();
+    int r = waiting.front();
+    waiting.pop_front();
     in.kv_used += Reserve(q);
     if (chunked && q.prompt_tokens > left) {
       in.partial = r;
@@ -383,6 +398,13 @@ StatusOr<SimResult> Sim::Run() {
         st_[r].failed = true;
         ++res.failed;
         CountOutcome(r);
+        continue;
+      }
+      if (cfg_.shared_queue) {
+        shared_.push_back(r);
+        for (int i = pre_.first; i < pre_.first + pre_.spec->count && !shared_.empty(); ++i) {
+          if (!inst_[i].busy) Start(i, now);
+        }
         continue;
       }
       int i = Route(pre_);

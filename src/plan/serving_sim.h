@@ -73,6 +73,17 @@ struct ServingConfig {
   // Disaggregated only: requests end at their first token (sizes the prefill
   // pool on its own; TPOT is then 0).
   bool prefill_only = false;
+  // Deadline-aware admission: an instance starts the prompts that can still
+  // keep the TTFT (arrival + TTFT >= now + the prompt's own prefill time)
+  // before those that cannot; the late ones are served when none is
+  // waiting. First come, first served among each. Off: first come, first
+  // served (vLLM's default).
+  bool defer_late = false;
+  // One queue for the prefill (or colocated) pool, each instance taking the
+  // next prompts when it starts an iteration (a central scheduler with
+  // exact knowledge). Off: each arrival joins the instance with the
+  // fewest requests and waits there.
+  bool shared_queue = false;
 };
 
 struct Slo {

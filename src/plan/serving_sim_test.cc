@@ -167,6 +167,59 @@ TEST(ServingSimTest, MixedBatchesKeepDecodingThroughPrefills) {
   EXPECT_GT(ttft[2], ttft[1] * 1.1);
 }
 
+// Prompts alone on one prefill-first instance, one prompt per iteration:
+// a long one runs, a doomed one (its own prefill exceeds the TTFT) and three
+// short ones wait. First come, first served runs the doomed one next and
+// the short ones miss behind it; deadline-aware admission runs the short
+// ones first and the doomed one last. Every request is served either way.
+TEST(ServingSimTest, DeadlineAdmissionRunsWhatCanStillKeepTheTtft) {
+  GpuLatency h100 = Roofline("h100-sxm", 0.005);
+  ServingConfig c = Colocated(&h100, 8, 1);
+  c.max_batch_tokens = 1;
+  auto alone = [&](double p) { return h100.PrefillS(c.model, 8, p, p * p); };
+  Slo slo;
+  slo.ttft_s = 1.5 * alone(4000);
+  ASSERT_GT(alone(12000), slo.ttft_s);                       // doomed from the start
+  ASSERT_LT(alone(4000) + 3 * alone(200), slo.ttft_s);       // the short ones can make it
+  ASSERT_GT(alone(4000) + alone(12000) - 0.01, slo.ttft_s);  // but not behind it
+  RequestTrace t;
+  t.requests = {{0, 4000, 1}, {0.01, 12000, 1}, {0.02, 200, 1}, {0.03, 200, 1}, {0.04, 200, 1}};
+  auto fcfs = Simulate(t, c, slo, false);
+  ASSERT_TRUE(fcfs.ok()) << fcfs.status().ToString();
+  c.defer_late = true;
+  auto deadline = Simulate(t, c, slo, false);
+  ASSERT_TRUE(deadline.ok());
+  EXPECT_EQ(fcfs->completed, 5);
+  EXPECT_EQ(deadline->completed, 5);
+  EXPECT_DOUBLE_EQ(fcfs->attainment, 0.2);      // only the first
+  EXPECT_DOUBLE_EQ(deadline->attainment, 0.8);  // all but the doomed one
+  // The doomed prompt waits for the short ones: the slowest TTFT is its.
+  EXPECT_NEAR(deadline->ttft_p99_s, alone(4000) + 3 * alone(200) + alone(12000) - 0.01, 1e-9);
+}
+
+// Two instances, one prompt per iteration: a long prompt on the first, a
+// short one on the second, then another short one. Joining the shortest
+// queue (by count) puts it behind the long prompt; one shared queue lets
+// the second instance take it when its short prompt ends.
+TEST(ServingSimTest, ASharedQueueFeedsWhicheverInstanceIsFree) {
+  GpuLatency h100 = Roofline("h100-sxm", 0.005);
+  ServingConfig c = Colocated(&h100, 8, 2);
+  c.max_batch_tokens = 1;
+  auto alone = [&](double p) { return h100.PrefillS(c.model, 8, p, p * p); };
+  RequestTrace t;
+  t.requests = {{0, 8000, 1}, {0.001, 300, 1}, {0.002, 300, 1}};
+  ASSERT_LT(0.001 + 2 * alone(300), alone(8000));
+  auto own = Simulate(t, c, Slo{}, false);
+  ASSERT_TRUE(own.ok()) << own.status().ToString();
+  c.shared_queue = true;
+  auto shared = Simulate(t, c, Slo{}, false);
+  ASSERT_TRUE(shared.ok());
+  EXPECT_EQ(own->completed, 3);
+  EXPECT_EQ(shared->completed, 3);
+  EXPECT_NEAR(own->ttft_p99_s, alone(8000) + alone(300) - 0.002, 1e-9);
+  EXPECT_NEAR(shared->ttft_p99_s, alone(8000), 1e-9);  // the long prompt's own
+}
+
 TEST(ServingSimTest, BatchingNamesRoundTrip) {
   for (Batching b : {Batching::kPrefillFirst, Batching::kMixed, Batching::kChunked}) {
     auto p = ParseBatching(BatchingName(b));

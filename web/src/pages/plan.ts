@@ -13,6 +13,10 @@ const kExamples: Record<Kind, string> = {
     '# Llama-2-70B on the first 500 requests of the Azure conversation trace.',
     'model = "llama2-70b"', 'trace = "conv"', 'max_requests = 500',
     'gpu_types = ["a100-80gb", "h100", "mi300x"]', 'ttft_ms = 2000', 'tpot_ms = 100', 'attainment = 0.99',
+    '# The serving policy the plan is priced for (docs/plan.md):',
+    'admission = "fcfs"          # or "deadline": prompts that can still keep their TTFT first',
+    'queue = "instance"          # or "shared": one queue per prefill pool',
+    'prefill_batch_tokens = 8192 # prompt tokens per prefill-only iteration; 1 = one prompt',
   ].join('\n'),
   training: [
     '# Data parallel over a 50/50 two-vendor cluster whose ranks differ 2x in speed.',

@@ -115,6 +115,30 @@ TEST(GavelColocationModelTest, PredictedPairTableIgnoresEachPairsOwnMeasurement)
   EXPECT_EQ(p.Isolated(0, 1), 2.0);
 }
 
+TEST(GavelColocationModelTest, AJobThatCannotRunAloneCannotShareEither) {
+  // As --cannot-run leaves it (WithoutRuns): a's runs and pairs on x are
+  // zero. Its stand-ins' pairs on x are feasible, but a predicted pair with
+  // a on x must stay infeasible on both sides, not a at 0 beside b running.
+  auto t = GavelThroughputs::FromTable({"x", "y"}, {{"a", 1}, {"b", 1}, {"c", 1}},
+                                       {{1, 2}, {1, 2}, {1, 2}});
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) t.SetColocated(0, i, j, 0.6, 0.6);
+  }
+  t.SetIsolated(0, 0, 0);
+  for (int j = 0; j < 3; ++j) {
+    t.SetColocated(0, 0, j, 0, 0);
+    t.SetColocated(0, j, 0, 0, 0);
+  }
+  ColocationModel m(&t, 2);
+  const GavelThroughputs p = WithPredictedPairs(t, m);
+  for (int j = 1; j < 3; ++j) {
+    EXPECT_EQ(p.Colocated(0, 0, j).self_steps_per_s, 0.0) << j;
+    EXPECT_EQ(p.Colocated(0, 0, j).other_steps_per_s, 0.0) << j;
+    EXPECT_EQ(p.Colocated(0, j, 0).self_steps_per_s, 0.0) << j;
+  }
+  EXPECT_NEAR(p.Colocated(0, 1, 2).self_steps_per_s, 0.6, 1e-9);  // b and c still share
+}
+
 // The figures in docs/scheduling.md: leave-one-out on Gavel's own table.
 TEST(GavelModelValidationTest, PredictsGavelThroughputsAndPairs) {
   const std::string path = GavelDir() + "/simulation_throughputs.json";

@@ -33,13 +33,28 @@ TraceWork Measure(const RequestTrace& trace) {
   return w;
 }
 
-PhaseCostOption Bound(const ModelSpec& m, const GpuLatency& lat, double price_usd_per_hour, int tp,
-                      double kv_capacity, const TraceWork& w) {
+// A prefill step's terms on (type, tp): each step time is affine in its
+// arguments, so differences give them.
+struct PrefillTerms {
+  double fixed = 0;      // per iteration
+  double per_token = 0;  // per prompt token
+  double per_sq = 0;     // per squared prompt length (attention)
+};
+
+PrefillTerms PrefillTermsOf(const ModelSpec& m, const GpuLatency& lat, int tp) {
+  PrefillTerms t;
+  t.fixed = lat.PrefillS(m, tp, 0, 0);
+  t.per_token = lat.PrefillS(m, tp, 1, 0) - t.fixed;
+  t.per_sq = lat.PrefillS(m, tp, 0, 1) - t.fixed;
+  return t;
+}
+
+PhaseCostOption Bound(const ModelSpec& m, const GpuLatency& lat, const PrefillTerms& prefill,
+                      double price_usd_per_hour, int tp, double kv_capacity, const TraceWork& w) {
   const ServingConfig defaults;
-  // Each step time is affine in its arguments, so differences give the terms.
-  const double prefill_fixed = lat.PrefillS(m, tp, 0, 0);
-  const double prefill_token = lat.PrefillS(m, tp, 1, 0) - prefill_fixed;
-  const double prefill_sq = lat.PrefillS(m, tp, 0, 1) - prefill_fixed;
+  const double prefill_fixed = prefill.fixed;
+  const double prefill_token = prefill.per_token;
+  const double prefill_sq = prefill.per_sq;
   const double decode_fixed = lat.DecodeS(m, tp, 0, 0);
   const double decode_context = lat.DecodeS(m, tp, 0, 1) - decode_fixed;
   // A mixture of experts reads more experts' weights as the batch grows:
@@ -61,18 +76,15 @@ PhaseCostOption Bound(const ModelSpec& m, const GpuLatency& lat, double price_us
 }
 
 // The fewest instances of (type, tp) that keep the TTFT (0 when none can).
-StatusOr<int> TtftInstances(const InferenceRequest& req, const GpuLatency& lat, int tp) {
+StatusOr<int> TtftInstances(const InferenceRequest& req, const PrefillTerms& prefill) {
   const RequestTrace& trace = *req.trace;
-  const double fixed = lat.PrefillS(req.model, tp, 0, 0);
-  const double per_token = lat.PrefillS(req.model, tp, 1, 0) - fixed;
-  const double per_sq = lat.PrefillS(req.model, tp, 0, 1) - fixed;
   std::vector<double> arrival, work;
   arrival.reserve(trace.requests.size());
   work.reserve(trace.requests.size());
   for (const Request& q : trace.requests) {
     const double p = q.prompt_tokens;
     arrival.push_back(q.arrival_s);
-    work.push_back(per_token * p + per_sq * p * p);
+    work.push_back(prefill.per_token * p + prefill.per_sq * p * p);
   }
   const int n = static_cast<int>(work.size());
   TtftBoundInput in{arrival, work, req.slo.ttft_s};
@@ -135,9 +147,10 @@ StatusOr<InferenceCostBound> BoundInferenceCost(const InferenceRequest& req) {
       const double kv = KvCapacityTokens(req.model, PoolSpec{lat, g.price_usd_per_hour, tp, 1},
                                          ServingConfig{}.memory_util);
       if (kv <= 0) continue;  // the model does not fit
-      PhaseCostOption o = Bound(req.model, *lat, g.price_usd_per_hour, tp, kv, w);
+      const PrefillTerms prefill = PrefillTermsOf(req.model, *lat, tp);
+      PhaseCostOption o = Bound(req.model, *lat, prefill, g.price_usd_per_hour, tp, kv, w);
       o.gpu_type = g.key;
-      ASSIGN_OR_RETURN(o.ttft_instances, TtftInstances(req, *lat, tp));
+      ASSIGN_OR_RETURN(o.ttft_instances, TtftInstances(req, prefill));
       type_prefill = std::min(type_prefill, o.prefill_usd);
       type_decode = std::min(type_decode, o.decode_usd);
       if (o.prefill_usd < best_prefill.prefill_usd) best_prefill = o;

@@ -34,6 +34,23 @@ StatusOr<LatencyTable> Table(const std::string& shared_dir, const std::vector<Gp
   return t;
 }
 
+// A two-way setting: false for `off`, true for `on`; anything else is
+// InvalidArgument naming the field and both values.
+StatusOr<bool> ParseChoice(const std::string& value, const char* field, const char* off,
+                           const char* on) {
+  if (value == off || value == on) return value == on;
+  return InvalidArgumentError(std::string(field) + " must be \"" + off + "\" or \"" + on +
+                              "\", not \"" + value + "\"");
+}
+
+StatusOr<bool> ParseAdmission(const std::string& v) {
+  return ParseChoice(v, "admission", "fcfs", "deadline");
+}
+
+StatusOr<bool> ParseQueue(const std::string& v) {
+  return ParseChoice(v, "queue", "instance", "shared");
+}
+
 std::string Fmt(const char* fmt, double a) {
   char buf[64];
   std::snprintf(buf, sizeof buf, fmt, a);
@@ -218,15 +235,15 @@ StatusOr<InferenceOptions> ParseInferenceOptions(std::string_view text, std::str
                         "must be \"chunked\", \"mixed\" or \"prefill-first\"");
   }
   RETURN_IF_ERROR(r.Read("admission", o.admission));
-  if (o.admission != "fcfs" && o.admission != "deadline") {
-    return r.FieldError(*root.get("admission"), "admission", "must be \"fcfs\" or \"deadline\"");
+  if (Status s = ParseAdmission(o.admission).status(); !s.ok()) {
+    return r.FieldError(*root.get("admission"), "admission", s.message());
   }
   int64_t prefill_batch = o.prefill_batch_tokens;
   RETURN_IF_ERROR(r.Read("prefill_batch_tokens", prefill_batch, 1, 1'000'000));
   o.prefill_batch_tokens = static_cast<int>(prefill_batch);
   RETURN_IF_ERROR(r.Read("queue", o.queue));
-  if (o.queue != "instance" && o.queue != "shared") {
-    return r.FieldError(*root.get("queue"), "queue", "must be \"instance\" or \"shared\"");
+  if (Status s = ParseQueue(o.queue).status(); !s.ok()) {
+    return r.FieldError(*root.get("queue"), "queue", s.message());
   }
   RETURN_IF_ERROR(ReadIntArray(r, "tps", 1, 64, /*non_empty=*/false, o.tps));
   o.prompt_tokens = static_cast<int>(prompt);
@@ -278,12 +295,8 @@ StatusOr<std::string> RunInferencePlan(const InferenceOptions& o, bool as_json) 
   req.allow_disaggregated = !o.colocated_only;
   ASSIGN_OR_RETURN(req.batching, ParseBatching(o.batching));
   req.token_budgets = o.token_budgets;
-  if (o.admission != "fcfs" && o.admission != "deadline")
-    return InvalidArgumentError("admission must be fcfs or deadline, not '" + o.admission + "'");
-  req.defer_late = o.admission == "deadline";
-  if (o.queue != "instance" && o.queue != "shared")
-    return InvalidArgumentError("queue must be instance or shared, not '" + o.queue + "'");
-  req.shared_queue = o.queue == "shared";
+  ASSIGN_OR_RETURN(req.defer_late, ParseAdmission(o.admission));
+  ASSIGN_OR_RETURN(req.shared_queue, ParseQueue(o.queue));
   req.prefill_batch_tokens = o.prefill_batch_tokens;
   ASSIGN_OR_RETURN(InferencePlan plan, PlanInference(req));
   for (const std::string& n : plan.notes) notes.push_back(n);

@@ -1,5 +1,6 @@
 #include "plan/latency_model.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace gpufleet::plan {
@@ -7,7 +8,7 @@ namespace {
 
 // Bytes all-reduced per token per layer (two all-reduces of the 16-bit
 // hidden state), ring cost 2(tp-1)/tp.
-StepFeatures CommFeatures(const ModelSpec& m, const GpuPeaks& g, int tp, double tokens) {
+StepFeatures CommFeatures(const ModelSizes& m, const GpuPeaks& g, int tp, double tokens) {
   StepFeatures f;
   if (tp <= 1) return f;
   double bytes = 2.0 * m.layers * tokens * m.hidden * 2.0 * 2.0 * (tp - 1) / tp;
@@ -18,27 +19,48 @@ StepFeatures CommFeatures(const ModelSpec& m, const GpuPeaks& g, int tp, double 
 
 }  // namespace
 
-StepFeatures PrefillFeatures(const ModelSpec& m, const GpuPeaks& g, int tp, double tokens,
+ModelSizes::ModelSizes(const ModelSpec& m)
+    : layers(m.layers),
+      hidden(m.hidden),
+      experts(m.experts),
+      active_experts(m.active_experts),
+      weight_bytes_per_param(m.weight_bytes_per_param),
+      flops_per_token(m.FlopsPerToken()),
+      weight_bytes(m.WeightBytes()),
+      kv_bytes_per_token(m.KvBytesPerToken()),
+      mlp_params_per_expert(m.MlpParamsPerExpert()) {}
+
+StepFeatures PrefillFeatures(const ModelSizes& m, const GpuPeaks& g, int tp, double tokens,
                              double sum_sq_tokens) {
   StepFeatures f = CommFeatures(m, g, tp, tokens);
-  f.compute_s = m.FlopsPerToken() * tokens / (tp * g.flops_per_s);
+  f.compute_s = m.flops_per_token * tokens / (tp * g.flops_per_s);
   // QK^T and AV of a causal prompt: 2 FLOPs per multiply-add, half the square.
   f.attention_s = 2.0 * m.layers * m.hidden * sum_sq_tokens / (tp * g.flops_per_s);
-  f.memory_s = (m.WeightBytes() + m.KvBytesPerToken() * tokens) / (tp * g.memory_bytes_per_s);
+  f.memory_s = (m.weight_bytes + m.kv_bytes_per_token * tokens) / (tp * g.memory_bytes_per_s);
+  return f;
+}
+
+StepFeatures PrefillFeatures(const ModelSpec& m, const GpuPeaks& g, int tp, double tokens,
+                             double sum_sq_tokens) {
+  return PrefillFeatures(ModelSizes(m), g, tp, tokens, sum_sq_tokens);
+}
+
+StepFeatures DecodeFeatures(const ModelSizes& m, const GpuPeaks& g, int tp, double batch,
+                            double context_tokens) {
+  StepFeatures f = CommFeatures(m, g, tp, batch);
+  double flops = m.flops_per_token * batch + 4.0 * m.layers * m.hidden * context_tokens;
+  f.compute_s = flops / (tp * g.flops_per_s);
+  // A mixture of experts reads only the experts its batch touches.
+  double experts_read = std::min<double>(m.experts, batch * m.active_experts);
+  double weights = m.weight_bytes - m.layers * (m.experts - experts_read) *
+                                        m.mlp_params_per_expert * m.weight_bytes_per_param;
+  f.memory_s = (weights + m.kv_bytes_per_token * context_tokens) / (tp * g.memory_bytes_per_s);
   return f;
 }
 
 StepFeatures DecodeFeatures(const ModelSpec& m, const GpuPeaks& g, int tp, double batch,
                             double context_tokens) {
-  StepFeatures f = CommFeatures(m, g, tp, batch);
-  double flops = m.FlopsPerToken() * batch + 4.0 * m.layers * m.hidden * context_tokens;
-  f.compute_s = flops / (tp * g.flops_per_s);
-  // A mixture of experts reads only the experts its batch touches.
-  double experts_read = std::min<double>(m.experts, batch * m.active_experts);
-  double weights = m.WeightBytes() - m.layers * (m.experts - experts_read) *
-                                         m.MlpParamsPerExpert() * m.weight_bytes_per_param;
-  f.memory_s = (weights + m.KvBytesPerToken() * context_tokens) / (tp * g.memory_bytes_per_s);
-  return f;
+  return DecodeFeatures(ModelSizes(m), g, tp, batch, context_tokens);
 }
 
 namespace {

@@ -40,11 +40,23 @@ struct StepFeatures {
   double all_reduces = 0;
 };
 
+// The sizes of a model that a step's features read, worked out once
+// (ModelSpec derives them from its shape on every call).
+struct ModelSizes {
+  explicit ModelSizes(const ModelSpec& m);
+  double layers, hidden, experts, active_experts, weight_bytes_per_param;
+  double flops_per_token, weight_bytes, kv_bytes_per_token, mlp_params_per_expert;
+};
+
 // A prefill of `tokens` prompt tokens in total whose squares sum to
 // `sum_sq_tokens` (attention is quadratic per request).
+StepFeatures PrefillFeatures(const ModelSizes& m, const GpuPeaks& g, int tp, double tokens,
+                             double sum_sq_tokens);
 StepFeatures PrefillFeatures(const ModelSpec& m, const GpuPeaks& g, int tp, double tokens,
                              double sum_sq_tokens);
 // One decode iteration of `batch` requests holding `context_tokens` in total.
+StepFeatures DecodeFeatures(const ModelSizes& m, const GpuPeaks& g, int tp, double batch,
+                            double context_tokens);
 StepFeatures DecodeFeatures(const ModelSpec& m, const GpuPeaks& g, int tp, double batch,
                             double context_tokens);
 
@@ -103,6 +115,25 @@ struct GpuLatency {
   double DecodeS(const ModelSpec& m, int tp, double batch, double context) const {
     return decode.Predict(DecodeFeatures(m, peaks, tp, batch, context));
   }
+};
+
+// One GPU type's step times for one model at one TP degree, the model's
+// sizes worked out once: a serving simulation asks for millions of steps.
+// The same values as GpuLatency::PrefillS / DecodeS, bit for bit.
+class StepCost {
+ public:
+  StepCost(const GpuLatency& lat, const ModelSpec& m, int tp) : lat_(&lat), sizes_(m), tp_(tp) {}
+  double PrefillS(double tokens, double sum_sq) const {
+    return lat_->prefill.Predict(PrefillFeatures(sizes_, lat_->peaks, tp_, tokens, sum_sq));
+  }
+  double DecodeS(double batch, double context) const {
+    return lat_->decode.Predict(DecodeFeatures(sizes_, lat_->peaks, tp_, batch, context));
+  }
+
+ private:
+  const GpuLatency* lat_;
+  ModelSizes sizes_;
+  int tp_;
 };
 
 }  // namespace gpufleet::plan

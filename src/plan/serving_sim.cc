@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <optional>
 #include <queue>
 #include <vector>
 
@@ -84,6 +85,7 @@ struct Instance {
 
 struct Pool {
   const PoolSpec* spec = nullptr;
+  std::optional<StepCost> cost;  // its GPU type's steps for the model
   int first = 0;  // index of its first instance
   double kv_capacity = 0;
 };
@@ -173,8 +175,7 @@ void Sim::CountOutcome(int r) {
 void Sim::Start(int i, double now) {
   Instance& in = inst_[i];
   const Pool& pool = in.decode_pool ? dec_ : pre_;
-  const PoolSpec& ps = *pool.spec;
-  const ModelSpec& m = cfg_.model;
+  const StepCost& cost = *pool.cost;
   in.doing_prefill = false;
   in.doing_mixed = false;
   std::deque<int>& waiting = Queue(in);
@@ -182,7 +183,7 @@ void Sim::Start(int i, double now) {
     std::stable_partition(waiting.begin(), waiting.end(), [&](int r) {
       const Request& q = trace_.requests[r];
       const double p = q.prompt_tokens;
-      return q.arrival_s + slo_.ttft_s >= now + ps.latency->PrefillS(m, ps.tp, p, p * p);
+      return q.arrival_s + slo_.ttft_s >= now + cost.PrefillS(p, p * p);
     });
   }
   if (!cfg_.disaggregated && cfg_.batching != Batching::kPrefillFirst) {
@@ -219,13 +220,13 @@ void Sim::Start(int i, double now) {
     if (!in.prefill_batch.empty()) {
       in.doing_prefill = true;
       in.busy = true;
-      events_.push({now + ps.latency->PrefillS(m, ps.tp, tokens, sumsq), kIterEnd, i, -1});
+      events_.push({now + cost.PrefillS(tokens, sumsq), kIterEnd, i, -1});
       return;
     }
   }
   if (in.running > 0) {
     in.busy = true;
-    events_.push({now + ps.latency->DecodeS(m, ps.tp, in.running, in.ctx_sum), kIterEnd, i, -1});
+    events_.push({now + cost.DecodeS(in.running, in.ctx_sum), kIterEnd, i, -1});
     return;
   }
   in.busy = false;
@@ -236,8 +237,7 @@ void Sim::Start(int i, double now) {
 // nothing to run.
 bool Sim::StartMixed(int i, double now) {
   Instance& in = inst_[i];
-  const PoolSpec& ps = *pre_.spec;
-  const ModelSpec& m = cfg_.model;
+  const StepCost& cost = *pre_.cost;
   const bool chunked = cfg_.batching == Batching::kChunked;
   in.mixed.clear();
   double tokens = 0, sumsq = 0;
@@ -277,11 +277,10 @@ bool Sim::StartMixed(int i, double now) {
   double d = in.running;
   double t;
   if (!in.mixed.empty()) {
-    t = ps.latency->PrefillS(m, ps.tp, tokens + d, sumsq);
-    if (d > 0)
-      t += ps.latency->DecodeS(m, ps.tp, d, in.ctx_sum) - ps.latency->DecodeS(m, ps.tp, d, 0);
+    t = cost.PrefillS(tokens + d, sumsq);
+    if (d > 0) t += cost.DecodeS(d, in.ctx_sum) - cost.DecodeS(d, 0);
   } else if (d > 0) {
-    t = ps.latency->DecodeS(m, ps.tp, d, in.ctx_sum);
+    t = cost.DecodeS(d, in.ctx_sum);
   } else {
     return false;
   }
@@ -362,6 +361,7 @@ StatusOr<SimResult> Sim::Run() {
           "serving plan: every pool needs a GPU type, TP >= 1 and count >= 1");
     }
   }
+  for (Pool* p : {&pre_, &dec_}) p->cost.emplace(*p->spec->latency, m, p->spec->tp);
   pre_.kv_capacity = KvCapacityTokens(m, cfg_.prefill, cfg_.memory_util);
   dec_.kv_capacity = KvCapacityTokens(m, *dec_.spec, cfg_.memory_util);
   SimResult res;

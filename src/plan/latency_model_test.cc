@@ -43,6 +43,45 @@ TEST(LatencyModelTest, PrefillIsComputeBoundDecodeIsMemoryBound) {
   EXPECT_EQ(DecodeFeatures(*m, *g, 1, 1, 2048).all_reduces, 0);
 }
 
+TEST(LatencyModelTest, StepCostGivesTheSameTimesAsTheLatencyTable) {
+  // The simulator's per-pool step costs must not move any plan: equal to
+  // GpuLatency's, bit for bit, for dense and mixture-of-experts models.
+  auto g = PeaksOf("h100-sxm");
+  ASSERT_TRUE(g.ok());
+  GpuLatency lat;
+  lat.peaks = *g;
+  lat.prefill = PhaseCoeffs{0.011, 1.7, 3.1, 1.0, 1.3, 2e-5};
+  lat.decode = PhaseCoeffs{0.006, 2.2, 1.0, 1.4, 1.1, 7e-6};
+  int checked = 0;
+  for (const ModelSpec& m : ModelPresets()) {
+    for (int tp : {1, 2, 8}) {
+      StepCost cost(lat, m, tp);
+      for (double batch : {0.0, 1.0, 3.0, 4.0, 17.0, 256.0}) {
+        for (double ctx : {0.0, 1.0, 4097.0, 1.5e6}) {
+          EXPECT_EQ(cost.DecodeS(batch, ctx), lat.DecodeS(m, tp, batch, ctx)) << m.key;
+          EXPECT_EQ(cost.PrefillS(batch * 512, ctx * ctx),
+                    lat.PrefillS(m, tp, batch * 512, ctx * ctx))
+              << m.key;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 100);
+  // A mixture of experts reads the experts its batch touches (2 per token,
+  // all 8 from a batch of 4); a dense model reads all its weights.
+  auto mix = FindModel("mixtral-8x7b");
+  auto dense = FindModel("llama2-70b");
+  ASSERT_TRUE(mix.ok() && dense.ok());
+  auto weights_s = [&](const ModelSpec& m, double batch) {
+    return DecodeFeatures(m, *g, 2, batch, 0).memory_s;
+  };
+  EXPECT_LT(weights_s(*mix, 1), weights_s(*mix, 2));
+  EXPECT_LT(weights_s(*mix, 2), weights_s(*mix, 4));
+  EXPECT_EQ(weights_s(*mix, 4), weights_s(*mix, 8));
+  EXPECT_EQ(weights_s(*dense, 1), weights_s(*dense, 8));
+}
+
 TEST(LatencyModelTest, FitRecoversCoefficientsOfExactRows) {
   // Rows built from a known set of coefficients are fitted back exactly.
   PhaseCoeffs truth;

@@ -72,23 +72,36 @@ int FcfsMisses(const std::vector<double>& t, const std::vector<double>& w, doubl
   return misses;
 }
 
+// Random bursty arrivals: a share of them at the same instant as the one
+// before, the rest after exponential gaps; lognormal works, capped.
+struct BurstyTraces {
+  BurstyTraces(unsigned seed, double rate, double mu, double sigma, double burst_share)
+      : rng(seed), gap(rate), work(mu, sigma), burst(burst_share) {}
+  void Draw(int n, double start, double cap, std::vector<double>& t, std::vector<double>& w) {
+    t.clear();
+    w.clear();
+    double now = start;
+    for (int i = 0; i < n; ++i) {
+      now += burst(rng) ? 0.0 : gap(rng);
+      t.push_back(now);
+      w.push_back(std::min(work(rng), cap));
+    }
+  }
+  std::mt19937 rng;
+  std::exponential_distribution<double> gap;
+  std::lognormal_distribution<double> work;
+  std::bernoulli_distribution burst;
+};
+
 TEST(TtftBoundTest, NoRealScheduleNeedsFewerInstances) {
   // Random bursty traces: the fewest instances first-come-first-served
   // needs to keep the budget is never below the bound, and the bound is
   // not vacuous (it is often above 1 and sometimes equal).
-  std::mt19937 rng(11);
-  std::exponential_distribution<double> gap(2.0);
-  std::lognormal_distribution<double> work(-1.0, 0.8);
-  std::bernoulli_distribution burst(0.2);
+  BurstyTraces traces(11, 2.0, -1.0, 0.8, 0.2);
   int equal = 0, above_one = 0;
+  std::vector<double> t, w;
   for (int trial = 0; trial < 200; ++trial) {
-    std::vector<double> t, w;
-    double now = 0;
-    for (int i = 0; i < 60; ++i) {
-      now += burst(rng) ? 0.0 : gap(rng);
-      t.push_back(now);
-      w.push_back(std::min(work(rng), 1.5));
-    }
+    traces.Draw(60, 0, 1.5, t, w);
     const int misses = trial % 3;  // 0, 1 or 2 may miss
     auto b = Fewest(t, w, 1.5, misses);
     ASSERT_TRUE(b.ok()) << b.status().ToString();
@@ -137,19 +150,12 @@ TEST(TtftBoundTest, TheFastProgrammeCountsAsThePlainOne) {
   // works its count can reach; on random bursty traces, over the instance
   // counts a search visits, it must count as the plain programme does up
   // to the budget, and say "over" exactly when the plain one is.
-  std::mt19937 rng(5);
-  std::exponential_distribution<double> gap(1.0);
-  std::lognormal_distribution<double> work(-1.2, 0.6);
-  std::bernoulli_distribution burst(0.3);
+  BurstyTraces traces(5, 1.0, -1.2, 0.6, 0.3);
   int counted = 0, over = 0;
+  std::vector<double> t, w;
   for (int trial = 0; trial < 30; ++trial) {
-    std::vector<double> t, w;
-    double now = 1000.0 * trial;  // arrivals far from zero, as in a real trace
-    for (int i = 0; i < 200; ++i) {
-      now += burst(rng) ? 0.0 : gap(rng);
-      t.push_back(now);
-      w.push_back(work(rng));
-    }
+    // Arrivals far from zero, as in a real trace; works up to 3x the TTFT.
+    traces.Draw(200, 1000.0 * trial, 6.0, t, w);
     TtftBoundInput in{t, w, 2.0};
     in.max_misses = trial % 7;
     in.max_run = 48;

@@ -3,7 +3,7 @@
 //                  [--ttft-ms X] [--tpot-ms Y] [--tbt-p99-ms Z] [--attainment A]
 //                  [--batching chunked|mixed|prefill-first] [--token-budget N]...
 //                  [--admission fcfs|deadline] [--queue instance|shared]
-//                  [--prefill-batch-tokens N] [--json]
+//                  [--prefill-batch-tokens N] [--search-serving] [--json]
 //   plan training --job FILE [--json]
 //   plan ring --topology FILE [--json]
 //   plan calibration [--json]
@@ -111,6 +111,10 @@ class PlanCommand : public Command {
                      "batching); the first prompt always goes, so 1 = one prompt at a time")
         ->check(CLI::Range(1, 1'000'000))
         ->capture_default_str();
+    inference_->add_flag("--search-serving", o.search_serving,
+                         "Also plan under the other admission, the other queue and one prompt per "
+                         "prefill-only iteration (or 8192 tokens if given 1): 8 policies, run in "
+                         "parallel; keep the cheapest");
 
     training_ = app.add_subcommand("training", "Split micro-batches or layers over mixed ranks");
     training_->add_option("--job", job_, "Training job TOML (data/plan/training-example.toml)")

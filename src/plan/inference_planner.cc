@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <future>
 #include <limits>
 
 namespace gpufleet::plan {
@@ -15,6 +16,34 @@ struct PoolChoice {
   PoolSpec pool;
   double usd_per_hour = kInf;
 };
+
+// Cheapest per hour; at equal cost, the one that served the trace for
+// less per token (shorter span). Sorts are stable: then the order found.
+bool Cheaper(const PlanCandidate& a, const PlanCandidate& b) {
+  if (a.result.usd_per_hour != b.result.usd_per_hour)
+    return a.result.usd_per_hour < b.result.usd_per_hour;
+  return a.result.usd_per_mtoken < b.result.usd_per_mtoken;
+}
+
+// The plan in words (the chosen plan, and the best single-type one beside it).
+void Summarize(const InferenceRequest& req, InferencePlan& plan) {
+  const SimResult& a = plan.chosen.result;
+  const SimResult& b = plan.best_single_type.result;
+  char buf[1024];
+  std::snprintf(
+      buf, sizeof buf,
+      "Serve %s with %s: %d GPUs, $%.2f/hour, $%.3f per million tokens, %.1f%% of %d "
+      "requests within the SLO (TTFT <= %.2f s, TPOT <= %.0f ms; p99 TTFT %.2f s, p99 "
+      "TPOT %.0f ms, p99 time between tokens %.0f ms), %.0f tokens/s. Best single-type plan: "
+      "%s, $%.3f per million tokens (%.1f%% %s).",
+      req.model.name.c_str(), plan.chosen.Describe().c_str(), a.gpus, a.usd_per_hour,
+      a.usd_per_mtoken, 100 * a.attainment, a.requests, req.slo.ttft_s, 1000 * req.slo.tpot_s,
+      a.ttft_p99_s, 1000 * a.tpot_p99_s, 1000 * a.tbt_p99_s, a.throughput_tokens_per_s,
+      plan.best_single_type.Describe().c_str(), b.usd_per_mtoken,
+      b.usd_per_mtoken > 0 ? 100 * std::fabs(1 - a.usd_per_mtoken / b.usd_per_mtoken) : 0,
+      a.usd_per_mtoken <= b.usd_per_mtoken ? "cheaper per token for the chosen plan" : "dearer");
+  plan.summary = buf;
+}
 
 class Planner {
  public:
@@ -214,14 +243,7 @@ StatusOr<InferencePlan> Planner::Run() {
                    " instances per pool of the given GPU types.";
     return plan;
   }
-  // Cheapest per hour; at equal cost, the one that served the trace for
-  // less per token (shorter span), then the order found.
-  auto cheaper = [](const PlanCandidate& a, const PlanCandidate& b) {
-    if (a.result.usd_per_hour != b.result.usd_per_hour)
-      return a.result.usd_per_hour < b.result.usd_per_hour;
-    return a.result.usd_per_mtoken < b.result.usd_per_mtoken;
-  };
-  std::stable_sort(cands.begin(), cands.end(), cheaper);
+  std::stable_sort(cands.begin(), cands.end(), Cheaper);
   plan.has_plan = true;
   plan.chosen = cands[0];
   for (const PlanCandidate& c : cands) {
@@ -230,22 +252,7 @@ StatusOr<InferencePlan> Planner::Run() {
       break;
     }
   }
-  const SimResult& a = plan.chosen.result;
-  const SimResult& b = plan.best_single_type.result;
-  char buf[1024];
-  std::snprintf(
-      buf, sizeof buf,
-      "Serve %s with %s: %d GPUs, $%.2f/hour, $%.3f per million tokens, %.1f%% of %d "
-      "requests within the SLO (TTFT <= %.2f s, TPOT <= %.0f ms; p99 TTFT %.2f s, p99 "
-      "TPOT %.0f ms, p99 time between tokens %.0f ms), %.0f tokens/s. Best single-type plan: "
-      "%s, $%.3f per million tokens (%.1f%% %s).",
-      req_.model.name.c_str(), plan.chosen.Describe().c_str(), a.gpus, a.usd_per_hour,
-      a.usd_per_mtoken, 100 * a.attainment, a.requests, req_.slo.ttft_s, 1000 * req_.slo.tpot_s,
-      a.ttft_p99_s, 1000 * a.tpot_p99_s, 1000 * a.tbt_p99_s, a.throughput_tokens_per_s,
-      plan.best_single_type.Describe().c_str(), b.usd_per_mtoken,
-      b.usd_per_mtoken > 0 ? 100 * std::fabs(1 - a.usd_per_mtoken / b.usd_per_mtoken) : 0,
-      a.usd_per_mtoken <= b.usd_per_mtoken ? "cheaper per token for the chosen plan" : "dearer");
-  plan.summary = buf;
+  Summarize(req_, plan);
   return plan;
 }
 
@@ -287,8 +294,55 @@ StatusOr<InferencePlan> PlanInference(const InferenceRequest& req) {
     return InvalidArgumentError(
         "inference plan: SLO needs TTFT > 0, TPOT > 0, 0 < attainment <= 1");
   }
-  Planner p(req);
-  return p.Run();
+  if (!req.search_serving) return Planner(req).Run();
+  // The given prompt tokens per prefill-only iteration, and one prompt at a
+  // time (or, given that, the default batch).
+  const std::vector<int> batches = {
+      req.prefill_batch_tokens,
+      req.prefill_batch_tokens != 1 ? 1 : ServingConfig{}.max_batch_tokens};
+  std::vector<InferenceRequest> variants;
+  for (bool defer : {req.defer_late, !req.defer_late}) {
+    for (bool shared : {req.shared_queue, !req.shared_queue}) {
+      for (int batch : batches) {
+        InferenceRequest v = req;
+        v.search_serving = false;
+        v.defer_late = defer;
+        v.shared_queue = shared;
+        v.prefill_batch_tokens = batch;
+        variants.push_back(std::move(v));
+      }
+    }
+  }
+  // Every policy's search on a thread of its own; the answers merged in a
+  // fixed order, so the plan does not depend on which finishes first (an
+  // error returns once all are done: the futures' destructors wait).
+  std::vector<std::future<StatusOr<InferencePlan>>> runs;
+  for (const InferenceRequest& v : variants) {
+    runs.push_back(std::async(std::launch::async, [&v] { return Planner(v).Run(); }));
+  }
+  InferencePlan best;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    StatusOr<InferencePlan> r = runs[i].get();
+    if (!r.ok()) return r.status();
+    ServingTrial t{variants[i].defer_late, variants[i].shared_queue,
+                   variants[i].prefill_batch_tokens};
+    if (r->has_plan) {
+      t.chosen_usd_per_mtoken = r->chosen.result.usd_per_mtoken;
+      t.single_type_usd_per_mtoken = r->best_single_type.result.usd_per_mtoken;
+      if (!best.has_plan || Cheaper(r->chosen, best.chosen)) best.chosen = r->chosen;
+      if (!best.has_plan || Cheaper(r->best_single_type, best.best_single_type))
+        best.best_single_type = r->best_single_type;
+      best.has_plan = true;
+    }
+    best.simulations += r->simulations;
+    if (i == 0) {
+      best.notes = r->notes;
+      best.summary = r->summary;  // "no plan meets the SLO" when none does
+    }
+    best.trials.push_back(t);
+  }
+  if (best.has_plan) Summarize(req, best);
+  return best;
 }
 
 }  // namespace gpufleet::plan

@@ -13,6 +13,13 @@
 // the SLO holds. Cost is $/hour of the GPUs; $/Mtoken follows from the
 // tokens served over the trace's span.
 //
+// The serving policy (admission, queue, prompts per prefill iteration) is
+// an input; with `search_serving` the whole search runs under each of the
+// eight policies the given settings and their alternatives make (the other
+// admission, the other queue; one prompt per prefill-only iteration, or
+// the default batch when one was given), in parallel, and the cheapest
+// plan and the cheapest single-type plan are taken over all of them.
+//
 // Thread safety: pure function; `table` must outlive the call.
 #pragma once
 
@@ -43,6 +50,8 @@ struct InferenceRequest {
   bool defer_late = false;  // deadline-aware admission (ServingConfig::defer_late)
   bool shared_queue = false;  // one queue per prefill pool (ServingConfig::shared_queue)
   int prefill_batch_tokens = ServingConfig{}.max_batch_tokens;  // prefill-only iterations
+  // Also plan under the other serving policies and keep the cheapest.
+  bool search_serving = false;
   double kv_link_bytes_per_s = 50e9;
 };
 
@@ -53,11 +62,22 @@ struct PlanCandidate {
   std::string Describe() const;
 };
 
+// One serving policy's search (search_serving): its plans' $/Mtoken, 0
+// when none meets the SLO.
+struct ServingTrial {
+  bool defer_late = false;
+  bool shared_queue = false;
+  int prefill_batch_tokens = 0;
+  double chosen_usd_per_mtoken = 0;
+  double single_type_usd_per_mtoken = 0;
+};
+
 struct InferencePlan {
   PlanCandidate chosen;
   PlanCandidate best_single_type;
   bool has_plan = false;
   int simulations = 0;
+  std::vector<ServingTrial> trials;  // search_serving only, in search order
   std::vector<std::string> notes;  // estimates and their expected errors
   std::string summary;
 };

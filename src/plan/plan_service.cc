@@ -51,6 +51,13 @@ StatusOr<bool> ParseQueue(const std::string& v) {
   return ParseChoice(v, "queue", "instance", "shared");
 }
 
+std::string AdmissionName(bool defer_late) { return defer_late ? "deadline" : "fcfs"; }
+// "1 prompt token", "8192 prompt tokens".
+std::string PromptTokens(int n) {
+  return std::to_string(n) + (n == 1 ? " prompt token" : " prompt tokens");
+}
+std::string QueueName(bool shared) { return shared ? "shared" : "instance"; }
+
 std::string Fmt(const char* fmt, double a) {
   char buf[64];
   std::snprintf(buf, sizeof buf, fmt, a);
@@ -200,7 +207,8 @@ StatusOr<InferenceOptions> ParseInferenceOptions(std::string_view text, std::str
                                "tpot_p50_ms",    "tbt_p99_ms",
                                "colocated_only", "batching",
                                "token_budgets",  "admission",
-                               "queue",          "prefill_batch_tokens"}));
+                               "queue",          "prefill_batch_tokens",
+                               "search_serving"}));
   InferenceOptions o;
   o.shared_dir = shared_dir;
   int64_t prompt = o.prompt_tokens, output = o.output_tokens, maxr = 0;
@@ -245,6 +253,7 @@ StatusOr<InferenceOptions> ParseInferenceOptions(std::string_view text, std::str
   if (Status s = ParseQueue(o.queue).status(); !s.ok()) {
     return r.FieldError(*root.get("queue"), "queue", s.message());
   }
+  RETURN_IF_ERROR(r.Read("search_serving", o.search_serving));
   RETURN_IF_ERROR(ReadIntArray(r, "tps", 1, 64, /*non_empty=*/false, o.tps));
   o.prompt_tokens = static_cast<int>(prompt);
   o.output_tokens = static_cast<int>(output);
@@ -298,12 +307,16 @@ StatusOr<std::string> RunInferencePlan(const InferenceOptions& o, bool as_json) 
   ASSIGN_OR_RETURN(req.defer_late, ParseAdmission(o.admission));
   ASSIGN_OR_RETURN(req.shared_queue, ParseQueue(o.queue));
   req.prefill_batch_tokens = o.prefill_batch_tokens;
+  req.search_serving = o.search_serving;
   ASSIGN_OR_RETURN(InferencePlan plan, PlanInference(req));
   for (const std::string& n : plan.notes) notes.push_back(n);
   ASSIGN_OR_RETURN(InferenceCostBound bound, BoundInferenceCost(req));
-  const std::string serving = o.admission + " admission, " + o.queue + " queues, " +
-                              std::to_string(o.prefill_batch_tokens) +
-                              " prompt tokens per prefill-only iteration";
+  // The chosen plan's policy (the given one unless searched).
+  const ServingConfig& chosen = plan.chosen.config;
+  const bool searched = o.search_serving && plan.has_plan;
+  const std::string admission = searched ? AdmissionName(chosen.defer_late) : o.admission;
+  const std::string queue = searched ? QueueName(chosen.shared_queue) : o.queue;
+  const int prefill_batch = searched ? chosen.max_batch_tokens : o.prefill_batch_tokens;
   if (as_json) {
     json j = {{"model", model.key},
               {"trace", trace.origin},
@@ -311,24 +324,49 @@ StatusOr<std::string> RunInferencePlan(const InferenceOptions& o, bool as_json) 
               {"skipped_rows", trace.skipped},
               {"simulations", plan.simulations},
               {"serving",
-               {{"admission", o.admission},
-                {"queue", o.queue},
-                {"prefill_batch_tokens", o.prefill_batch_tokens}}},
+               {{"admission", admission},
+                {"queue", queue},
+                {"prefill_batch_tokens", prefill_batch},
+                {"searched", o.search_serving}}},
               {"summary", plan.summary},
               {"notes", notes}};
     if (plan.has_plan) {
       j["chosen"] = ResultJson(plan.chosen);
       j["best_single_type"] = ResultJson(plan.best_single_type);
     }
+    if (o.search_serving) {
+      json trials = json::array();
+      for (const ServingTrial& t : plan.trials) {
+        trials.push_back({{"admission", AdmissionName(t.defer_late)},
+                          {"queue", QueueName(t.shared_queue)},
+                          {"prefill_batch_tokens", t.prefill_batch_tokens},
+                          {"chosen_usd_per_mtoken", t.chosen_usd_per_mtoken},
+                          {"best_single_type_usd_per_mtoken", t.single_type_usd_per_mtoken}});
+      }
+      j["serving_trials"] = trials;
+    }
     j["cost_bound"] = BoundJson(bound, plan);
     return j.dump(2) + "\n";
   }
   std::string out = plan.summary + "\n" + BoundText(bound, plan) + "\n";
-  out += "Trace: " + trace.origin + ", " + std::to_string(trace.requests.size()) +
-         " requests over " + Fmt("%.0f", trace.DurationS()) + " s" +
-         (trace.skipped ? " (" + std::to_string(trace.skipped) + " rows with zero tokens skipped)"
-                        : "") +
-         "; " + std::to_string(plan.simulations) + " simulations; " + serving + ".\n";
+  out +=
+      "Trace: " + trace.origin + ", " + std::to_string(trace.requests.size()) + " requests over " +
+      Fmt("%.0f", trace.DurationS()) + " s" +
+      (trace.skipped ? " (" + std::to_string(trace.skipped) + " rows with zero tokens skipped)"
+                     : "") +
+      "; " + std::to_string(plan.simulations) + " simulations; " + admission + " admission, " +
+      queue + " queues, " + PromptTokens(prefill_batch) + " per prefill-only iteration" +
+      (searched ? " (the cheapest of " + std::to_string(plan.trials.size()) + " policies)" : "") +
+      ".\n";
+  for (const ServingTrial& t : plan.trials) {
+    out += "Policy " + AdmissionName(t.defer_late) + " admission, " + QueueName(t.shared_queue) +
+           " queues, " + PromptTokens(t.prefill_batch_tokens) + " per prefill-only iteration: " +
+           (t.chosen_usd_per_mtoken > 0
+                ? Fmt("$%.3f", t.chosen_usd_per_mtoken) + " per million tokens, best single type " +
+                      Fmt("$%.3f", t.single_type_usd_per_mtoken)
+                : std::string("no plan meets the SLO")) +
+           "\n";
+  }
   for (const std::string& n : notes) out += "Note: " + n + "\n";
   return out;
 }

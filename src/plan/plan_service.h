@@ -44,13 +44,17 @@ struct InferenceOptions {
   // Prompt tokens per prefill-only iteration (prefill pools, prefill-first
   // batching); a first prompt always goes, so 1 = one prompt at a time.
   int prefill_batch_tokens = 8192;
+  // Also plan with the other admission, the other queue and one prompt per
+  // prefill-only iteration (or the default batch, given one): 8 policies,
+  // keeping the cheapest plan.
+  bool search_serving = false;
   std::string shared_dir = "../shared";
 };
 
 // Reads inference options from TOML (the server's request body): keys as
 // the struct's fields, SLO as ttft_ms, tpot_ms, attainment, ttft_p50_ms,
 // tpot_p50_ms, tbt_p99_ms; batching, token_budgets, admission, queue,
-// prefill_batch_tokens.
+// prefill_batch_tokens, search_serving.
 StatusOr<InferenceOptions> ParseInferenceOptions(std::string_view toml, std::string_view origin,
                                                  const std::string& shared_dir);
 

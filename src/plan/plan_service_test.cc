@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "core/file_util.h"
@@ -159,6 +160,26 @@ TEST(PlanServiceTest, SyntheticInferenceWithoutSharedDataIsMarkedUncalibrated) {
   EXPECT_EQ(d["serving"]["queue"], "shared");
   EXPECT_EQ(d["serving"]["prefill_batch_tokens"], 1);
   EXPECT_GE(d["chosen"]["attainment"].get<double>(), 0.99);
+  EXPECT_FALSE(d.contains("serving_trials"));
+
+  // Searched: every policy's costs, and the chosen plan's policy.
+  auto [scode, sbody] = HandlePlanRequest(
+      "inference",
+      "model = \"llama3-8b\"\ntrace = \"synthetic\"\nrate_per_s = 2\nduration_s = 60\n"
+      "gpu_types = [\"h100\"]\ntps = [1]\nsearch_serving = true\n",
+      "/nonexistent");
+  ASSERT_EQ(scode, 200) << sbody;
+  auto sj = nlohmann::json::parse(sbody);
+  EXPECT_TRUE(sj["serving"]["searched"].get<bool>());
+  ASSERT_EQ(sj["serving_trials"].size(), 8u) << sbody;
+  double least = 1e300;
+  for (const auto& t : sj["serving_trials"])
+    least = std::min(least, t["chosen_usd_per_mtoken"].get<double>());
+  EXPECT_DOUBLE_EQ(sj["chosen"]["usd_per_mtoken"].get<double>(), least) << sbody;
+  EXPECT_EQ(HandlePlanRequest("inference", "trace = \"synthetic\"\nsearch_serving = \"yes\"\n",
+                              "/nonexistent")
+                .first,
+            400);
 }
 
 }  // namespace

@@ -50,6 +50,15 @@ def check_cli(gpufleet, tmp):
     j = json.loads(out.stdout)
     assert j["chosen"]["attainment"] >= 0.99, j
     assert any("uncalibrated" in n for n in j["notes"]), j["notes"]
+    # The planner choosing the serving policy: one line per policy tried,
+    # and the chosen plan's policy named.
+    out = run(gpufleet, "plan", "--shared", os.path.join(tmp, "none"), "inference",
+              "--trace", "synthetic", "--model", "llama3-8b", "--rate", "2", "--duration-s", "60",
+              "--gpu-type", "h100", "--tp", "1", "--search-serving")
+    assert out.returncode == 0, (out.returncode, out.stderr)
+    policies = [l for l in out.stdout.splitlines() if l.startswith("Policy ")]
+    assert len(policies) == 8, out.stdout
+    assert "(the cheapest of 8 policies)" in out.stdout, out.stdout
     out = run(gpufleet, "plan", "--shared", os.path.join(tmp, "none"), "inference")
     assert out.returncode != 0 and "azure-llm-2023" in out.stderr, (out.returncode, out.stderr)
     print("plan CLI: ok")

@@ -132,10 +132,11 @@ int PlainForcedMisses(const TtftBoundInput& in, int instances) {
   for (size_t i = 0; i < n; ++i) {
     best[i + 1] = std::max(best[i + 1], best[i]);
     for (size_t j = i; j < std::min(n, i + static_cast<size_t>(in.max_run)); ++j) {
+      double excess = -instances * (in.arrival_s[j] - in.arrival_s[i] + in.ttft_s);
+      for (size_t x = i; x <= j; ++x) excess += w[x];
+      if (excess <= 0) continue;  // the run fits: nobody need miss
       std::vector<double> run(w.begin() + static_cast<long>(i),
                               w.begin() + static_cast<long>(j + 1));
-      double excess = -instances * (in.arrival_s[j] - in.arrival_s[i] + in.ttft_s);
-      for (double x : run) excess += x;
       std::sort(run.begin(), run.end(), std::greater<>());
       int k = 0;
       for (; excess > 0; ++k) excess -= run[static_cast<size_t>(k)];

@@ -26,17 +26,24 @@ LatencyTable Table(const std::vector<GpuType>& types) {
   return t;
 }
 
-TEST(InferencePlannerTest, ChoosesAPlanWithinSloNoDearerThanAnySingleType) {
-  std::vector<GpuType> types = {ResolveGpuType("a100-80gb").value(),
-                                ResolveGpuType("h100").value()};
-  LatencyTable table = Table(types);
-  RequestTrace trace = SyntheticTrace(3, 120, 1500, 150, 2);
+// Llama-2-70B over `trace` on `types` at TP 4 and 8.
+InferenceRequest Llama70B(const RequestTrace& trace, const std::vector<GpuType>& types,
+                          const LatencyTable& table) {
   InferenceRequest req;
   req.model = FindModel("llama2-70b").value();
   req.trace = &trace;
   req.types = types;
   req.table = &table;
   req.tps = {4, 8};
+  return req;
+}
+
+TEST(InferencePlannerTest, ChoosesAPlanWithinSloNoDearerThanAnySingleType) {
+  std::vector<GpuType> types = {ResolveGpuType("a100-80gb").value(),
+                                ResolveGpuType("h100").value()};
+  LatencyTable table = Table(types);
+  RequestTrace trace = SyntheticTrace(3, 120, 1500, 150, 2);
+  InferenceRequest req = Llama70B(trace, types, table);
   auto plan = PlanInference(req);
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   ASSERT_TRUE(plan->has_plan) << plan->summary;
@@ -76,12 +83,7 @@ TEST(InferencePlannerTest, SearchingServingPoliciesKeepsTheCheapestOfTheirPlans)
                                 std::uniform_int_distribution<int>(20, 200)(rng)});
     }
   }
-  InferenceRequest req;
-  req.model = FindModel("llama2-70b").value();
-  req.trace = &trace;
-  req.types = types;
-  req.table = &table;
-  req.tps = {4, 8};
+  InferenceRequest req = Llama70B(trace, types, table);
   req.search_serving = true;
   req.prefill_batch_tokens = 1;  // given one prompt at a time: the search tries 8192 too
   auto plan = PlanInference(req);

@@ -52,11 +52,15 @@ StatusOr<bool> ParseQueue(const std::string& v) {
 }
 
 std::string AdmissionName(bool defer_late) { return defer_late ? "deadline" : "fcfs"; }
-// "1 prompt token", "8192 prompt tokens".
-std::string PromptTokens(int n) {
-  return std::to_string(n) + (n == 1 ? " prompt token" : " prompt tokens");
-}
 std::string QueueName(bool shared) { return shared ? "shared" : "instance"; }
+
+// "deadline admission, shared queues, 1 prompt token per prefill-only iteration".
+std::string PolicyText(bool defer_late, bool shared_queue, int prefill_batch_tokens) {
+  return AdmissionName(defer_late) + " admission, " + QueueName(shared_queue) + " queues, " +
+         std::to_string(prefill_batch_tokens) +
+         (prefill_batch_tokens == 1 ? " prompt token" : " prompt tokens") +
+         " per prefill-only iteration";
+}
 
 std::string Fmt(const char* fmt, double a) {
   char buf[64];
@@ -312,11 +316,11 @@ StatusOr<std::string> RunInferencePlan(const InferenceOptions& o, bool as_json) 
   for (const std::string& n : plan.notes) notes.push_back(n);
   ASSIGN_OR_RETURN(InferenceCostBound bound, BoundInferenceCost(req));
   // The chosen plan's policy (the given one unless searched).
-  const ServingConfig& chosen = plan.chosen.config;
   const bool searched = o.search_serving && plan.has_plan;
-  const std::string admission = searched ? AdmissionName(chosen.defer_late) : o.admission;
-  const std::string queue = searched ? QueueName(chosen.shared_queue) : o.queue;
-  const int prefill_batch = searched ? chosen.max_batch_tokens : o.prefill_batch_tokens;
+  const ServingConfig& chosen = plan.chosen.config;
+  const bool defer_late = searched ? chosen.defer_late : req.defer_late;
+  const bool shared_queue = searched ? chosen.shared_queue : req.shared_queue;
+  const int prefill_batch = searched ? chosen.max_batch_tokens : req.prefill_batch_tokens;
   if (as_json) {
     json j = {{"model", model.key},
               {"trace", trace.origin},
@@ -324,8 +328,8 @@ StatusOr<std::string> RunInferencePlan(const InferenceOptions& o, bool as_json) 
               {"skipped_rows", trace.skipped},
               {"simulations", plan.simulations},
               {"serving",
-               {{"admission", admission},
-                {"queue", queue},
+               {{"admission", AdmissionName(defer_late)},
+                {"queue", QueueName(shared_queue)},
                 {"prefill_batch_tokens", prefill_batch},
                 {"searched", o.search_serving}}},
               {"summary", plan.summary},
@@ -354,13 +358,12 @@ StatusOr<std::string> RunInferencePlan(const InferenceOptions& o, bool as_json) 
       Fmt("%.0f", trace.DurationS()) + " s" +
       (trace.skipped ? " (" + std::to_string(trace.skipped) + " rows with zero tokens skipped)"
                      : "") +
-      "; " + std::to_string(plan.simulations) + " simulations; " + admission + " admission, " +
-      queue + " queues, " + PromptTokens(prefill_batch) + " per prefill-only iteration" +
+      "; " + std::to_string(plan.simulations) + " simulations; " +
+      PolicyText(defer_late, shared_queue, prefill_batch) +
       (searched ? " (the cheapest of " + std::to_string(plan.trials.size()) + " policies)" : "") +
       ".\n";
   for (const ServingTrial& t : plan.trials) {
-    out += "Policy " + AdmissionName(t.defer_late) + " admission, " + QueueName(t.shared_queue) +
-           " queues, " + PromptTokens(t.prefill_batch_tokens) + " per prefill-only iteration: " +
+    out += "Policy " + PolicyText(t.defer_late, t.shared_queue, t.prefill_batch_tokens) + ": " +
            (t.chosen_usd_per_mtoken > 0
                 ? Fmt("$%.3f", t.chosen_usd_per_mtoken) + " per million tokens, best single type " +
                       Fmt("$%.3f", t.single_type_usd_per_mtoken)

@@ -5,6 +5,7 @@ target_sources(gpufleet_collect PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/nvml_collector.cc
   ${CMAKE_CURRENT_LIST_DIR}/nvml_gpm_events.cc
   ${CMAKE_CURRENT_LIST_DIR}/nvml_readings.cc
+  ${CMAKE_CURRENT_LIST_DIR}/ncu_metrics.cc
 )
 
 # Fake libnvidia-ml.so.1 variants, named so the real loading code loads them
@@ -32,6 +33,7 @@ gpufleet_fake_nvml(fake_nvml_broken "/broken" FAKE_NVML_NO_UUID)
 
 gpufleet_test(collect_nvml_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/nvml_collector_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/ncu_metrics_test.cc
   LIBS gpufleet::collect gpufleet::normalize gpufleet::data gpufleet_collect_testing
   LABELS unit)
 target_include_directories(collect_nvml_test PRIVATE ${PROJECT_SOURCE_DIR})

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string_view>
 
+#include "collect/ncu_metrics.h"
 #include "collect/rocprof_counters.h"
 
 namespace gpufleet {
@@ -16,26 +17,50 @@ detect::LifecyclePolicy PolicyFor(const DetectorLoopOptions& options) {
   return policy;
 }
 
-// What a rocprofv3 capture measured, as the device's own series at the
-// capture's end: the AMD source of the L2-miss and memory-stall signals
-// (collect/rocprof_counters.h), which root cause reads like any other sample.
-// A capture by another profiler writes no counter collection: nothing to do.
+// What a profiler capture measured, as the device's own series at the
+// capture's end: rocprofv3's counter collection on AMD
+// (collect/rocprof_counters.h), Nsight Compute's CSV on NVIDIA
+// (collect/ncu_metrics.h), the sources of the L2-miss and memory-stall
+// signals that no always-on interface reports; root cause reads them like
+// any other sample. A capture that wrote neither (nsys, say): nothing to do.
+struct CaptureSignals {
+  std::optional<double> l2_miss, stall;
+  int64_t bad_rows = 0;
+  std::string first_bad;
+  const char* method = nullptr;
+};
+
+template <typename Summary>
+CaptureSignals SignalsOf(const Summary& s, const char* method) {
+  return CaptureSignals{s.L2MissRatio(), s.MemoryStallRatio(), s.bad_rows, s.first_bad, method};
+}
+
 void RecordCaptureCounters(const CaptureResult& r, const Labels& subject, int64_t now_ns,
                            WindowStore& window) {
   if (r.exit_code != 0 || r.output_path.empty()) return;
-  StatusOr<collect::RocprofCounterSummary> s = collect::ReadRocprofCounters(r.output_path);
-  if (!s.ok()) {
-    if (s.status().code() != StatusCode::kNotFound) {
+  // {output} may be a folder the profiler wrote into or the one file it
+  // wrote (ncu --log-file {output}): each reader says NotFound for a folder
+  // without its files and InvalidArgument for a file in another format.
+  CaptureSignals s;
+  StatusOr<collect::RocprofCounterSummary> rocprof = collect::ReadRocprofCounters(r.output_path);
+  StatusOr<collect::NcuMetricSummary> ncu = NotFoundError("");
+  if (rocprof.ok()) {
+    s = SignalsOf(*rocprof, "rocprofv3_capture");
+  } else if (ncu = collect::ReadNcuCsv(r.output_path); ncu.ok()) {
+    s = SignalsOf(*ncu, "ncu_capture");
+  } else {
+    for (const Status& st : {rocprof.status(), ncu.status()}) {
+      if (st.code() == StatusCode::kNotFound) continue;
       std::fprintf(stderr, "gpufleet server: capture for incident %lld: %s\n",
-                   static_cast<long long>(r.incident_id), s.status().ToString().c_str());
+                   static_cast<long long>(r.incident_id), st.ToString().c_str());
     }
     return;
   }
-  if (s->bad_rows > 0) {
+  if (s.bad_rows > 0) {
     std::fprintf(stderr,
                  "gpufleet server: capture for incident %lld: %lld bad counter row(s), first %s\n",
-                 static_cast<long long>(r.incident_id), static_cast<long long>(s->bad_rows),
-                 s->first_bad.c_str());
+                 static_cast<long long>(r.incident_id), static_cast<long long>(s.bad_rows),
+                 s.first_bad.c_str());
   }
   auto record = [&](const char* metric, std::optional<double> v) {
     if (!v) return;
@@ -45,11 +70,11 @@ void RecordCaptureCounters(const CaptureResult& r, const Labels& subject, int64_
       if (!value.empty()) l.Set(name, std::string(value));
     }
     l.Set("__name__", metric);
-    l.Set("method", "rocprofv3_capture");
+    l.Set("method", s.method);
     window.Append(l, now_ns, *v);
   };
-  record("gpu_l2_miss_ratio", s->L2MissRatio());
-  record("gpu_memory_stall_ratio", s->MemoryStallRatio());
+  record("gpu_l2_miss_ratio", s.l2_miss);
+  record("gpu_memory_stall_ratio", s.stall);
 }
 
 }  // namespace

@@ -84,6 +84,44 @@ class DetectorLoopTest : public ::testing::Test {
     TwoWorkloads(*window_, "n1", "0", 300);
   }
 
+  // Runs a low-utilization capture whose command copies `src` (standing in
+  // for a profiler writing {output}) and returns the latest (L2 miss, memory
+  // stall) samples the capture left on GPU 0 under `method` (-1 when none).
+  std::pair<double, double> CaptureSignalsFrom(const std::string& src, std::string_view method) {
+    detect::CaptureTriggerConfig trig = LowUtilizationCapture({"cp", "-r", src, "{output}"});
+    StatusOr<std::unique_ptr<detect::DetectionEngine>> engine =
+        detect::DetectionEngine::Create(Config({trig}), nullptr);
+    EXPECT_TRUE(engine.ok()) << engine.status().ToString();
+    if (!engine.ok()) return {-1, -1};
+    std::string dir = path_ + "-captures";
+    CaptureRunner runner({dir, kS, kS});
+    DetectorLoop loop(**engine, *window_, *incidents_, nullptr, &runner, clock_, {});
+    ContendedGpuWithLowUtilization();
+    clock_.Set(kT0 + 295 * kS);
+    EXPECT_TRUE(loop.RunOnce().ok());
+    EXPECT_EQ(loop.counters().captures_started, 1u);
+    auto latest = [&](const char* metric) {
+      double v = -1;
+      window_->ForEach(metric, kT0, kT0 + 1000 * kS,
+                       [&](const StoredLabels& l, std::span<const WindowPoint> points) {
+                         if (l.Get("gpu") == "0" && l.Get("method") == method) {
+                           v = points.back().value;
+                         }
+                       });
+      return v;
+    };
+    for (int i = 0; i < 300 && latest("gpu_memory_stall_ratio") < 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    const std::pair<double, double> out{latest("gpu_l2_miss_ratio"),
+                                        latest("gpu_memory_stall_ratio")};
+    for (int i = 0; i < 200 && runner.running() > 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::filesystem::remove_all(dir);
+    return out;
+  }
+
   std::string path_;
   std::unique_ptr<StateDb> db_;
   std::unique_ptr<detect::IncidentStore> incidents_;
@@ -169,38 +207,30 @@ TEST_F(DetectorLoopTest, RocprofCaptureCountersBecomeTheDevicesSeries) {
          "1,1,1,\"gemm\",\"TCC_HIT_sum\",300\n1,1,1,\"gemm\",\"TCC_MISS_sum\",700\n"
          "1,1,1,\"gemm\",\"MemUnitStalled\",35\n";
   }
-  // `cp` stands in for rocprofv3 -d {output}.
-  detect::CaptureTriggerConfig trig = LowUtilizationCapture({"cp", "-r", src, "{output}"});
-  StatusOr<std::unique_ptr<detect::DetectionEngine>> engine =
-      detect::DetectionEngine::Create(Config({trig}), nullptr);
-  ASSERT_TRUE(engine.ok()) << engine.status().ToString();
-  std::string dir = path_ + "-captures";
-  CaptureRunner runner({dir, kS, kS});
-  DetectorLoop loop(**engine, *window_, *incidents_, nullptr, &runner, clock_, {});
-  ContendedGpuWithLowUtilization();
-  clock_.Set(kT0 + 295 * kS);
-  ASSERT_TRUE(loop.RunOnce().ok());
-  ASSERT_EQ(loop.counters().captures_started, 1u);
-  auto latest = [&](const char* metric) {
-    double v = -1;
-    window_->ForEach(metric, kT0, kT0 + 1000 * kS,
-                     [&](const StoredLabels& l, std::span<const WindowPoint> points) {
-                       if (l.Get("gpu") == "0" && l.Get("method") == "rocprofv3_capture") {
-                         v = points.back().value;
-                       }
-                     });
-    return v;
-  };
-  for (int i = 0; i < 300 && latest("gpu_memory_stall_ratio") < 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_DOUBLE_EQ(latest("gpu_l2_miss_ratio"), 0.7);
-  EXPECT_DOUBLE_EQ(latest("gpu_memory_stall_ratio"), 0.35);
-  for (int i = 0; i < 200 && runner.running() > 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  std::filesystem::remove_all(dir);
+  const auto [miss, stall] = CaptureSignalsFrom(src, "rocprofv3_capture");
+  EXPECT_DOUBLE_EQ(miss, 0.7);
+  EXPECT_DOUBLE_EQ(stall, 0.35);
   std::filesystem::remove_all(src);
+}
+
+// The NVIDIA source of both signals: Nsight Compute's CSV, here the one file
+// the capture wrote (`ncu --csv --log-file {output}`).
+TEST_F(DetectorLoopTest, NcuCaptureMetricsBecomeTheDevicesSeries) {
+  const std::string src = path_ + "-ncu.csv";
+  {
+    std::ofstream f(src);
+    const std::string row =
+        "\"0\",\"4711\",\"python3\",\"node-a\",\"gemm\",\"Command line profiler metrics\",";
+    f << "==PROF== Connected to process 4711 (/usr/bin/python3)\n"
+         "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Section "
+         "Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+      << row << "\"lts__t_sector_hit_rate.pct\",\"%\",\"38.5\"\n"
+      << row << "\"smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct\",\"%\",\"41\"\n";
+  }
+  const auto [miss, stall] = CaptureSignalsFrom(src, "ncu_capture");
+  EXPECT_DOUBLE_EQ(miss, 1 - 0.385);
+  EXPECT_DOUBLE_EQ(stall, 0.41);
+  std::filesystem::remove(src);
 }
 
 TEST_F(DetectorLoopTest, CaptureIsRefusedForHostileLabels) {

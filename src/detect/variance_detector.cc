@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <vector>
@@ -21,17 +22,33 @@ RepetitionStats ComputeRepetitionStats(std::span<const double> xs, double clean_
   // level shift into and out of a phase (a neighbour arriving, a serving
   // engine alternating prefill and decode every few dozen steps) is one big
   // difference each, not jitter; jitter makes many.
-  std::vector<double> d2;
-  d2.reserve(xs.size());
-  for (size_t i = 1; i < xs.size(); ++i) d2.push_back((xs[i] - xs[i - 1]) * (xs[i] - xs[i - 1]));
-  size_t keep = d2.size();
-  if (keep > 10) {
-    keep -= std::max<size_t>(2, keep / 50);
-    std::nth_element(d2.begin(), d2.begin() + static_cast<ptrdiff_t>(keep), d2.end());
+  // The largest few found in one pass (ascending; most differences fail the
+  // first comparison), then the sum of the others: those below the smallest
+  // kept-out value, and its copies beyond the ones kept out.
+  const size_t diffs = xs.size() - 1;
+  const size_t drop = diffs > 10 ? std::max<size_t>(2, diffs / 50) : 0;
+  auto d2_at = [&](size_t i) { return (xs[i] - xs[i - 1]) * (xs[i] - xs[i - 1]); };
+  std::vector<double> top;
+  top.reserve(drop);
+  for (size_t i = 1; drop > 0 && i < xs.size(); ++i) {
+    const double d2 = d2_at(i);
+    if (top.size() == drop) {
+      if (!(d2 > top.front())) continue;
+      top.erase(top.begin());
+    }
+    top.insert(std::upper_bound(top.begin(), top.end(), d2), d2);
   }
+  const double cut = drop > 0 ? top.front() : std::numeric_limits<double>::infinity();
   double mssd = 0;
-  for (size_t i = 0; i < keep; ++i) mssd += d2[i];
-  mssd /= 2 * static_cast<double>(keep);
+  size_t at_cut = 0;
+  for (size_t i = 1; i < xs.size(); ++i) {
+    const double d2 = d2_at(i);
+    if (d2 < cut) mssd += d2;
+    at_cut += d2 == cut;
+  }
+  at_cut -= static_cast<size_t>(std::count(top.begin(), top.end(), cut));
+  mssd += static_cast<double>(at_cut) * (drop > 0 ? cut : 0);
+  mssd /= 2 * static_cast<double>(diffs - drop);
   s.cv_mssd = s.mean != 0 ? std::sqrt(mssd) / std::fabs(s.mean) : 0;
   if (s.cv_mssd <= clean_cv) return s;
   double m2 = 0, m3 = 0, m4 = 0;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "detect/detect_config.h"
@@ -66,6 +67,40 @@ TEST(VarianceDetectorTest, StatisticsOfKnownSamples) {
   EXPECT_NEAR(shift.cv, s.cv, 1e-12);
   EXPECT_LT(shift.cv_mssd, 0.05);
   EXPECT_EQ(ClassifyRepetition(VarianceConfig{}, shift), "clean");
+}
+
+// The step-to-step deviation written plainly: every squared difference,
+// sorted, the largest 2% (at least two) left out.
+double PlainMssdCv(const std::vector<double>& xs) {
+  std::vector<double> d2;
+  for (size_t i = 1; i < xs.size(); ++i) d2.push_back((xs[i] - xs[i - 1]) * (xs[i] - xs[i - 1]));
+  std::sort(d2.begin(), d2.end());
+  size_t keep = d2.size();
+  if (keep > 10) keep -= std::max<size_t>(2, keep / 50);
+  double sum = 0;
+  for (size_t i = 0; i < keep; ++i) sum += d2[i];
+  double mean = 0;
+  for (double x : xs) mean += x;
+  mean /= static_cast<double>(xs.size());
+  return std::sqrt(sum / (2 * static_cast<double>(keep))) / mean;
+}
+
+TEST(VarianceDetectorTest, StepToStepDeviationLeavesOutTheLargestDifferences) {
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 200; ++trial) {
+    const size_t n = 4 + rng() % 900;
+    std::vector<double> xs(n);
+    // Coarse values (many equal differences, ties at the cut) with
+    // occasional level shifts and spikes.
+    double level = 1;
+    for (double& x : xs) {
+      if (rng() % 50 == 0) level = 0.5 + static_cast<double>(rng() % 4);
+      x = level + 0.01 * static_cast<double>(rng() % 5) + (rng() % 97 == 0 ? 3.0 : 0.0);
+    }
+    const double want = PlainMssdCv(xs);
+    EXPECT_NEAR(ComputeRepetitionStats(xs).cv_mssd, want, 1e-12 * std::max(1.0, want))
+        << "trial " << trial << ", " << n << " steps";
+  }
 }
 
 // A step loop on a timeline: each step waits `wait(rng)` seconds (GPU idle),

@@ -16,10 +16,22 @@ struct TraceWork {
   double decode_tokens = 0;   // output tokens after the first
   double decode_context = 0;  // context read by those tokens: P+1 .. P+O-1
   double tokens = 0;          // prompt + output
+  // The decode tokens of the `attainment` share of requests with the
+  // fewest: no fewer are within the SLO.
+  double sat_decode_tokens = 0;
 };
 
-TraceWork Measure(const RequestTrace& trace) {
+TraceWork Measure(const RequestTrace& trace, double attainment) {
   TraceWork w;
+  std::vector<double> decode;
+  decode.reserve(trace.requests.size());
+  for (const Request& q : trace.requests) decode.push_back(std::max(0, q.output_tokens - 1));
+  const size_t n = decode.size();
+  const size_t within =
+      std::min(n, static_cast<size_t>(
+                      std::ceil(std::clamp(attainment, 0.0, 1.0) * static_cast<double>(n) - 1e-9)));
+  std::sort(decode.begin(), decode.end());
+  for (size_t i = 0; i < within; ++i) w.sat_decode_tokens += decode[i];
   for (const Request& q : trace.requests) {
     const double p = q.prompt_tokens, o = q.output_tokens;
     w.prompt_tokens += p;
@@ -50,11 +62,9 @@ PrefillTerms PrefillTermsOf(const ModelSpec& m, const GpuLatency& lat, int tp) {
 }
 
 PhaseCostOption Bound(const ModelSpec& m, const GpuLatency& lat, const PrefillTerms& prefill,
-                      double price_usd_per_hour, int tp, double kv_capacity, const TraceWork& w) {
+                      double price_usd_per_hour, int tp, double kv_capacity, const TraceWork& w,
+                      double tpot_s) {
   const ServingConfig defaults;
-  const double prefill_fixed = prefill.fixed;
-  const double prefill_token = prefill.per_token;
-  const double prefill_sq = prefill.per_sq;
   const double decode_fixed = lat.DecodeS(m, tp, 0, 0);
   const double decode_context = lat.DecodeS(m, tp, 0, 1) - decode_fixed;
   // A mixture of experts reads more experts' weights as the batch grows:
@@ -65,13 +75,32 @@ PhaseCostOption Bound(const ModelSpec& m, const GpuLatency& lat, const PrefillTe
   const double decode_token = lat.decode.Predict(one) - lat.decode.Predict(none);
   const double iterations =
       std::max(w.decode_tokens / defaults.max_batch_requests, w.decode_context / kv_capacity);
+  // Every iteration, colocated or not, takes at least fixed + per_token x
+  // its decode tokens.
+  const double fixed = std::min(prefill.fixed, decode_fixed);
+  const double per_token = std::min(prefill.per_token, decode_token);
   const double usd_per_s = tp * price_usd_per_hour / 3600.0;
   PhaseCostOption o;
   o.tp = tp;
-  o.prefill_usd = usd_per_s * (prefill_token * w.prompt_tokens + prefill_sq * w.prompt_sq);
-  o.decode_usd = usd_per_s * (std::min(prefill_token, decode_token) * w.decode_tokens +
-                              decode_context * w.decode_context +
-                              std::min(prefill_fixed, decode_fixed) * iterations);
+  o.prefill_usd = usd_per_s * (prefill.per_token * w.prompt_tokens + prefill.per_sq * w.prompt_sq);
+  const double tokens_usd =
+      usd_per_s * (per_token * w.decode_tokens + decode_context * w.decode_context);
+  o.decode_usd = tokens_usd + usd_per_s * fixed * iterations;
+  // The TPOT: a request within it spent at most tpot x its decode tokens in
+  // the iterations that carried it, so over the requests within it (D
+  // decode tokens, b_i of them in iteration i, each iteration at least
+  // fixed + per_token x b_i): fixed x D + per_token x sum b_i^2 <= tpot x D,
+  // and sum b_i^2 >= D^2 / iterations, so iterations >= per_token x D /
+  // (tpot - fixed). D is at least the decode tokens of the fewest requests
+  // the attainment asks for.
+  if (w.sat_decode_tokens > 0 && !(tpot_s > fixed)) {
+    o.meets_tpot = false;
+    o.decode_slo_usd = 0;
+  } else {
+    const double tpot_iterations =
+        w.sat_decode_tokens > 0 ? per_token * w.sat_decode_tokens / (tpot_s - fixed) : 0;
+    o.decode_slo_usd = tokens_usd + usd_per_s * fixed * std::max(iterations, tpot_iterations);
+  }
   return o;
 }
 
@@ -109,13 +138,16 @@ void AddSloBounds(InferenceCostBound& b, const std::vector<GpuType>& types) {
   for (const PhaseCostOption& p : b.options) {
     if (p.ttft_instances <= 0) continue;
     const double held = p.ttft_instances * b.span_s * per_s(p);
-    const double colocated = std::max(held, p.prefill_usd + p.decode_usd);
-    if (colocated < any) b.slo_any = OptionName(p);
-    any = std::min(any, colocated);
-    single = std::min(single, colocated);
+    if (p.meets_tpot) {
+      const double colocated = std::max(held, p.prefill_usd + p.decode_slo_usd);
+      if (colocated < any) b.slo_any = OptionName(p);
+      any = std::min(any, colocated);
+      single = std::min(single, colocated);
+    }
     for (const PhaseCostOption& d : b.options) {
+      if (!d.meets_tpot) continue;
       const double split =
-          std::max(held, p.prefill_usd) + std::max(b.span_s * per_s(d), d.decode_usd);
+          std::max(held, p.prefill_usd) + std::max(b.span_s * per_s(d), d.decode_slo_usd);
       if (split < any) b.slo_any = OptionName(p) + " / " + OptionName(d);
       any = std::min(any, split);
       if (d.gpu_type == p.gpu_type) single = std::min(single, split);
@@ -131,7 +163,7 @@ StatusOr<InferenceCostBound> BoundInferenceCost(const InferenceRequest& req) {
   if (req.trace == nullptr || req.trace->requests.empty())
     return FailedPreconditionError("cost bound: the trace has no requests");
   if (req.table == nullptr) return InvalidArgumentError("cost bound: no latency table");
-  const TraceWork w = Measure(*req.trace);
+  const TraceWork w = Measure(*req.trace, req.slo.attainment);
   InferenceCostBound b;
   b.tokens = w.tokens;
   constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -148,7 +180,8 @@ StatusOr<InferenceCostBound> BoundInferenceCost(const InferenceRequest& req) {
                                          ServingConfig{}.memory_util);
       if (kv <= 0) continue;  // the model does not fit
       const PrefillTerms prefill = PrefillTermsOf(req.model, *lat, tp);
-      PhaseCostOption o = Bound(req.model, *lat, prefill, g.price_usd_per_hour, tp, kv, w);
+      PhaseCostOption o =
+          Bound(req.model, *lat, prefill, g.price_usd_per_hour, tp, kv, w, req.slo.tpot_s);
       o.gpu_type = g.key;
       ASSIGN_OR_RETURN(o.ttft_instances, TtftInstances(req, prefill));
       type_prefill = std::min(type_prefill, o.prefill_usd);

@@ -16,8 +16,13 @@
 //            max_batch_requests and a context of at most the KV capacity).
 // Left out, so it stays a lower bound: idle GPUs, prefill iterations' fixed
 // cost, KV transfer, queueing, SLO. Prices are per GPU hour, as the plans'.
-// A second bound adds the TTFT SLO: the prefill instances a plan must hold
-// through the trace to keep it (plan/ttft_bound.h).
+// A second bound adds the SLO: the prefill instances a plan must hold
+// through the trace to keep the TTFT (plan/ttft_bound.h), and the decode
+// iterations the TPOT leaves: an iteration of b decode tokens takes at least
+// fixed + per_token x b, so the requests within the TPOT (at least the
+// attainment's share, with at least the decode tokens of that many of the
+// shortest) need at least per_token x their decode tokens / (TPOT - fixed)
+// iterations (Cauchy-Schwarz over the iterations' batches).
 //
 // Its use: the best single-type bound against the best mixed one says how
 // much splitting phases over GPU types can save at these prices before
@@ -44,6 +49,10 @@ struct PhaseCostOption {
   // The fewest instances that keep the TTFT SLO for the share of requests
   // it asks (plan/ttft_bound.h); 0 when no number is (prompts too long).
   int ttft_instances = 0;
+  // decode_usd with the TPOT SLO's least iterations (never less); false
+  // (and 0) when even a batch of one is slower than the TPOT.
+  double decode_slo_usd = 0;
+  bool meets_tpot = true;
 };
 
 // "h100 TP2".
@@ -58,11 +67,11 @@ struct InferenceCostBound {
   std::string single_type;
   double any_usd = 0;
   PhaseCostOption any_prefill, any_decode;  // the options the least plan uses
-  // With the TTFT SLO too: a plan's prefill instances (the colocated pool,
-  // or the prefill pool of a split) are at least ttft_instances over the
-  // trace's arrivals (`span_s`), and each pool pays at least its fluid
-  // work. The least on one type and over any plan; 0 when no option keeps
-  // the TTFT.
+  // With the SLO too: a plan's prefill instances (the colocated pool, or
+  // the prefill pool of a split) are at least ttft_instances over the
+  // trace's arrivals (`span_s`), and each pool pays at least its fluid work
+  // with the TPOT's iterations (decode_slo_usd). The least on one type and
+  // over any plan; 0 when no option keeps both.
   double span_s = 0;
   double slo_single_type_usd = 0;
   double slo_any_usd = 0;

@@ -148,6 +148,55 @@ TEST(InferenceBoundTest, LongerOutputsCostMoreDecode) {
   }
 }
 
+TEST(InferenceBoundTest, TpotAsksForMoreIterationsAndNoPlanWithinItPaysLess) {
+  Fixture f;
+  // Short prompts and long outputs, served one request at a time: the
+  // shortest TPOT this latency model allows (each token one decode step of
+  // batch 1), far below what batches of 256 would give.
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> prompt(10, 50), output(200, 400);
+  for (Request& q : f.trace.requests) q = {0.0, prompt(rng), output(rng)};
+  ServingConfig one;
+  one.model = f.req.model;
+  one.prefill = f.Pool(0, 4);
+  one.max_batch_requests = 1;
+  auto run = Simulate(f.trace, one, Slo{1e9, 1e9, 0}, false);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  const double paid = run->usd_per_hour * run->span_s / 3600.0;
+
+  // A TPOT no plan notices: the same as without it.
+  f.req.slo = Slo{1e9, 1e9, 0.98};
+  auto loose = BoundInferenceCost(f.req);
+  ASSERT_TRUE(loose.ok()) << loose.status().ToString();
+  for (const PhaseCostOption& o : loose->options) {
+    EXPECT_TRUE(o.meets_tpot);
+    EXPECT_DOUBLE_EQ(o.decode_slo_usd, o.decode_usd) << OptionName(o);
+  }
+  // The TPOT that plan kept for 99% of its requests: its pool must run
+  // more iterations than batches of 256 would, and the plan still pays at
+  // least that bound.
+  f.req.slo = Slo{1e9, run->tpot_p99_s, 0.98};
+  auto tight = BoundInferenceCost(f.req);
+  ASSERT_TRUE(tight.ok()) << tight.status().ToString();
+  const PhaseCostOption* own = nullptr;
+  for (const PhaseCostOption& o : tight->options) {
+    if (o.gpu_type == "a100-80gb" && o.tp == 4) own = &o;
+  }
+  ASSERT_TRUE(own != nullptr);
+  ASSERT_TRUE(own->meets_tpot);
+  EXPECT_GT(own->decode_slo_usd, 1.2 * own->decode_usd);
+  EXPECT_LE(own->prefill_usd + own->decode_slo_usd, paid);
+  EXPECT_GE(tight->slo_any_usd, loose->slo_any_usd);
+  EXPECT_LE(tight->slo_any_usd, paid);
+
+  // A TPOT below one iteration's fixed cost: no option keeps it.
+  f.req.slo = Slo{1e9, 1e-6, 0.98};
+  auto none = BoundInferenceCost(f.req);
+  ASSERT_TRUE(none.ok());
+  for (const PhaseCostOption& o : none->options) EXPECT_FALSE(o.meets_tpot) << OptionName(o);
+  EXPECT_EQ(none->slo_any_usd, 0);
+}
+
 TEST(InferenceBoundTest, RejectsWhatItCannotBound) {
   Fixture f;
   RequestTrace empty;

@@ -94,9 +94,9 @@ std::string BoundText(const InferenceCostBound& b, const InferencePlan& plan) {
   }
   if (b.slo_any_usd > 0) {
     std::snprintf(buf, sizeof buf,
-                  " With the TTFT SLO too (the prefill instances a plan must hold through the "
-                  "trace): at least $%.3f per million tokens on one GPU type, $%.3f mixing types "
-                  "(%s)",
+                  " With the SLO too (the prefill instances a plan must hold through the "
+                  "trace for the TTFT, the decode iterations the TPOT allows): at least $%.3f "
+                  "per million tokens on one GPU type, $%.3f mixing types (%s)",
                   b.PerMtoken(b.slo_single_type_usd), b.PerMtoken(b.slo_any_usd),
                   b.slo_any.c_str());
     out += buf;
@@ -120,7 +120,9 @@ json BoundJson(const InferenceCostBound& b, const InferencePlan& plan) {
                        {"tp", o.tp},
                        {"prefill_usd_per_mtoken", b.PerMtoken(o.prefill_usd)},
                        {"decode_usd_per_mtoken", b.PerMtoken(o.decode_usd)},
-                       {"ttft_instances", o.ttft_instances}});
+                       {"ttft_instances", o.ttft_instances},
+                       {"decode_slo_usd_per_mtoken",
+                        o.meets_tpot ? json(b.PerMtoken(o.decode_slo_usd)) : json(nullptr)}});
   }
   json j = {{"single_type_usd_per_mtoken", b.PerMtoken(b.single_type_usd)},
             {"single_type", b.single_type},

@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <filesystem>
 #include <map>
-#include <system_error>
 #include <vector>
 
+#include "collect/capture_files.h"
 #include "core/file_util.h"
 #include "core/strings.h"
 
@@ -317,27 +316,18 @@ StatusOr<NcuMetricSummary> ParseNcuCsv(std::string_view text, std::string_view p
 }
 
 StatusOr<NcuMetricSummary> ReadNcuCsv(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_directory(path, ec)) {
-    ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
-    return ParseNcuCsv(text, path);
-  }
-  std::vector<std::string> files;
-  fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec);
-  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (it.depth() >= 6) it.disable_recursion_pending();
-    if (it->is_regular_file(ec) && it->path().extension() == ".csv") {
-      files.push_back(it->path().string());
-    }
-  }
-  if (ec) return ErrnoError(path + ": cannot list", ec.value());
-  std::sort(files.begin(), files.end());
+  ASSIGN_OR_RETURN(std::vector<std::string> files, CaptureFiles(path, [](std::string_view name) {
+                     return name.ends_with(".csv");
+                   }));
+  const bool one_file = files.size() == 1 && files[0] == path;
   NcuMetricSummary total;
   for (const std::string& f : files) {
     ASSIGN_OR_RETURN(std::string text, ReadFileToString(f));
     StatusOr<NcuMetricSummary> one = ParseNcuCsv(text, f);
-    if (!one.ok()) continue;  // another tool's CSV
+    if (!one.ok()) {
+      if (one_file) return one.status();
+      continue;  // another tool's CSV in the folder
+    }
     total.Merge(*one);
   }
   if (total.files == 0) return NotFoundError(path + ": no Nsight Compute CSV under it");

@@ -6,6 +6,7 @@ target_sources(gpufleet_collect PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/nvml_gpm_events.cc
   ${CMAKE_CURRENT_LIST_DIR}/nvml_readings.cc
   ${CMAKE_CURRENT_LIST_DIR}/ncu_metrics.cc
+  ${CMAKE_CURRENT_LIST_DIR}/capture_files.cc
 )
 
 # Fake libnvidia-ml.so.1 variants, named so the real loading code loads them

@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <map>
-#include <system_error>
 #include <vector>
 
+#include "collect/capture_files.h"
 #include "core/file_util.h"
 #include "core/strings.h"
 
@@ -109,22 +108,9 @@ StatusOr<RocprofCounterSummary> ParseRocprofCounters(std::string_view text, std:
 }
 
 StatusOr<RocprofCounterSummary> ReadRocprofCounters(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::vector<std::string> files;
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec);
-    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (it.depth() >= 6) it.disable_recursion_pending();
-      if (it->is_regular_file(ec) &&
-          it->path().filename().string().ends_with("counter_collection.csv")) {
-        files.push_back(it->path().string());
-      }
-    }
-    if (ec) return ErrnoError(path + ": cannot list", ec.value());
-  } else {
-    files.push_back(path);
-  }
+  ASSIGN_OR_RETURN(std::vector<std::string> files, CaptureFiles(path, [](std::string_view name) {
+                     return name.ends_with("counter_collection.csv");
+                   }));
   if (files.empty()) return NotFoundError(path + ": no *counter_collection.csv under it");
   RocprofCounterSummary total;
   for (const std::string& f : files) {

@@ -3,6 +3,7 @@
 // output (collect/rocprof_counters.h, collect/ncu_metrics.h).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -11,6 +12,20 @@
 #include "core/status.h"
 
 namespace gpufleet::collect {
+
+// What a reader of profiler output counts besides its figures.
+struct CaptureReadTally {
+  int64_t rows = 0;       // data rows read
+  int64_t bad_rows = 0;   // rows skipped
+  std::string first_bad;  // "file:line: why" of the first skipped row
+  int64_t files = 0;
+  void MergeTally(const CaptureReadTally& o) {
+    rows += o.rows;
+    bad_rows += o.bad_rows;
+    if (first_bad.empty()) first_bad = o.first_bad;
+    files += o.files;
+  }
+};
 
 // {path} when `path` is not a directory; otherwise the regular files at
 // most 6 folders below it whose name `want` accepts, sorted (links to

@@ -168,10 +168,7 @@ void NcuMetricSummary::Merge(const NcuMetricSummary& o) {
   stall_kernels += o.stall_kernels;
   durations_complete = durations_complete && o.durations_complete;
   kernels += o.kernels;
-  rows += o.rows;
-  bad_rows += o.bad_rows;
-  if (first_bad.empty()) first_bad = o.first_bad;
-  files += o.files;
+  MergeTally(o);
 }
 
 StatusOr<NcuMetricSummary> ParseNcuCsv(std::string_view text, std::string_view path) {

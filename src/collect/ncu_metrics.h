@@ -41,11 +41,12 @@
 #include <string>
 #include <string_view>
 
+#include "collect/capture_files.h"
 #include "core/status.h"
 
 namespace gpufleet::collect {
 
-struct NcuMetricSummary {
+struct NcuMetricSummary : CaptureReadTally {
   // Sums over kernels.
   double l2_hit_sectors = 0, l2_miss_sectors = 0;
   // Per-kernel shares (hit rate, stall) summed with duration weights and
@@ -56,10 +57,6 @@ struct NcuMetricSummary {
   int64_t stall_kernels = 0;
   bool durations_complete = true;  // every kernel with a share had a duration
   int64_t kernels = 0;             // distinct kernel launches (ID, process)
-  int64_t rows = 0;                // data rows read
-  int64_t bad_rows = 0;            // rows skipped (short, bad number, stray text)
-  std::string first_bad;           // "file:line: why" of the first skipped row
-  int64_t files = 0;
 
   // nullopt without L2 metrics.
   std::optional<double> L2MissRatio() const;

@@ -40,10 +40,7 @@ void RocprofCounterSummary::Merge(const RocprofCounterSummary& o) {
   l2_channel_misses += o.l2_channel_misses;
   stalled_percent_sum += o.stalled_percent_sum;
   stalled_dispatches += o.stalled_dispatches;
-  rows += o.rows;
-  bad_rows += o.bad_rows;
-  if (first_bad.empty()) first_bad = o.first_bad;
-  files += o.files;
+  MergeTally(o);
 }
 
 StatusOr<RocprofCounterSummary> ParseRocprofCounters(std::string_view text, std::string_view path) {

@@ -27,19 +27,16 @@
 #include <string>
 #include <string_view>
 
+#include "collect/capture_files.h"
 #include "core/status.h"
 
 namespace gpufleet::collect {
 
-struct RocprofCounterSummary {
+struct RocprofCounterSummary : CaptureReadTally {
   double l2_hits = 0, l2_misses = 0;                  // from the _sum counters
   double l2_channel_hits = 0, l2_channel_misses = 0;  // per-channel counters
   double stalled_percent_sum = 0;
   int64_t stalled_dispatches = 0;
-  int64_t rows = 0;       // data rows read
-  int64_t bad_rows = 0;   // rows skipped (short, unquoted garbage, bad number)
-  std::string first_bad;  // "file:line: why" of the first skipped row
-  int64_t files = 0;
 
   // Misses / (hits + misses), from the _sum counters when any were read;
   // nullopt without L2 counters.

@@ -24,6 +24,7 @@ enum class Metric {
   kLgThrottleSamples,
   kSamples,
   kDuration,
+  kCount,
 };
 
 Metric MetricOf(std::string_view name) {
@@ -74,7 +75,7 @@ double CountScale(std::string_view unit) {
 
 // What one kernel launch reported; NaN = not reported.
 struct Kernel {
-  double v[10];
+  double v[static_cast<int>(Metric::kCount)];
   Kernel() { std::fill(std::begin(v), std::end(v), std::nan("")); }
   double& at(Metric m) { return v[static_cast<int>(m)]; }
   bool has(Metric m) const { return !std::isnan(v[static_cast<int>(m)]); }
@@ -105,11 +106,7 @@ void Fold(const std::map<std::pair<std::string, std::string>, Kernel>& kernels,
       s.l2_miss_sectors += k.get(Metric::kMissSectors);
     }
     if (k.has(Metric::kHitRatePct)) {
-      const double hit = std::clamp(k.get(Metric::kHitRatePct) / 100, 0.0, 1.0);
-      s.hit_rate_sum += hit;
-      ++s.hit_rate_kernels;
-      s.hit_rate_weighted += w * hit;
-      s.hit_rate_weight += w;
+      s.hit_rate.Add(std::clamp(k.get(Metric::kHitRatePct) / 100, 0.0, 1.0), w);
       s.durations_complete = s.durations_complete && timed;
     }
     double stall = std::nan("");
@@ -124,11 +121,7 @@ void Fold(const std::map<std::pair<std::string, std::string>, Kernel>& kernels,
       stall /= k.get(Metric::kSamples);
     }
     if (!std::isnan(stall)) {
-      stall = std::clamp(stall, 0.0, 1.0);
-      s.stall_sum += stall;
-      ++s.stall_kernels;
-      s.stall_weighted += w * stall;
-      s.stall_weight += w;
+      s.stall.Add(std::clamp(stall, 0.0, 1.0), w);
       s.durations_complete = s.durations_complete && timed;
     }
   }
@@ -136,36 +129,31 @@ void Fold(const std::map<std::pair<std::string, std::string>, Kernel>& kernels,
 
 }  // namespace
 
+std::optional<double> KernelShare::Mean(bool by_duration) const {
+  if (kernels == 0) return std::nullopt;
+  return by_duration && weight > 0 ? weighted / weight : sum / static_cast<double>(kernels);
+}
+
 std::optional<double> NcuMetricSummary::L2MissRatio() const {
   if (l2_hit_sectors + l2_miss_sectors > 0) {
     return l2_miss_sectors / (l2_hit_sectors + l2_miss_sectors);
   }
-  if (hit_rate_kernels == 0) return std::nullopt;
-  const double hit = durations_complete && hit_rate_weight > 0
-                         ? hit_rate_weighted / hit_rate_weight
-                         : hit_rate_sum / static_cast<double>(hit_rate_kernels);
-  return std::clamp(1 - hit, 0.0, 1.0);
+  const std::optional<double> hit = hit_rate.Mean(durations_complete);
+  if (!hit) return std::nullopt;
+  return std::clamp(1 - *hit, 0.0, 1.0);
 }
 
 std::optional<double> NcuMetricSummary::MemoryStallRatio() const {
-  if (stall_kernels == 0) return std::nullopt;
-  const double r = durations_complete && stall_weight > 0
-                       ? stall_weighted / stall_weight
-                       : stall_sum / static_cast<double>(stall_kernels);
-  return std::clamp(r, 0.0, 1.0);
+  const std::optional<double> r = stall.Mean(durations_complete);
+  if (!r) return std::nullopt;
+  return std::clamp(*r, 0.0, 1.0);
 }
 
 void NcuMetricSummary::Merge(const NcuMetricSummary& o) {
   l2_hit_sectors += o.l2_hit_sectors;
   l2_miss_sectors += o.l2_miss_sectors;
-  hit_rate_weighted += o.hit_rate_weighted;
-  hit_rate_weight += o.hit_rate_weight;
-  hit_rate_sum += o.hit_rate_sum;
-  hit_rate_kernels += o.hit_rate_kernels;
-  stall_weighted += o.stall_weighted;
-  stall_weight += o.stall_weight;
-  stall_sum += o.stall_sum;
-  stall_kernels += o.stall_kernels;
+  hit_rate.Merge(o.hit_rate);
+  stall.Merge(o.stall);
   durations_complete = durations_complete && o.durations_complete;
   kernels += o.kernels;
   MergeTally(o);

@@ -46,15 +46,32 @@
 
 namespace gpufleet::collect {
 
+// A per-kernel share (L2 hit rate, stall share) pooled over kernels, summed
+// with duration weights and with weight 1.
+struct KernelShare {
+  double weighted = 0, weight = 0, sum = 0;
+  int64_t kernels = 0;
+  void Add(double share, double duration_s) {
+    weighted += duration_s * share;
+    weight += duration_s;
+    sum += share;
+    ++kernels;
+  }
+  void Merge(const KernelShare& o) {
+    weighted += o.weighted;
+    weight += o.weight;
+    sum += o.sum;
+    kernels += o.kernels;
+  }
+  // The duration-weighted mean when `by_duration`, else each kernel once;
+  // nullopt without kernels.
+  std::optional<double> Mean(bool by_duration) const;
+};
+
 struct NcuMetricSummary : CaptureReadTally {
   // Sums over kernels.
   double l2_hit_sectors = 0, l2_miss_sectors = 0;
-  // Per-kernel shares (hit rate, stall) summed with duration weights and
-  // with weight 1; the plain sums serve when a duration is missing.
-  double hit_rate_weighted = 0, hit_rate_weight = 0, hit_rate_sum = 0;
-  int64_t hit_rate_kernels = 0;
-  double stall_weighted = 0, stall_weight = 0, stall_sum = 0;
-  int64_t stall_kernels = 0;
+  KernelShare hit_rate, stall;
   bool durations_complete = true;  // every kernel with a share had a duration
   int64_t kernels = 0;             // distinct kernel launches (ID, process)
 

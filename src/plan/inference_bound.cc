@@ -23,16 +23,10 @@ struct TraceWork {
 
 TraceWork Measure(const RequestTrace& trace, double attainment) {
   TraceWork w;
-  std::vector<double> decode;
+  std::vector<double> decode;  // per request: its output tokens after the first
   decode.reserve(trace.requests.size());
-  for (const Request& q : trace.requests) decode.push_back(std::max(0, q.output_tokens - 1));
-  const size_t n = decode.size();
-  const size_t within =
-      std::min(n, static_cast<size_t>(
-                      std::ceil(std::clamp(attainment, 0.0, 1.0) * static_cast<double>(n) - 1e-9)));
-  std::sort(decode.begin(), decode.end());
-  for (size_t i = 0; i < within; ++i) w.sat_decode_tokens += decode[i];
   for (const Request& q : trace.requests) {
+    decode.push_back(std::max(0, q.output_tokens - 1));
     const double p = q.prompt_tokens, o = q.output_tokens;
     w.prompt_tokens += p;
     w.prompt_sq += p * p;
@@ -42,6 +36,12 @@ TraceWork Measure(const RequestTrace& trace, double attainment) {
       w.decode_context += (o - 1) * p + (o - 1) * o / 2;
     }
   }
+  const size_t n = decode.size();
+  const size_t within =
+      std::min(n, static_cast<size_t>(
+                      std::ceil(std::clamp(attainment, 0.0, 1.0) * static_cast<double>(n) - 1e-9)));
+  std::sort(decode.begin(), decode.end());
+  for (size_t i = 0; i < within; ++i) w.sat_decode_tokens += decode[i];
   return w;
 }
 

@@ -1,8 +1,10 @@
 // Fuzzes `gpufleet advise`'s readers: the jobs file (TOML) and the server's
-// answers it builds its snapshot from (fleet and cost JSON). The first byte
-// picks which input the rest is; the others are fixed, valid answers. No
-// crash; an error always has a message; every job in a snapshot runs on at
-// least one device and every free-capacity entry has a free device.
+// answers it builds its snapshot from (fleet, cost and step-series JSON). The
+// first byte picks which input the rest is; the others are fixed, valid
+// answers. No crash; an error always has a message; every job in a snapshot
+// runs on at least one device, has a measured step time > 0 exactly when it
+// has step reports, and every free-capacity entry has a free device.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -20,6 +22,8 @@ constexpr std::string_view kFleet =
 constexpr std::string_view kCost =
     R"({"rows":[{"group":{"workload":"train-0","node":"n1"},"gpu_hours":1,"allocation_usd":6,)"
     R"("idle_gpu_hours":0,"idle_usd":0,"lost_gpu_hours":0.1}]})";
+constexpr std::string_view kSteps =
+    R"({"series":[{"labels":{"workload_pod":"train-0"},"t":[1,2],"v":[0.5,null]}]})";
 constexpr std::string_view kJobs =
     "[[job]]\nname = \"train\"\njob_type = \"ResNet-50 (batch size 64)\"\nremaining_steps = 1000\n";
 
@@ -30,6 +34,8 @@ void Check(const gpufleet::StatusOr<gpufleet::AdviseSnapshot>& s) {
   }
   for (const auto& j : s->jobs) {
     if (j.gpus < 1) std::abort();
+    if ((j.measured_step_s > 0) != (j.step_reports > 0)) std::abort();
+    if (!(j.measured_step_s >= 0) || !std::isfinite(j.measured_step_s)) std::abort();
   }
   for (const auto& c : s->capacity) {
     if (c.free_gpus < 1) std::abort();
@@ -44,24 +50,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
   auto valid_jobs = ParseAdviseJobs(kJobs, "advise.toml");
   if (!valid_jobs.ok()) std::abort();
-  switch (data[0] % 4) {
+  switch (data[0] % 5) {
     case 0: {
       auto jobs = ParseAdviseJobs(rest, "advise.toml");
       if (!jobs.ok()) {
         if (jobs.status().message().empty()) std::abort();
         return 0;
       }
-      Check(SnapshotFromApis(kFleet, kCost, kCost, *jobs));
+      Check(SnapshotFromApis(kFleet, kCost, kCost, kSteps, *jobs));
       break;
     }
     case 1:
-      Check(SnapshotFromApis(rest, kCost, kCost, *valid_jobs));
+      Check(SnapshotFromApis(rest, kCost, kCost, kSteps, *valid_jobs));
       break;
     case 2:
-      Check(SnapshotFromApis(kFleet, rest, kCost, *valid_jobs));
+      Check(SnapshotFromApis(kFleet, rest, kCost, kSteps, *valid_jobs));
+      break;
+    case 3:
+      Check(SnapshotFromApis(kFleet, kCost, rest, kSteps, *valid_jobs));
       break;
     default:
-      Check(SnapshotFromApis(kFleet, kCost, rest, *valid_jobs));
+      Check(SnapshotFromApis(kFleet, kCost, kCost, rest, *valid_jobs));
       break;
   }
   return 0;

@@ -69,7 +69,13 @@ StatusOr<Advice> AdviseMoves(const GavelThroughputs& table, const std::vector<Ru
     }
     const double loss = std::clamp(j.contention_loss, 0.0, 0.99);
     const double gpu_factor = scaled ? j.gpus : 1;  // 1-GPU figures scaled to the job's GPUs
-    const double now_steps_per_s = now->steps_per_s * gpu_factor * (1 - loss);
+    // Steps per second as it runs now (contention included), and without
+    // the contention on the same GPUs: a target's rate is the latter times
+    // the model's ratio between the two GPU models.
+    const bool measured = j.measured_step_s > 0;
+    const double now_steps_per_s =
+        measured ? 1 / j.measured_step_s : now->steps_per_s * gpu_factor * (1 - loss);
+    const double clean_steps_per_s = now_steps_per_s / (1 - loss);
     const double hours_now = j.remaining_steps / now_steps_per_s / 3600;
     const double usd_now = hours_now * j.gpus * j.usd_per_gpu_hour;
     const double migration_minutes = j.checkpoint_minutes + j.startup_minutes;
@@ -88,15 +94,23 @@ StatusOr<Advice> AdviseMoves(const GavelThroughputs& table, const std::vector<Ru
       m.migration_minutes = migration_minutes;
       m.migration_usd =
           migration_minutes / 60 * j.gpus * std::max(j.usd_per_gpu_hour, t.usd_per_gpu_hour);
-      const double run_hours = j.remaining_steps / (there->steps_per_s * gpu_factor) / 3600;
+      const bool same_model = t.gpu_model == j.gpu_model;  // a ratio of 1, not a prediction
+      const double there_steps_per_s =
+          same_model ? clean_steps_per_s
+                     : clean_steps_per_s * there->steps_per_s / now->steps_per_s;
+      const double run_hours = j.remaining_steps / there_steps_per_s / 3600;
       m.hours_after = migration_minutes / 60 + run_hours;
       m.usd_after = m.migration_usd + run_hours * j.gpus * t.usd_per_gpu_hour;
-      m.speedup = there->steps_per_s * gpu_factor / now_steps_per_s - 1;
-      m.scaled_from_one_gpu = scaled;
-      m.predicted =
-          now->basis != ThroughputBasis::kMeasured || there->basis != ThroughputBasis::kMeasured;
+      m.speedup = there_steps_per_s / now_steps_per_s - 1;
+      m.scaled_from_one_gpu = scaled && !(measured && same_model);
+      m.measured_now = measured;
+      m.measured_step_s = j.measured_step_s;
+      m.step_reports = j.step_reports;
+      const bool modelled = !(measured && same_model);
+      m.predicted = modelled && (now->basis != ThroughputBasis::kMeasured ||
+                                 there->basis != ThroughputBasis::kMeasured);
       m.typical_relative_error =
-          std::max(now->typical_relative_error, there->typical_relative_error);
+          m.predicted ? std::max(now->typical_relative_error, there->typical_relative_error) : 0;
       k.capacity = static_cast<int>(c);
       k.saving_usd = m.usd_now - m.usd_after;
       k.saving_hours = m.hours_now - m.hours_after;
@@ -118,9 +132,11 @@ StatusOr<Advice> AdviseMoves(const GavelThroughputs& table, const std::vector<Ru
           room == 0 ? "no other node has " + std::to_string(j.gpus) + " free, priced whole GPUs"
                     : "no free capacity saves more than the " + Fmt("%.0f", migration_minutes) +
                           " minutes a move costs";
-      out.stays.push_back(j.name + ": stays on " + Where(j.node, j.gpu_model) + " (" + why + "; " +
-                          Fmt("%.1f h", hours_now) + " and " + Fmt("$%.0f", usd_now) +
-                          " to finish)");
+      out.stays.push_back(
+          j.name + ": stays on " + Where(j.node, j.gpu_model) + " (" + why + "; " +
+          Fmt("%.1f h", hours_now) + " and " + Fmt("$%.0f", usd_now) + " to finish" +
+          (measured ? Fmt(" at its measured %.3g s per step", j.measured_step_s) : std::string()) +
+          ")");
     }
   }
   // Greedy: the job whose best move saves most goes first.
@@ -159,10 +175,15 @@ StatusOr<Advice> AdviseMoves(const GavelThroughputs& table, const std::vector<Ru
                  "), " +
                  Fmt("%.0f minutes of checkpoint, restore and start-up", m.migration_minutes) +
                  " (" + Fmt("$%.2f", m.migration_usd) + ", counted)";
+    if (m.measured_now) {
+      m.sentence += Fmt("; current throughput measured (median step %.3g s", m.measured_step_s) +
+                    " over " + std::to_string(m.step_reports) + " reports)";
+    }
     if (m.scaled_from_one_gpu) m.sentence += "; 1-GPU throughputs, assumed to scale alike";
     if (m.predicted) {
-      m.sentence +=
-          Fmt("; throughput predicted, typically off by %.0f%%", 100 * m.typical_relative_error);
+      m.sentence += std::string(m.measured_now ? "; the ratio between the two GPU models predicted"
+                                               : "; throughput predicted") +
+                    Fmt(", typically off by %.0f%%", 100 * m.typical_relative_error);
     }
     out.moves.push_back(std::move(m));
   }
@@ -195,6 +216,10 @@ std::string AdviceJson(const Advice& a) {
                      {"migration_minutes", m.migration_minutes},
                      {"migration_usd", m.migration_usd},
                      {"speedup", m.speedup},
+                     {"measured_now", m.measured_now},
+                     {"measured_step_s",
+                      m.measured_now ? nlohmann::json(m.measured_step_s) : nlohmann::json(nullptr)},
+                     {"step_reports", m.step_reports},
                      {"predicted", m.predicted},
                      {"typical_relative_error", m.typical_relative_error},
                      {"sentence", m.sentence}});

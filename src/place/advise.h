@@ -3,15 +3,22 @@
 // faster by more than moving it costs?
 //
 // For a job now on `gpus` devices of one model, with `remaining_steps` left:
-//   now:   throughput on its model (catalog_throughput.h) x (1 - the share of
-//          its GPU time it currently loses to contention, from the cost
-//          ledger's lost GPU-hours); hours_now = steps / that / 3600;
-//          usd_now = hours_now x gpus x its current price per GPU-hour.
+//   now:   measured when the job reports its step times (the median of its
+//          gpu_workload_step_duration_seconds reports: 1 / that steps/s, as
+//          it runs, contention included); otherwise its throughput on its
+//          model (catalog_throughput.h) x (1 - the share of its GPU time it
+//          currently loses to contention, from the cost ledger's lost
+//          GPU-hours). hours_now = steps / that / 3600; usd_now = hours_now x
+//          gpus x its current price per GPU-hour.
 //   after: migration (checkpoint write + restore + start-up: image pull,
 //          JIT warm-up) takes migration_minutes, during which the job makes
 //          no progress and holds `gpus` devices at the dearer of the two
 //          prices; then the rest runs uncontended (the target devices are
-//          free) at the target's throughput and price.
+//          free) at the target's throughput and price. With a measured rate
+//          the target's is that rate without the contention loss, times the
+//          model's ratio target / current (1 on the same model): the
+//          measurement carries the job's own speed, the model only how it
+//          changes between GPU models.
 // A job whose GPU count Gavel's table lacks (it has 1, 2, 4, 8) is judged
 // on its 1-GPU figures times its GPUs (the same factor on both sides).
 // A move is advised when it finishes no later and costs no more, and is
@@ -23,6 +30,7 @@
 // Thread safety: pure function of its inputs.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -41,9 +49,13 @@ struct RunningJob {
   int open_incidents = 0;       // on its devices
   // From the job file (telemetry cannot know these):
   std::string job_type;  // a job type of Gavel's table (its profile)
-  double remaining_steps = 0;
+  double remaining_steps = 0;     // its own steps when it reports step times
   double checkpoint_minutes = 0;  // write + restore
   double startup_minutes = 0;     // image pull, JIT warm-up on the new place
+  // From its step reports (gpu_workload_step_duration_seconds): the median
+  // step time over the last minutes; 0 when it reports none.
+  double measured_step_s = 0;
+  int64_t step_reports = 0;
 };
 
 struct FreeCapacity {
@@ -59,7 +71,10 @@ struct Move {
   double usd_now = 0, usd_after = 0;      // to finish; after includes the migration
   double migration_minutes = 0, migration_usd = 0;
   double speedup = 0;                 // target throughput / current effective throughput - 1
-  bool predicted = false;             // a throughput in the comparison is a prediction
+  bool measured_now = false;          // the current throughput is the job's step reports
+  double measured_step_s = 0;         // their median, when measured_now
+  int64_t step_reports = 0;
+  bool predicted = false;  // a throughput (or the ratio) in the comparison is a prediction
   bool scaled_from_one_gpu = false;   // no table entry at the job's GPU count
   double typical_relative_error = 0;  // the larger of the two
   std::string
@@ -79,7 +94,8 @@ StatusOr<Advice> AdviseMoves(const GavelThroughputs& table, const std::vector<Ru
 std::string AdviceText(const Advice& a);
 // {"moves": [{job, from_node, from_model, to_node, to_model, to_cloud,
 // to_region, hours_now, hours_after, usd_now, usd_after, migration_minutes,
-// migration_usd, speedup, predicted, typical_relative_error, sentence}],
+// migration_usd, speedup, measured_now, measured_step_s (null when not),
+// step_reports, predicted, typical_relative_error, sentence}],
 // "stays": [...], "not_judged": [...]}
 std::string AdviceJson(const Advice& a);
 

@@ -101,5 +101,78 @@ TEST(AdviseTest, PredictedThroughputSaysSo) {
   EXPECT_NE(a->moves[0].sentence.find("throughput predicted"), std::string::npos);
 }
 
+TEST(AdviseTest, MeasuredStepTimesSetTheCurrentRate) {
+  // train: J on a p100 at $1/h that reports a median step of 0.8 s (1.25
+  // steps/s as it runs; the table alone would say 2 x (1 - 0.5) = 1) while
+  // the ledger says it loses half its GPU time to contention. 36,000 steps:
+  // 8 h and $8 to finish. Without the contention it would run 2.5 steps/s on
+  // its p100; the table's v100 / p100 ratio (4 / 2) makes that 5 steps/s on
+  // the free v100 at $2/h: 2 h + 9 minutes of migration ($0.30), 2.15 h and
+  // $4.30 in all, 300% faster. The free p100 at $1.20/h (same model, ratio
+  // 1): 4 h + 9 min, $4.98; a smaller saving.
+  RunningJob train = Job("train", "J", "p-1", "p100-pcie", 1.0, 36000);
+  train.contention_loss = 0.5;
+  train.measured_step_s = 0.8;
+  train.step_reports = 40;
+  StatusOr<Advice> a =
+      AdviseMoves(Table(), {train},
+                  {{"p-3", "p100-pcie", "gcp", "us-central1", 1, 1.2, "test"},
+                   {"v-1", "v100-sxm-16gb", "gcp", "us-central1", 1, 2.0, "test"}});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_EQ(a->moves.size(), 1u) << AdviceText(*a);
+  const Move& m = a->moves[0];
+  EXPECT_EQ(m.to_node, "v-1");
+  EXPECT_NEAR(m.hours_now, 8.0, 1e-9);
+  EXPECT_NEAR(m.usd_now, 8.0, 1e-9);
+  EXPECT_NEAR(m.hours_after, 2.15, 1e-9);
+  EXPECT_NEAR(m.usd_after, 4.30, 1e-9);
+  EXPECT_NEAR(m.speedup, 3.0, 1e-9);
+  EXPECT_TRUE(m.measured_now);
+  EXPECT_FALSE(m.predicted);  // both of the ratio's figures are Gavel's measurements
+  EXPECT_NE(m.sentence.find("current throughput measured (median step 0.8 s over 40 reports)"),
+            std::string::npos)
+      << m.sentence;
+  EXPECT_NE(AdviceJson(*a).find("\"measured_step_s\": 0.8"), std::string::npos) << AdviceJson(*a);
+}
+
+TEST(AdviseTest, SameModelWithMeasuredStepsNeedsNoPrediction) {
+  // L on an H100 (outside Gavel's table: predicted) at $4/h, measured 0.1 s
+  // per step while losing 20% to contention: 360,000 steps = 10 h, $40 (8
+  // GPUs: $320). The same model free elsewhere at $2/h runs it uncontended
+  // at 0.08 s per step: 8 h + 9 minutes, no model involved, so nothing in
+  // the comparison is a prediction. Another model would need the ratio.
+  RunningJob j = Job("big", "L", "h-0", "H100-SXM", 4.0, 360000);
+  j.gpus = 8;
+  j.contention_loss = 0.2;
+  j.measured_step_s = 0.1;
+  j.step_reports = 60;
+  StatusOr<Advice> a =
+      AdviseMoves(Table(), {j}, {{"h-1", "H100-SXM", "aws", "us-east-1", 8, 2.0, "test"}});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_EQ(a->moves.size(), 1u) << AdviceText(*a);
+  EXPECT_NEAR(a->moves[0].hours_now, 10.0, 1e-9);
+  EXPECT_NEAR(a->moves[0].hours_after, 8.15, 1e-9);
+  EXPECT_NEAR(a->moves[0].speedup, 0.25, 1e-9);
+  EXPECT_FALSE(a->moves[0].predicted);
+  EXPECT_EQ(a->moves[0].typical_relative_error, 0);
+  EXPECT_EQ(a->moves[0].sentence.find("predicted"), std::string::npos) << a->moves[0].sentence;
+
+  // The same job measured on a v100, moving to the H100: the ratio between
+  // the two models is a prediction, and the sentence says which part.
+  j.node = "v-0";
+  j.gpu_model = "v100-sxm-16gb";
+  StatusOr<Advice> other =
+      AdviseMoves(Table(), {j}, {{"h-1", "H100-SXM", "aws", "us", 8, 2.0, "test"}});
+  ASSERT_TRUE(other.ok());
+  ASSERT_EQ(other->moves.size(), 1u) << AdviceText(*other);
+  EXPECT_TRUE(other->moves[0].predicted);
+  EXPECT_GT(other->moves[0].typical_relative_error, 0);
+  const std::string& said = other->moves[0].sentence;
+  EXPECT_NE(said.find("the ratio between the two GPU models predicted, typically off by "),
+            std::string::npos)
+      << said;
+  EXPECT_EQ(said.back(), '%') << said;
+}
+
 }  // namespace
 }  // namespace gpufleet::place

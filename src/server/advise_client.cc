@@ -1,11 +1,14 @@
 #include "server/advise_client.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "core/strings.h"
 #include "core/toml_reader.h"
+#include "server/series_query.h"
 
 namespace gpufleet {
 namespace {
@@ -56,6 +59,39 @@ StatusOr<std::map<std::string, CostRow>> CostRows(std::string_view body, const c
   return out;
 }
 
+// One series of step reports: the workload labels it carries
+// (workload_name, workload_pod: the fleet names a job by either) and its
+// values.
+struct StepSeries {
+  std::set<std::string> names;
+  std::vector<double> values;
+};
+
+StatusOr<std::vector<StepSeries>> StepTimes(std::string_view body) {
+  constexpr std::string_view kWhat = "GET /api/v1/series?metric=gpu_workload_step_duration_seconds";
+  ASSIGN_OR_RETURN(json j, ParseAnswer(body, kWhat));
+  auto series = j.find("series");
+  if (series == j.end() || !series->is_array()) {
+    return DataLossError(std::string(kWhat) + ": no \"series\" array");
+  }
+  std::vector<StepSeries> out;
+  for (const json& one : *series) {
+    if (!one.is_object() || !one.contains("labels") || !one["labels"].is_object()) continue;
+    auto v = one.find("v");
+    if (v == one.end() || !v->is_array()) continue;
+    StepSeries s;
+    for (const json& x : *v) {
+      if (x.is_number() && std::isfinite(x.get<double>()) && x.get<double>() > 0) {
+        s.values.push_back(x.get<double>());
+      }
+    }
+    s.names = {Str(one["labels"], "workload_name"), Str(one["labels"], "workload_pod")};
+    s.names.erase("");
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 }  // namespace
 
 StatusOr<std::vector<AdviseJobSpec>> ParseAdviseJobs(std::string_view toml,
@@ -89,6 +125,7 @@ StatusOr<std::vector<AdviseJobSpec>> ParseAdviseJobs(std::string_view toml,
 StatusOr<AdviseSnapshot> SnapshotFromApis(std::string_view fleet_json,
                                           std::string_view cost_by_workload_json,
                                           std::string_view cost_by_node_json,
+                                          std::string_view step_series_json,
                                           const std::vector<AdviseJobSpec>& jobs) {
   ASSIGN_OR_RETURN(json fleet, ParseAnswer(fleet_json, "GET /api/v1/fleet"));
   auto devices = fleet.find("devices");
@@ -98,6 +135,7 @@ StatusOr<AdviseSnapshot> SnapshotFromApis(std::string_view fleet_json,
   ASSIGN_OR_RETURN(auto by_workload,
                    CostRows(cost_by_workload_json, "workload", "GET /api/v1/cost?by=workload"));
   ASSIGN_OR_RETURN(auto by_node, CostRows(cost_by_node_json, "node", "GET /api/v1/cost?by=node"));
+  ASSIGN_OR_RETURN(auto step_times, StepTimes(step_series_json));
 
   AdviseSnapshot s;
   std::map<std::string, size_t> capacity_of;  // node -> index in s.capacity
@@ -173,6 +211,19 @@ StatusOr<AdviseSnapshot> SnapshotFromApis(std::string_view fleet_json,
       j.contention_loss = paid.lost_gpu_hours / paid.gpu_hours;
       j.price_source = "cost ledger, workload " + spec.name + ", last hour";
     }
+    std::vector<double> steps;  // each series once, whichever of its labels names the job
+    for (const StepSeries& one : step_times) {
+      if (std::any_of(one.names.begin(), one.names.end(),
+                      [&](const std::string& n) { return labels.count(n) > 0; })) {
+        steps.insert(steps.end(), one.values.begin(), one.values.end());
+      }
+    }
+    if (!steps.empty()) {
+      auto mid = steps.begin() + static_cast<std::ptrdiff_t>(steps.size() / 2);
+      std::nth_element(steps.begin(), mid, steps.end());
+      j.measured_step_s = *mid;
+      j.step_reports = static_cast<int64_t>(steps.size());
+    }
     s.jobs.push_back(std::move(j));
   }
   return s;
@@ -190,7 +241,14 @@ StatusOr<AdviseSnapshot> FetchAdviseSnapshot(HttpClient& client, const std::stri
   ASSIGN_OR_RETURN(
       std::string by_node,
       HttpGet(client, server_url + "/api/v1/cost?from=-1h&by=node&format=json", timeout, auth));
-  return SnapshotFromApis(fleet, by_workload, by_node, jobs);
+  ASSIGN_OR_RETURN(std::string steps,
+                   HttpGet(client,
+                           server_url +
+                               "/api/v1/series?metric=gpu_workload_step_duration_seconds"
+                               "&from=-15m&step=15s&limit=" +
+                               std::to_string(kSeriesMaxLimit),
+                           timeout, auth));
+  return SnapshotFromApis(fleet, by_workload, by_node, steps, jobs);
 }
 
 }  // namespace gpufleet

@@ -12,14 +12,18 @@
 //       contention (lost GPU-hours / GPU-hours);
 //   GET /api/v1/cost?from=-1h&by=node      each node's price per GPU-hour
 //       ((allocation + idle $) / (GPU-hours + idle GPU-hours)): the server's
-//       price book as the ledger applied it, with energy on premises.
+//       price book as the ledger applied it, with energy on premises;
+//   GET /api/v1/series?metric=gpu_workload_step_duration_seconds&from=-15m
+//       each job's step reports (its workload_name or workload_pod label):
+//       their median over the 15 s grid of the last 15 minutes is its
+//       measured step time (none reported: the throughput model alone).
 // What telemetry cannot know comes from a jobs file:
 //
 //   # advise.toml
 //   [[job]]
 //   name = "llm-pretrain"                    # a workload label of the fleet
 //   job_type = "Transformer (batch size 64)" # its profile: a job type of Gavel's table
-//   remaining_steps = 500000
+//   remaining_steps = 500000                 # its own steps (those it reports)
 //   checkpoint_minutes = 6                   # write + restore; default 5
 //   startup_minutes = 3                      # image pull, JIT; default 3
 //
@@ -58,14 +62,15 @@ struct AdviseSnapshot {
   std::vector<std::string> not_found;  // jobs of the file the fleet does not show
 };
 
-// The advisor's input from the three answers (JSON bodies as the server
+// The advisor's input from the four answers (JSON bodies as the server
 // sends them) and the jobs file.
 StatusOr<AdviseSnapshot> SnapshotFromApis(std::string_view fleet_json,
                                           std::string_view cost_by_workload_json,
                                           std::string_view cost_by_node_json,
+                                          std::string_view step_series_json,
                                           const std::vector<AdviseJobSpec>& jobs);
 
-// Fetches the three answers from `server_url` (with `token` when not empty)
+// Fetches the four answers from `server_url` (with `token` when not empty)
 // and builds the snapshot.
 StatusOr<AdviseSnapshot> FetchAdviseSnapshot(HttpClient& client, const std::string& server_url,
                                              const std::string& token,

@@ -25,6 +25,14 @@ constexpr char kByWorkload[] = R"json({"rows":[
 constexpr char kByNode[] = R"json({"rows":[
  {"group":{"node":"n2"},"gpu_hours":1,"idle_gpu_hours":3,"allocation_usd":2,"idle_usd":6,"lost_gpu_hours":0}]})json";
 
+// GET /api/v1/series?metric=gpu_workload_step_duration_seconds: the job's
+// reports under its pod label and its name label, another job's, a gap.
+constexpr char kSteps[] = R"json({"metric":"gpu_workload_step_duration_seconds","series":[
+ {"labels":{"node":"n1","gpu_uuid":"GPU-a","workload_pod":"train-0"},"t":[1,2,3,4],"v":[1.0,null,3.0,2.0]},
+ {"labels":{"node":"n1","gpu_uuid":"GPU-b","workload_name":"train","workload_pod":"train-0"},"t":[1,2],"v":[2.5,1.5]},
+ {"labels":{"node":"n9","workload_name":"other"},"t":[1],"v":[100]}]})json";
+constexpr char kNoSteps[] = R"json({"series":[]})json";
+
 TEST(AdviseClientTest, BuildsTheSnapshotFromTheServersAnswers) {
   auto jobs = ParseAdviseJobs(
       "[[job]]\nname = \"train\"\njob_type = \"Transformer (batch size 64)\"\nremaining_steps = "
@@ -36,7 +44,7 @@ TEST(AdviseClientTest, BuildsTheSnapshotFromTheServersAnswers) {
   ASSERT_EQ(jobs->size(), 2u);
   EXPECT_EQ((*jobs)[0].checkpoint_minutes, 5);  // the defaults
   EXPECT_EQ((*jobs)[0].startup_minutes, 3);
-  auto s = SnapshotFromApis(kFleet, kByWorkload, kByNode, *jobs);
+  auto s = SnapshotFromApis(kFleet, kByWorkload, kByNode, kSteps, *jobs);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   ASSERT_EQ(s->jobs.size(), 1u);
   const place::RunningJob& j = s->jobs[0];
@@ -45,6 +53,13 @@ TEST(AdviseClientTest, BuildsTheSnapshotFromTheServersAnswers) {
   EXPECT_EQ(j.open_incidents, 1);
   EXPECT_DOUBLE_EQ(j.usd_per_gpu_hour, 6.0);  // $12 / 2 GPU-hours
   EXPECT_DOUBLE_EQ(j.contention_loss, 0.1);   // 0.2 of 2 GPU-hours lost
+  // The median of 1, 3, 2 (pod label) and 2.5, 1.5 (both labels, counted
+  // once); not "other"'s.
+  EXPECT_DOUBLE_EQ(j.measured_step_s, 2.0);
+  EXPECT_EQ(j.step_reports, 5);
+  auto unmeasured = SnapshotFromApis(kFleet, kByWorkload, kByNode, kNoSteps, *jobs);
+  ASSERT_TRUE(unmeasured.ok());
+  EXPECT_EQ(unmeasured->jobs[0].measured_step_s, 0);
   // Only n2's fresh whole GPU is free capacity: the stale one and the tile are not.
   ASSERT_EQ(s->capacity.size(), 1u);
   EXPECT_EQ(s->capacity[0].node, "n2");
@@ -74,12 +89,17 @@ TEST(AdviseClientTest, ErrorsNameThePlace) {
   auto jobs =
       ParseAdviseJobs("[[job]]\nname = \"a\"\njob_type = \"A3C\"\nremaining_steps = 1\n", "x");
   ASSERT_TRUE(jobs.ok());
-  auto bad = SnapshotFromApis("<html>", kByWorkload, kByNode, *jobs);
+  auto bad = SnapshotFromApis("<html>", kByWorkload, kByNode, kNoSteps, *jobs);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("GET /api/v1/fleet"), std::string::npos);
-  auto no_rows = SnapshotFromApis(kFleet, "{}", kByNode, *jobs);
+  auto no_rows = SnapshotFromApis(kFleet, "{}", kByNode, kNoSteps, *jobs);
   ASSERT_FALSE(no_rows.ok());
   EXPECT_NE(no_rows.status().message().find("by=workload"), std::string::npos);
+  auto no_series = SnapshotFromApis(kFleet, kByWorkload, kByNode, "{}", *jobs);
+  ASSERT_FALSE(no_series.ok());
+  EXPECT_NE(no_series.status().message().find("gpu_workload_step_duration_seconds"),
+            std::string::npos)
+      << no_series.status().message();
 }
 
 }  // namespace

@@ -201,15 +201,17 @@ class SimGavelCommand : public Command {
                         static_cast<long long>(p.result.startups));
         }
         std::fprintf(
-            stderr, "%s %.2f %s: %s %.2f h%s, $%.2f/job%s, FTF rho %.3f%s%s%s\n",
+            stderr, "%s %.2f %s: %s %.2f h%s, $%.2f/job%s, FTF rho %.3f%s%s%s%s\n",
             p.result.policy.c_str(), p.result.jobs_per_hour, p.makespan ? "jobs" : "jobs/h",
             p.makespan ? "makespan" : "avg JCT", p.Ours(),
             p.has_gavel
                 ? (" (Gavel " + std::to_string(p.gavel_jct_hours).substr(0, 6) + " h)").c_str()
                 : "",
-            p.result.avg_cost_usd,
-            bound,
-            p.result.avg_ftf_rho,
+            p.result.avg_cost_usd, bound, p.result.avg_ftf_rho,
+            p.has_isolated_run_ftf ? (", " + std::to_string(p.isolated_run_ftf_rho).substr(0, 5) +
+                                      " against an isolated run")
+                                         .c_str()
+                                   : "",
             p.has_gavel_ftf
                 ? (" (Gavel " + std::to_string(p.gavel_ftf_rho).substr(0, 4) + ")").c_str()
                 : "",

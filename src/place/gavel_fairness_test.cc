@@ -268,6 +268,32 @@ TEST(GavelFinishTimeFairnessTest, IsolatedShareIsOneNthOfTheCluster) {
   EXPECT_DOUBLE_EQ(GavelIsolatedSteps(j, {1, 1}, 2), 1.0);
 }
 
+TEST(GavelFinishTimeFairnessTest, IsolatedPolicyGivesEachJobItsEqualShareScaledToOneRow) {
+  // Two GPUs of each of three types. A 1-GPU and a 2-GPU job: the cluster
+  // split over 2 jobs is 1 GPU of each type for the first (row sum 3) and
+  // half of that for the second; the largest row is scaled to 1.
+  GavelAllocationInput in;
+  in.workers = {2, 2, 2};
+  in.jobs = {Job(0, {1, 2, 3}), Job(1, {1, 2, 3})};
+  in.jobs[1].scale_factor = 2;
+  auto x = AllocateWith("isolated", in);
+  ASSERT_TRUE(x.ok()) << x.status().ToString();
+  for (size_t t = 0; t < 3; ++t) {
+    EXPECT_DOUBLE_EQ((*x)[0][t], 1.0 / 3);
+    EXPECT_DOUBLE_EQ((*x)[1][t], 1.0 / 6);
+  }
+  // Twelve 1-GPU jobs on six GPUs: 1/6 of each type each (rows of 1/2), and
+  // Gavel scales up as well: 1/3 each, rows of 1, more than the GPUs hold
+  // (the round mechanism time-shares them by priority).
+  in.jobs.clear();
+  for (int i = 0; i < 12; ++i) in.jobs.push_back(Job(i, {1, 2, 3}));
+  x = AllocateWith("isolated", in);
+  ASSERT_TRUE(x.ok());
+  for (const std::vector<double>& row : *x) {
+    for (double v : row) EXPECT_DOUBLE_EQ(v, 1.0 / 3);
+  }
+}
+
 TEST(GavelFinishTimeFairnessTest, JobThatWaitedLongerGetsMoreOfTheGpu) {
   // One GPU, two jobs of 1000 steps at 1 step/s, isolated share 0.5 step/s.
   // A just arrived: rho_A = (1000 / x_A) / 2000. B has waited 3000 s and

@@ -480,6 +480,41 @@ class GandivaPolicy : public GavelPolicy {
   std::map<int64_t, int64_t> partner_;  // job id -> its partner's, both ways
 };
 
+// The isolated share as a policy (`scheduler/policies/isolated.py`), the
+// baseline Gavel's notebooks divide each job's JCT by for their
+// finish-time-fairness figure: every job X_mj = workers_j / (m sf_m),
+// scaled so that the largest row sums to 1 (Gavel scales unconditionally:
+// up as well as down, so with more jobs than GPUs the rows still sum to 1
+// and the round mechanism time-shares them). Heterogeneity-agnostic.
+class IsolatedPolicy : public GavelPolicy {
+ public:
+  const std::string& name() const override { return name_; }
+  bool heterogeneity_aware() const override { return false; }
+
+  StatusOr<GavelAllocation> Allocate(const GavelAllocationInput& in) override {
+    const size_t m = in.jobs.size(), nt = in.workers.size();
+    GavelAllocation x(m, std::vector<double>(nt, 0.0));
+    double largest = 0;
+    for (size_t i = 0; i < m; ++i) {
+      double row = 0;
+      for (size_t t = 0; t < nt; ++t) {
+        x[i][t] = in.workers[t] / (static_cast<double>(m) * std::max(in.jobs[i].scale_factor, 1));
+        row += x[i][t];
+      }
+      largest = std::max(largest, row);
+    }
+    if (largest > 0) {
+      for (std::vector<double>& row : x) {
+        for (double& v : row) v /= largest;
+      }
+    }
+    return x;
+  }
+
+ private:
+  std::string name_ = "isolated";
+};
+
 // Max-min fairness / LAS (`scheduler/policies/max_min_fairness.py`); the
 // packed form adds the pairs of input.pairs (PackablePairs) to the `_perf`
 // LP, with the same normalization.
@@ -795,6 +830,7 @@ std::vector<std::string> GavelPolicyNames() {
           "min_total_duration_perf",
           "min_total_duration_packed",
           "allox",
+          "isolated",
           "gpufleet_cost",
           "gpufleet_cost_packed"};
 }
@@ -829,6 +865,7 @@ StatusOr<std::unique_ptr<GavelPolicy>> MakeGavelPolicy(const std::string& name, 
     }
   }
   if (name == "gandiva") return std::unique_ptr<GavelPolicy>(new GandivaPolicy(seed));
+  if (name == "isolated") return std::unique_ptr<GavelPolicy>(new IsolatedPolicy());
   if (name == "allox") return MakeAlloxPolicy();
   // "gpufleet_cost:0.8": keep at least 80% of each job's fair throughput.
   for (const std::string base : {"gpufleet_cost", "gpufleet_cost_packed"}) {

@@ -33,6 +33,8 @@
 // share GPUs, heterogeneity-agnostic.
 // `fifo:code` is Gavel's agnostic FIFO as its code runs (see the .cc), not
 // as it describes itself.
+// `isolated`: every job its equal share of each type (Gavel's Isolated
+// policy), the baseline of Gavel's notebook finish-time-fairness figure.
 // Also: FIFO (`fifo`, `fifo_perf`, `fifo_packed`), makespan minimisation
 // (`min_total_duration[_perf]`, the same LP on T_mj / steps_remaining_m;
 // `_packed` with space sharing, each job keeping its 16 best partners) and

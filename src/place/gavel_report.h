@@ -60,6 +60,13 @@ struct GavelCurvePoint {
   bool makespan = false;          // static trace: gavel_jct_hours holds Gavel's makespan
   bool has_gavel_ftf = false;
   double gavel_ftf_rho = 0;  // Gavel's average finish-time fairness at this rate
+  // The figure as Gavel's notebooks compute it: the mean over the measured
+  // jobs of JCT / the same job's JCT in a run of the `isolated` policy on
+  // the same jobs (jobs that completed in both runs). Computed where Gavel's
+  // figure is compared (has_gavel_ftf), continuous traces only.
+  bool has_isolated_run_ftf = false;
+  double isolated_run_ftf_rho = 0;
+  int isolated_run_jobs = 0;  // the jobs it averages over
   // The least any policy could pay per job at this point's average JCT
   // (gavel_cost_bound.h: one job per GPU; sharing with balanced pairs; with
   // partners from outside the measured jobs). Continuous traces with prices
@@ -84,8 +91,9 @@ StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(
 // CSV: trace,policy,rate_per_hour,avg_jct_hours,gavel_avg_jct_hours,rel_error,
 // avg_cost_usd,makespan_hours,completed,measured,saturated,allocations,solve_s,
 // avg_ftf_rho,gavel_avg_ftf_rho,pair_rounds,pair_oom_rounds,cost_bound_alone_usd,
-// cost_bound_shared_usd,cost_bound_free_partners_usd (gavel_avg_jct_hours is
-// Gavel's makespan for the static trace; the bounds are empty where not computed).
+// cost_bound_shared_usd,cost_bound_free_partners_usd,startups,
+// ftf_rho_vs_isolated_run (gavel_avg_jct_hours is Gavel's makespan for the
+// static trace; the bounds and the last figure are empty where not computed).
 std::string GavelCurvesToCsv(const std::string& trace, const std::vector<GavelCurvePoint>& points);
 // Two panels (JCT, cost per job) against rate; ours solid, Gavel's dashed.
 std::string GavelCurvesToSvg(const std::string& title, const std::vector<GavelCurvePoint>& points);

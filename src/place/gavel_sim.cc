@@ -526,6 +526,7 @@ StatusOr<GavelSimResult> SimulateGavel(const GavelThroughputs& table,
       if (finish[i] >= 0 && s.steps_done >= s.job->total_steps - 1e-9) {
         if (s.job->id >= options.measure_begin && s.job->id < options.measure_end) {
           jct_sum += finish[i] - s.job->arrival_s;
+          res.measured_jct_s.emplace_back(s.job->id, finish[i] - s.job->arrival_s);
           if (s.isolated_s > 0) rho_sum += (finish[i] - s.job->arrival_s) / s.isolated_s;
           res.makespan_hours = std::max(res.makespan_hours, finish[i] / 3600);
           cost_sum += s.cost_usd;

@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/status.h"
@@ -101,6 +102,10 @@ struct GavelSimResult {
   // on its isolated share (1/n of the cluster, n the active jobs of each
   // round; gavel_policy.h), Gavel's finish-time-fairness figure.
   double avg_ftf_rho = 0;
+  // (job id, JCT in seconds) of each completed measured job, in completion
+  // order: a figure against another run of the same jobs (Gavel's notebook
+  // divides by the `isolated` policy's run) pairs them by id.
+  std::vector<std::pair<int64_t, double>> measured_jct_s;
   int measured_jobs = 0;
   int completed_measured = 0;     // < measured_jobs when the run hit max_sim_hours
   bool saturated = false;         // max_sim_hours reached first

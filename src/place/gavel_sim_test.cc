@@ -281,6 +281,44 @@ TEST(GavelDataTest, WithoutRunsTakesAFamilyOffAGpuTypeAloneAndInPairs) {
   bad("B:v100", "B (batch size 2)");  // it runs on nothing else
 }
 
+TEST(GavelReportTest, FinishTimeFairnessAgainstAnIsolatedRunAsGavelsNotebookComputesIt) {
+  // Where Gavel's figure is compared, each measured job's JCT is divided by
+  // its JCT in a run of the `isolated` policy on the same jobs: 1 exactly
+  // for `isolated` itself; below 1 for fifo_perf at light load, which keeps
+  // each job on the v100 where the isolated share (an agnostic policy: the
+  // round visits the types in a shuffled order) runs it about half its time
+  // on the k80, 2x slower.
+  const GavelThroughputs t = TwoTypeTable();
+  GavelCurveOptions o;
+  o.gavel_draws = false;
+  o.rates_per_hour = {0.1};
+  o.sim.workers = {4, 4};
+  o.sim.price_usd_per_hour = {1, 2};
+  o.sim.measure_begin = 10;
+  o.sim.measure_end = 50;
+  GavelNotebookJct ftf;
+  for (const char* policy : {"isolated", "fifo_perf"}) {
+    ftf[{"continuous-single", policy, 0.1}] = 1.0;
+    o.policy = policy;
+    auto points = RunGavelCurve(t, o, nullptr, &ftf);
+    ASSERT_TRUE(points.ok()) << points.status().ToString();
+    ASSERT_EQ(points->size(), 1u);
+    const GavelCurvePoint& p = (*points)[0];
+    ASSERT_TRUE(p.has_isolated_run_ftf) << policy;
+    EXPECT_EQ(p.isolated_run_jobs, 40) << policy;
+    if (std::string(policy) == "isolated") {
+      EXPECT_DOUBLE_EQ(p.isolated_run_ftf_rho, 1.0);
+    } else {
+      EXPECT_LT(p.isolated_run_ftf_rho, 0.9);
+      EXPECT_GT(p.isolated_run_ftf_rho, 0.5);
+    }
+    // Not compared, not computed (it costs a second run).
+    auto plain = RunGavelCurve(t, o, nullptr, nullptr);
+    ASSERT_TRUE(plain.ok());
+    EXPECT_FALSE((*plain)[0].has_isolated_run_ftf);
+  }
+}
+
 TEST(GavelReportTest, ParsesNotebookCsvAndNamesBadLines) {
   auto e = ParseGavelNotebookCsv(
       "trace,metric,input_job_rate_per_hour_or_jobs,policy,value\n"

@@ -26,6 +26,17 @@ RunningJob Job(std::string name, std::string type, std::string node, std::string
   return j;
 }
 
+// A move's figures: hours and dollars to finish now and after (migration
+// included), and the speed-up.
+void ExpectFigures(const Move& m, double hours_now, double usd_now, double hours_after,
+                   double usd_after, double speedup) {
+  EXPECT_NEAR(m.hours_now, hours_now, 1e-9);
+  EXPECT_NEAR(m.usd_now, usd_now, 1e-9);
+  EXPECT_NEAR(m.hours_after, hours_after, 1e-9);
+  EXPECT_NEAR(m.usd_after, usd_after, 1e-9);
+  EXPECT_NEAR(m.speedup, speedup, 1e-9);
+}
+
 TEST(AdviseTest, HandWorkedFleet) {
   // train: J on a p100 at $1/h losing half its time to contention: 1 step/s
   // effective, 36,000 steps = 10 h and $10 to finish. On the free v100 at
@@ -52,12 +63,8 @@ TEST(AdviseTest, HandWorkedFleet) {
   const Move& m = a->moves[0];
   EXPECT_EQ(m.job, "train");
   EXPECT_EQ(m.to_node, "v-1");
-  EXPECT_NEAR(m.hours_now, 10.0, 1e-9);
-  EXPECT_NEAR(m.usd_now, 10.0, 1e-9);
+  ExpectFigures(m, 10.0, 10.0, 2.65, 5.30, 3.0);
   EXPECT_NEAR(m.migration_usd, 0.30, 1e-9);
-  EXPECT_NEAR(m.hours_after, 2.65, 1e-9);
-  EXPECT_NEAR(m.usd_after, 5.30, 1e-9);
-  EXPECT_NEAR(m.speedup, 3.0, 1e-9);
   EXPECT_FALSE(m.predicted);
   EXPECT_EQ(m.sentence.rfind("move train from p-1 (p100-pcie) to v-1 (v100-sxm-16gb): 300% faster, "
                              "$5 cheaper to finish",
@@ -122,11 +129,7 @@ TEST(AdviseTest, MeasuredStepTimesSetTheCurrentRate) {
   ASSERT_EQ(a->moves.size(), 1u) << AdviceText(*a);
   const Move& m = a->moves[0];
   EXPECT_EQ(m.to_node, "v-1");
-  EXPECT_NEAR(m.hours_now, 8.0, 1e-9);
-  EXPECT_NEAR(m.usd_now, 8.0, 1e-9);
-  EXPECT_NEAR(m.hours_after, 2.15, 1e-9);
-  EXPECT_NEAR(m.usd_after, 4.30, 1e-9);
-  EXPECT_NEAR(m.speedup, 3.0, 1e-9);
+  ExpectFigures(m, 8.0, 8.0, 2.15, 4.30, 3.0);
   EXPECT_TRUE(m.measured_now);
   EXPECT_FALSE(m.predicted);  // both of the ratio's figures are Gavel's measurements
   EXPECT_NE(m.sentence.find("current throughput measured (median step 0.8 s over 40 reports)"),

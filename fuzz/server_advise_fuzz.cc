@@ -1,9 +1,11 @@
 // Fuzzes `gpufleet advise`'s readers: the jobs file (TOML) and the server's
-// answers it builds its snapshot from (fleet, cost and step-series JSON). The
+// answers it builds its snapshot from (fleet, cost, step-series and canary
+// JSON). The
 // first byte picks which input the rest is; the others are fixed, valid
 // answers. No crash; an error always has a message; every job in a snapshot
 // runs on at least one device, has a measured step time > 0 exactly when it
-// has step reports, and every free-capacity entry has a free device.
+// has step reports, every free-capacity entry has a free device, and canary
+// factors are in (0, 1].
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +26,9 @@ constexpr std::string_view kCost =
     R"("idle_gpu_hours":0,"idle_usd":0,"lost_gpu_hours":0.1}]})";
 constexpr std::string_view kSteps =
     R"({"series":[{"labels":{"workload_pod":"train-0"},"t":[1,2],"v":[0.5,null]}]})";
+constexpr std::string_view kCanary =
+    R"({"runs":[{"id":1,"target":"n2","checks":[{"name":"gemm","verdict":"regression",)"
+    R"("value":8,"baseline":10,"unit":"flop_per_second"}]}]})";
 constexpr std::string_view kJobs =
     "[[job]]\nname = \"train\"\njob_type = \"ResNet-50 (batch size 64)\"\nremaining_steps = 1000\n";
 
@@ -39,6 +44,7 @@ void Check(const gpufleet::StatusOr<gpufleet::AdviseSnapshot>& s) {
   }
   for (const auto& c : s->capacity) {
     if (c.free_gpus < 1) std::abort();
+    if (!(c.canary.factor > 0 && c.canary.factor <= 1)) std::abort();
   }
 }
 
@@ -50,27 +56,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
   auto valid_jobs = ParseAdviseJobs(kJobs, "advise.toml");
   if (!valid_jobs.ok()) std::abort();
-  switch (data[0] % 5) {
+  switch (data[0] % 6) {
     case 0: {
       auto jobs = ParseAdviseJobs(rest, "advise.toml");
       if (!jobs.ok()) {
         if (jobs.status().message().empty()) std::abort();
         return 0;
       }
-      Check(SnapshotFromApis(kFleet, kCost, kCost, kSteps, *jobs));
+      Check(SnapshotFromApis({kFleet, kCost, kCost, kSteps, kCanary}, *jobs));
       break;
     }
     case 1:
-      Check(SnapshotFromApis(rest, kCost, kCost, kSteps, *valid_jobs));
+      Check(SnapshotFromApis({rest, kCost, kCost, kSteps, kCanary}, *valid_jobs));
       break;
     case 2:
-      Check(SnapshotFromApis(kFleet, rest, kCost, kSteps, *valid_jobs));
+      Check(SnapshotFromApis({kFleet, rest, kCost, kSteps, kCanary}, *valid_jobs));
       break;
     case 3:
-      Check(SnapshotFromApis(kFleet, kCost, rest, kSteps, *valid_jobs));
+      Check(SnapshotFromApis({kFleet, kCost, rest, kSteps, kCanary}, *valid_jobs));
+      break;
+    case 4:
+      Check(SnapshotFromApis({kFleet, kCost, kCost, rest, kCanary}, *valid_jobs));
       break;
     default:
-      Check(SnapshotFromApis(kFleet, kCost, kCost, rest, *valid_jobs));
+      Check(SnapshotFromApis({kFleet, kCost, kCost, kSteps, rest}, *valid_jobs));
       break;
   }
   return 0;

@@ -1,7 +1,8 @@
 // gpufleet advise: moves of running jobs that pay for their migration.
 //   advise --server URL --jobs FILE [--token T] [--cacert PEM] [--throughputs FILE] [--json]
-//       reads the fleet, open incidents, the cost ledger and the jobs' step
-//       reports through the server's APIs (server/advise_client.h), the
+//       reads the fleet, open incidents, the cost ledger, the jobs' step
+//       reports and the nodes' canary runs through the server's APIs
+//       (server/advise_client.h), the
 //       jobs' profiles and
 //       remaining work from FILE, and prints one sentence per advised move;
 //       exit 0 (with or without moves), 2 bad input, 1 server unreachable
@@ -21,8 +22,8 @@ class AdviseCommand : public Command {
   std::string_view name() const override { return "advise"; }
   std::string_view help() const override {
     return "Advise moves of running jobs whose saving exceeds their migration cost, from a "
-           "running server's fleet, incidents, cost ledger and the jobs' step reports (see "
-           "docs/scheduling.md).";
+           "running server's fleet, incidents, cost ledger, the jobs' step reports and the "
+           "nodes' canary runs (see docs/scheduling.md).";
   }
   void Configure(CLI::App& app) override {
     app.add_option("--server", server_, "gpufleet server URL (http://127.0.0.1:9840)")->required();

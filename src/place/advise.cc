@@ -81,7 +81,10 @@ StatusOr<Advice> AdviseMoves(const GavelThroughputs& table, const std::vector<Ru
     const double migration_minutes = j.checkpoint_minutes + j.startup_minutes;
     for (size_t c = 0; c < capacity.size(); ++c) {
       const FreeCapacity& t = capacity[c];
-      if (t.free_gpus < j.gpus || t.usd_per_gpu_hour <= 0 || t.node == j.node) continue;
+      if (t.free_gpus < j.gpus || t.usd_per_gpu_hour <= 0 || t.node == j.node ||
+          t.canary.failed_diagnostic) {
+        continue;
+      }
       StatusOr<ThroughputEstimate> there = model->Estimate(job, t.gpu_model);
       if (!there.ok()) continue;
       Candidate k;
@@ -95,9 +98,11 @@ StatusOr<Advice> AdviseMoves(const GavelThroughputs& table, const std::vector<Ru
       m.migration_usd =
           migration_minutes / 60 * j.gpus * std::max(j.usd_per_gpu_hour, t.usd_per_gpu_hour);
       const bool same_model = t.gpu_model == j.gpu_model;  // a ratio of 1, not a prediction
+      const double canary = std::clamp(t.canary.factor, 0.0, 1.0);
       const double there_steps_per_s =
-          same_model ? clean_steps_per_s
-                     : clean_steps_per_s * there->steps_per_s / now->steps_per_s;
+          canary * (same_model ? clean_steps_per_s
+                               : clean_steps_per_s * there->steps_per_s / now->steps_per_s);
+      if (!(there_steps_per_s > 0)) continue;
       const double run_hours = j.remaining_steps / there_steps_per_s / 3600;
       m.hours_after = migration_minutes / 60 + run_hours;
       m.usd_after = m.migration_usd + run_hours * j.gpus * t.usd_per_gpu_hour;
@@ -111,6 +116,7 @@ StatusOr<Advice> AdviseMoves(const GavelThroughputs& table, const std::vector<Ru
                                  there->basis != ThroughputBasis::kMeasured);
       m.typical_relative_error =
           m.predicted ? std::max(now->typical_relative_error, there->typical_relative_error) : 0;
+      m.target_canary = t.canary.factor < 1 ? t.canary.note : std::string();
       k.capacity = static_cast<int>(c);
       k.saving_usd = m.usd_now - m.usd_after;
       k.saving_hours = m.hours_now - m.hours_after;
@@ -128,10 +134,11 @@ StatusOr<Advice> AdviseMoves(const GavelThroughputs& table, const std::vector<Ru
       for (const FreeCapacity& t : capacity) {
         room += t.free_gpus >= j.gpus && t.usd_per_gpu_hour > 0 && t.node != j.node;
       }
-      const std::string why =
+      std::string why =
           room == 0 ? "no other node has " + std::to_string(j.gpus) + " free, priced whole GPUs"
                     : "no free capacity saves more than the " + Fmt("%.0f", migration_minutes) +
                           " minutes a move costs";
+      if (!j.canary.note.empty()) why += "; its node's canary: " + j.canary.note;
       out.stays.push_back(
           j.name + ": stays on " + Where(j.node, j.gpu_model) + " (" + why + "; " +
           Fmt("%.1f h", hours_now) + " and " + Fmt("$%.0f", usd_now) + " to finish" +
@@ -179,6 +186,12 @@ StatusOr<Advice> AdviseMoves(const GavelThroughputs& table, const std::vector<Ru
       m.sentence += Fmt("; current throughput measured (median step %.3g s", m.measured_step_s) +
                     " over " + std::to_string(m.step_reports) + " reports)";
     }
+    if (!m.target_canary.empty()) {
+      m.sentence += "; the target's canary: " + m.target_canary + ", counted";
+    }
+    if (!jobs[i].canary.note.empty()) {
+      m.sentence += "; its node's canary: " + jobs[i].canary.note;
+    }
     if (m.scaled_from_one_gpu) m.sentence += "; 1-GPU throughputs, assumed to scale alike";
     if (m.predicted) {
       m.sentence += std::string(m.measured_now ? "; the ratio between the two GPU models predicted"
@@ -222,6 +235,8 @@ std::string AdviceJson(const Advice& a) {
                      {"step_reports", m.step_reports},
                      {"predicted", m.predicted},
                      {"typical_relative_error", m.typical_relative_error},
+                     {"target_canary", m.target_canary.empty() ? nlohmann::json(nullptr)
+                                                               : nlohmann::json(m.target_canary)},
                      {"sentence", m.sentence}});
   }
   nlohmann::json j = {{"moves", moves}, {"stays", a.stays}, {"not_judged", a.skipped}};

@@ -19,6 +19,10 @@
 //          model's ratio target / current (1 on the same model): the
 //          measurement carries the job's own speed, the model only how it
 //          changes between GPU models.
+// A target whose newest canary run shows regressed benchmarks runs at its
+// throughput x the worst of them (value / baseline), a pessimistic bound
+// that keeps jobs off a node that fell to a slow path; one that failed a
+// pass/fail diagnostic is no target at all.
 // A job whose GPU count Gavel's table lacks (it has 1, 2, 4, 8) is judged
 // on its 1-GPU figures times its GPUs (the same factor on both sides).
 // A move is advised when it finishes no later and costs no more, and is
@@ -39,6 +43,15 @@
 
 namespace gpufleet::place {
 
+// What the node's newest canary run (GET /api/v1/canary/runs) says about
+// it: its regressed benchmarks slow whatever runs there by at most the worst
+// of them (a job spends at most all its time in the regressed resource).
+struct CanaryHealth {
+  double factor = 1;  // worst regressed benchmark's value / baseline (latency: inverted); <= 1
+  bool failed_diagnostic = false;  // a pass/fail check failed: not a place to move to
+  std::string note;                // "gemm.bf16@8192 at 0.62 of its baseline (canary run 12)"
+};
+
 struct RunningJob {
   std::string name;                            // the workload label
   std::string node, gpu_model, cloud, region;  // where it runs now
@@ -56,6 +69,9 @@ struct RunningJob {
   // step time over the last minutes; 0 when it reports none.
   double measured_step_s = 0;
   int64_t step_reports = 0;
+  // Its node's canary: told in the advice, not counted (a measured step time
+  // already includes it; an unmeasured one would only be guessed at).
+  CanaryHealth canary;
 };
 
 struct FreeCapacity {
@@ -63,6 +79,7 @@ struct FreeCapacity {
   int free_gpus = 0;
   double usd_per_gpu_hour = 0;  // <= 0: unpriced (never a target)
   std::string price_source;
+  CanaryHealth canary;  // a target runs at its throughput x canary.factor
 };
 
 struct Move {
@@ -75,6 +92,7 @@ struct Move {
   double measured_step_s = 0;         // their median, when measured_now
   int64_t step_reports = 0;
   bool predicted = false;  // a throughput (or the ratio) in the comparison is a prediction
+  std::string target_canary;          // the target's canary regression, when counted ("" = none)
   bool scaled_from_one_gpu = false;   // no table entry at the job's GPU count
   double typical_relative_error = 0;  // the larger of the two
   std::string
@@ -95,7 +113,8 @@ std::string AdviceText(const Advice& a);
 // {"moves": [{job, from_node, from_model, to_node, to_model, to_cloud,
 // to_region, hours_now, hours_after, usd_now, usd_after, migration_minutes,
 // migration_usd, speedup, measured_now, measured_step_s (null when not),
-// step_reports, predicted, typical_relative_error, sentence}],
+// step_reports, predicted, typical_relative_error, target_canary (null when
+// none), sentence}],
 // "stays": [...], "not_judged": [...]}
 std::string AdviceJson(const Advice& a);
 

@@ -12,6 +12,19 @@ GavelThroughputs Table() {
                                      {{1, 2, 4}, {1, 1, 1}, {2, 3, 5}});
 }
 
+FreeCapacity Free(std::string node, std::string model, std::string cloud, std::string region,
+                  int gpus, double price) {
+  FreeCapacity c;
+  c.node = std::move(node);
+  c.gpu_model = std::move(model);
+  c.cloud = std::move(cloud);
+  c.region = std::move(region);
+  c.free_gpus = gpus;
+  c.usd_per_gpu_hour = price;
+  c.price_source = "test";
+  return c;
+}
+
 RunningJob Job(std::string name, std::string type, std::string node, std::string model,
                double price, double steps) {
   RunningJob j;
@@ -52,10 +65,10 @@ TEST(AdviseTest, HandWorkedFleet) {
   RunningJob flat = Job("flat", "K", "v-0", "v100-sxm-16gb", 2.0, 3600);
   RunningJob unknown = Job("mystery", "Nope", "v-0", "v100-sxm-16gb", 2.0, 3600);
   std::vector<FreeCapacity> free = {
-      {"v-1", "v100-sxm-16gb", "gcp", "us-central1", 1, 2.0, "test"},
-      {"k-1", "k80", "gcp", "us-central1", 4, 0.1, "test"},  // cheap but 4x slower than v100
+      Free("v-1", "v100-sxm-16gb", "gcp", "us-central1", 1, 2.0),
+      Free("k-1", "k80", "gcp", "us-central1", 4, 0.1),  // cheap but 4x slower than v100
       // For train: 5 h + 9 min at $1.20 = $6.18, a smaller saving than the v100's.
-      {"p-3", "p100-pcie", "gcp", "us-central1", 1, 1.2, "test"},
+      Free("p-3", "p100-pcie", "gcp", "us-central1", 1, 1.2),
   };
   StatusOr<Advice> a = AdviseMoves(Table(), {train2, train, flat, unknown}, free);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
@@ -85,12 +98,55 @@ TEST(AdviseTest, HandWorkedFleet) {
   EXPECT_NE(a->skipped[0].find("mystery: job_type \"Nope\""), std::string::npos);
 }
 
+TEST(AdviseTest, ATargetsCanaryRegressionIsCounted) {
+  // train as in the hand-worked fleet: 1 step/s effective on its p100, 10 h
+  // and $10 to finish. The free v100's node ran its canary with a benchmark
+  // at 0.9 of its baseline: 4 x 0.9 = 3.6 steps/s there, 2.78 h + 9 minutes
+  // and $5.86, still the best move (the free p100 at $1.20: $6.18). At 0.5 of
+  // its baseline (2 steps/s, $10.30) the v100 no longer pays and the p100
+  // wins; a failed diagnostic takes the v100 out altogether.
+  RunningJob train = Job("train", "J", "p-1", "p100-pcie", 1.0, 36000);
+  train.contention_loss = 0.5;
+  train.canary.note = "stream.triad at 0.97 of its baseline (canary run 3)";
+  std::vector<FreeCapacity> free = {Free("v-1", "v100-sxm-16gb", "gcp", "us", 1, 2.0),
+                                    Free("p-3", "p100-pcie", "gcp", "us", 1, 1.2)};
+  free[0].canary.factor = 0.9;
+  free[0].canary.note = "gemm.fp32@8192 at 0.90 of its baseline (canary run 7)";
+  StatusOr<Advice> a = AdviseMoves(Table(), {train}, free);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_EQ(a->moves.size(), 1u) << AdviceText(*a);
+  EXPECT_EQ(a->moves[0].to_node, "v-1");
+  ExpectFigures(a->moves[0], 10.0, 10.0, 36000 / 3.6 / 3600 + 0.15, 0.30 + 36000 / 3.6 / 3600 * 2,
+                2.6);
+  EXPECT_NE(
+      a->moves[0].sentence.find(
+          "the target's canary: gemm.fp32@8192 at 0.90 of its baseline (canary run 7), counted"),
+      std::string::npos)
+      << a->moves[0].sentence;
+  EXPECT_NE(a->moves[0].sentence.find("its node's canary: stream.triad"), std::string::npos)
+      << a->moves[0].sentence;
+
+  free[0].canary.factor = 0.5;
+  a = AdviseMoves(Table(), {train}, free);
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a->moves.size(), 1u) << AdviceText(*a);
+  EXPECT_EQ(a->moves[0].to_node, "p-3");
+  EXPECT_TRUE(a->moves[0].target_canary.empty());
+
+  free[0].canary.factor = 1;
+  free[0].canary.failed_diagnostic = true;
+  a = AdviseMoves(Table(), {train}, free);
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a->moves.size(), 1u) << AdviceText(*a);
+  EXPECT_EQ(a->moves[0].to_node, "p-3");
+}
+
 TEST(AdviseTest, MigrationCostCanOutweighTheSaving) {
   // J on a p100 at $1/h: 100 s of work left (0.028 h, $0.03). The v100 halves
   // the run but 9 minutes of migration cost more time and money than that.
   RunningJob j = Job("short", "J", "p-1", "p100-pcie", 1.0, 200);
   StatusOr<Advice> a =
-      AdviseMoves(Table(), {j}, {{"v-1", "v100-sxm-16gb", "gcp", "us", 1, 1.0, "test"}});
+      AdviseMoves(Table(), {j}, {Free("v-1", "v100-sxm-16gb", "gcp", "us", 1, 1.0)});
   ASSERT_TRUE(a.ok());
   EXPECT_TRUE(a->moves.empty());
   ASSERT_EQ(a->stays.size(), 1u);
@@ -101,7 +157,7 @@ TEST(AdviseTest, PredictedThroughputSaysSo) {
   // A GPU model outside the table (H100) is predicted from catalog peaks.
   RunningJob j = Job("big", "L", "k-1", "k80", 0.5, 360000);
   StatusOr<Advice> a =
-      AdviseMoves(Table(), {j}, {{"h-1", "H100-SXM", "aws", "us-east-1", 8, 0.5, "test"}});
+      AdviseMoves(Table(), {j}, {Free("h-1", "H100-SXM", "aws", "us-east-1", 8, 0.5)});
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_EQ(a->moves.size(), 1u) << AdviceText(*a);
   EXPECT_TRUE(a->moves[0].predicted);
@@ -121,10 +177,9 @@ TEST(AdviseTest, MeasuredStepTimesSetTheCurrentRate) {
   train.contention_loss = 0.5;
   train.measured_step_s = 0.8;
   train.step_reports = 40;
-  StatusOr<Advice> a =
-      AdviseMoves(Table(), {train},
-                  {{"p-3", "p100-pcie", "gcp", "us-central1", 1, 1.2, "test"},
-                   {"v-1", "v100-sxm-16gb", "gcp", "us-central1", 1, 2.0, "test"}});
+  StatusOr<Advice> a = AdviseMoves(Table(), {train},
+                                   {Free("p-3", "p100-pcie", "gcp", "us-central1", 1, 1.2),
+                                    Free("v-1", "v100-sxm-16gb", "gcp", "us-central1", 1, 2.0)});
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_EQ(a->moves.size(), 1u) << AdviceText(*a);
   const Move& m = a->moves[0];
@@ -150,7 +205,7 @@ TEST(AdviseTest, SameModelWithMeasuredStepsNeedsNoPrediction) {
   j.measured_step_s = 0.1;
   j.step_reports = 60;
   StatusOr<Advice> a =
-      AdviseMoves(Table(), {j}, {{"h-1", "H100-SXM", "aws", "us-east-1", 8, 2.0, "test"}});
+      AdviseMoves(Table(), {j}, {Free("h-1", "H100-SXM", "aws", "us-east-1", 8, 2.0)});
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_EQ(a->moves.size(), 1u) << AdviceText(*a);
   EXPECT_NEAR(a->moves[0].hours_now, 10.0, 1e-9);
@@ -165,7 +220,7 @@ TEST(AdviseTest, SameModelWithMeasuredStepsNeedsNoPrediction) {
   j.node = "v-0";
   j.gpu_model = "v100-sxm-16gb";
   StatusOr<Advice> other =
-      AdviseMoves(Table(), {j}, {{"h-1", "H100-SXM", "aws", "us", 8, 2.0, "test"}});
+      AdviseMoves(Table(), {j}, {Free("h-1", "H100-SXM", "aws", "us", 8, 2.0)});
   ASSERT_TRUE(other.ok());
   ASSERT_EQ(other->moves.size(), 1u) << AdviceText(*other);
   EXPECT_TRUE(other->moves[0].predicted);

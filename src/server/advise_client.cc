@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "core/strings.h"
 #include "core/toml_reader.h"
+#include "server/canary_runs.h"
 #include "server/series_query.h"
 
 namespace gpufleet {
@@ -92,6 +94,48 @@ StatusOr<std::vector<StepSeries>> StepTimes(std::string_view body) {
   return out;
 }
 
+// Each node's newest canary run, read as place::CanaryHealth.
+StatusOr<std::map<std::string, place::CanaryHealth>> CanaryByNode(std::string_view body) {
+  constexpr std::string_view kWhat = "GET /api/v1/canary/runs";
+  ASSIGN_OR_RETURN(json j, ParseAnswer(body, kWhat));
+  auto runs = j.find("runs");
+  if (runs == j.end() || !runs->is_array()) {
+    return DataLossError(std::string(kWhat) + ": no \"runs\" array");
+  }
+  std::map<std::string, place::CanaryHealth> out;
+  for (const json& run : *runs) {  // newest first
+    if (!run.is_object()) continue;
+    const std::string node = Str(run, "target");  // the node that ran it
+    if (node.empty() || out.count(node)) continue;
+    place::CanaryHealth& h = out[node];
+    auto checks = run.find("checks");
+    if (checks == run.end() || !checks->is_array()) continue;
+    const std::string id = run.contains("id") && run["id"].is_number_integer()
+                               ? std::to_string(run["id"].get<int64_t>())
+                               : "?";
+    for (const json& c : *checks) {
+      if (!c.is_object()) continue;
+      const std::string verdict = Str(c, "verdict"), name = Str(c, "name"), unit = Str(c, "unit");
+      if (verdict != "regression" && verdict != "fail") continue;
+      const double value = Num(c, "value"), baseline = Num(c, "baseline");
+      if (unit == "pass" || !(value > 0) || !(baseline > 0)) {
+        // A diagnostic that failed, or a benchmark that gave no figure.
+        if (!h.failed_diagnostic) h.note = name + " failed (canary run " + id + ")";
+        h.failed_diagnostic = true;
+        continue;
+      }
+      const double ratio = unit == "seconds" ? baseline / value : value / baseline;
+      if (ratio > 0 && ratio < h.factor && !h.failed_diagnostic) {
+        h.factor = ratio;
+        char buf[48];
+        std::snprintf(buf, sizeof(buf), " at %.2f of its baseline", ratio);
+        h.note = name + buf + " (canary run " + id + ")";
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 StatusOr<std::vector<AdviseJobSpec>> ParseAdviseJobs(std::string_view toml,
@@ -122,20 +166,23 @@ StatusOr<std::vector<AdviseJobSpec>> ParseAdviseJobs(std::string_view toml,
   return out;
 }
 
-StatusOr<AdviseSnapshot> SnapshotFromApis(std::string_view fleet_json,
-                                          std::string_view cost_by_workload_json,
-                                          std::string_view cost_by_node_json,
-                                          std::string_view step_series_json,
+StatusOr<AdviseSnapshot> SnapshotFromApis(const AdviseAnswers& answers,
                                           const std::vector<AdviseJobSpec>& jobs) {
-  ASSIGN_OR_RETURN(json fleet, ParseAnswer(fleet_json, "GET /api/v1/fleet"));
+  ASSIGN_OR_RETURN(json fleet, ParseAnswer(answers.fleet, "GET /api/v1/fleet"));
   auto devices = fleet.find("devices");
   if (devices == fleet.end() || !devices->is_array()) {
     return DataLossError("GET /api/v1/fleet: no \"devices\" array");
   }
   ASSIGN_OR_RETURN(auto by_workload,
-                   CostRows(cost_by_workload_json, "workload", "GET /api/v1/cost?by=workload"));
-  ASSIGN_OR_RETURN(auto by_node, CostRows(cost_by_node_json, "node", "GET /api/v1/cost?by=node"));
-  ASSIGN_OR_RETURN(auto step_times, StepTimes(step_series_json));
+                   CostRows(answers.cost_by_workload, "workload", "GET /api/v1/cost?by=workload"));
+  ASSIGN_OR_RETURN(auto by_node,
+                   CostRows(answers.cost_by_node, "node", "GET /api/v1/cost?by=node"));
+  ASSIGN_OR_RETURN(auto step_times, StepTimes(answers.step_series));
+  ASSIGN_OR_RETURN(auto canary, CanaryByNode(answers.canary_runs));
+  const auto health = [&](const std::string& node) {
+    auto it = canary.find(node);
+    return it == canary.end() ? place::CanaryHealth() : it->second;
+  };
 
   AdviseSnapshot s;
   std::map<std::string, size_t> capacity_of;  // node -> index in s.capacity
@@ -158,6 +205,7 @@ StatusOr<AdviseSnapshot> SnapshotFromApis(std::string_view fleet_json,
       place::FreeCapacity c;
       c.node = node, c.gpu_model = Str(d, "model"), c.cloud = Str(d, "cloud"),
       c.region = Str(d, "region");
+      c.canary = health(node);
       auto cost = by_node.find(node);
       if (cost != by_node.end()) {
         const double hours = cost->second.gpu_hours + cost->second.idle_gpu_hours;
@@ -198,6 +246,7 @@ StatusOr<AdviseSnapshot> SnapshotFromApis(std::string_view fleet_json,
       s.not_found.push_back(spec.name + " (" + spec.where + "): no device of the fleet runs it");
       continue;
     }
+    j.canary = health(j.node);
     CostRow paid;
     for (const std::string& l : labels) {
       auto it = by_workload.find(l);
@@ -248,7 +297,19 @@ StatusOr<AdviseSnapshot> FetchAdviseSnapshot(HttpClient& client, const std::stri
                                "&from=-15m&step=15s&limit=" +
                                std::to_string(kSeriesMaxLimit),
                            timeout, auth));
-  return SnapshotFromApis(fleet, by_workload, by_node, steps, jobs);
+  // A server that keeps no canary runs answers 404: no canary to count then.
+  HttpRequest canary_request;
+  canary_request.url =
+      server_url + "/api/v1/canary/runs?limit=" + std::to_string(kCanaryRunsMaxLimit);
+  canary_request.timeout_ns = timeout;
+  canary_request.headers = auth;
+  ASSIGN_OR_RETURN(HttpResponse canary, client.Send(canary_request));
+  if (canary.status == 404) {
+    canary.body = R"({"runs":[]})";
+  } else if (canary.status != 200) {
+    return UnavailableError(canary_request.url + ": HTTP " + std::to_string(canary.status));
+  }
+  return SnapshotFromApis({fleet, by_workload, by_node, steps, canary.body}, jobs);
 }
 
 }  // namespace gpufleet

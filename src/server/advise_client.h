@@ -16,7 +16,12 @@
 //   GET /api/v1/series?metric=gpu_workload_step_duration_seconds&from=-15m
 //       each job's step reports (its workload_name or workload_pod label):
 //       their median over the 15 s grid of the last 15 minutes is its
-//       measured step time (none reported: the throughput model alone).
+//       measured step time (none reported: the throughput model alone);
+//   GET /api/v1/canary/runs?limit=1000     each node's newest canary run: a
+//       target whose benchmarks regressed runs at its throughput x the
+//       worst of them (value / baseline; latency inverted), one that failed
+//       a pass/fail diagnostic (or a benchmark that could not run) is no
+//       target; a job's own node's regression is told, not counted.
 // What telemetry cannot know comes from a jobs file:
 //
 //   # advise.toml
@@ -62,15 +67,21 @@ struct AdviseSnapshot {
   std::vector<std::string> not_found;  // jobs of the file the fleet does not show
 };
 
-// The advisor's input from the four answers (JSON bodies as the server
-// sends them) and the jobs file.
-StatusOr<AdviseSnapshot> SnapshotFromApis(std::string_view fleet_json,
-                                          std::string_view cost_by_workload_json,
-                                          std::string_view cost_by_node_json,
-                                          std::string_view step_series_json,
+// The server's answers the advice is built from (JSON bodies as it sends
+// them).
+struct AdviseAnswers {
+  std::string_view fleet;             // GET /api/v1/fleet
+  std::string_view cost_by_workload;  // GET /api/v1/cost?from=-1h&by=workload
+  std::string_view cost_by_node;      // GET /api/v1/cost?from=-1h&by=node
+  std::string_view step_series;  // GET /api/v1/series?metric=gpu_workload_step_duration_seconds
+  std::string_view canary_runs;  // GET /api/v1/canary/runs
+};
+
+// The advisor's input from the answers and the jobs file.
+StatusOr<AdviseSnapshot> SnapshotFromApis(const AdviseAnswers& answers,
                                           const std::vector<AdviseJobSpec>& jobs);
 
-// Fetches the four answers from `server_url` (with `token` when not empty)
+// Fetches the answers from `server_url` (with `token` when not empty)
 // and builds the snapshot.
 StatusOr<AdviseSnapshot> FetchAdviseSnapshot(HttpClient& client, const std::string& server_url,
                                              const std::string& token,

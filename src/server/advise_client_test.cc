@@ -32,6 +32,20 @@ constexpr char kSteps[] = R"json({"metric":"gpu_workload_step_duration_seconds",
  {"labels":{"node":"n1","gpu_uuid":"GPU-b","workload_name":"train","workload_pod":"train-0"},"t":[1,2],"v":[2.5,1.5]},
  {"labels":{"node":"n9","workload_name":"other"},"t":[1],"v":[100]}]})json";
 constexpr char kNoSteps[] = R"json({"series":[]})json";
+// GET /api/v1/canary/runs, newest first: n2's newest run has a GEMM at 0.8
+// of its baseline and a latency 1.25x its baseline (0.8 too: inverted), a
+// pass; its older run (a failed diagnostic) is history. n1 failed a
+// diagnostic in its newest run.
+constexpr char kCanary[] = R"json({"runs":[
+ {"id":9,"target":"n2","verdict":"fail","checks":[
+  {"name":"gemm.fp32@8192","verdict":"regression","value":8e13,"baseline":1e14,"unit":"flop_per_second"},
+  {"name":"nccl.latency","verdict":"regression","value":5e-5,"baseline":4e-5,"unit":"seconds"},
+  {"name":"stream.triad","verdict":"pass","value":1e12,"baseline":2e12,"unit":"bytes_per_second"}]},
+ {"id":8,"target":"n1","verdict":"fail","checks":[
+  {"name":"dcgm.diag.memory","verdict":"fail","value":0,"baseline":null,"unit":"pass"}]},
+ {"id":5,"target":"n2","verdict":"fail","checks":[
+  {"name":"dcgm.diag.pcie","verdict":"fail","value":0,"baseline":null,"unit":"pass"}]}]})json";
+constexpr char kNoCanary[] = R"json({"runs":[]})json";
 
 TEST(AdviseClientTest, BuildsTheSnapshotFromTheServersAnswers) {
   auto jobs = ParseAdviseJobs(
@@ -44,7 +58,7 @@ TEST(AdviseClientTest, BuildsTheSnapshotFromTheServersAnswers) {
   ASSERT_EQ(jobs->size(), 2u);
   EXPECT_EQ((*jobs)[0].checkpoint_minutes, 5);  // the defaults
   EXPECT_EQ((*jobs)[0].startup_minutes, 3);
-  auto s = SnapshotFromApis(kFleet, kByWorkload, kByNode, kSteps, *jobs);
+  auto s = SnapshotFromApis({kFleet, kByWorkload, kByNode, kSteps, kCanary}, *jobs);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   ASSERT_EQ(s->jobs.size(), 1u);
   const place::RunningJob& j = s->jobs[0];
@@ -57,7 +71,7 @@ TEST(AdviseClientTest, BuildsTheSnapshotFromTheServersAnswers) {
   // once); not "other"'s.
   EXPECT_DOUBLE_EQ(j.measured_step_s, 2.0);
   EXPECT_EQ(j.step_reports, 5);
-  auto unmeasured = SnapshotFromApis(kFleet, kByWorkload, kByNode, kNoSteps, *jobs);
+  auto unmeasured = SnapshotFromApis({kFleet, kByWorkload, kByNode, kNoSteps, kNoCanary}, *jobs);
   ASSERT_TRUE(unmeasured.ok());
   EXPECT_EQ(unmeasured->jobs[0].measured_step_s, 0);
   // Only n2's fresh whole GPU is free capacity: the stale one and the tile are not.
@@ -65,6 +79,16 @@ TEST(AdviseClientTest, BuildsTheSnapshotFromTheServersAnswers) {
   EXPECT_EQ(s->capacity[0].node, "n2");
   EXPECT_EQ(s->capacity[0].free_gpus, 1);
   EXPECT_DOUBLE_EQ(s->capacity[0].usd_per_gpu_hour, 2.0);  // ($2 + $6) / (1 + 3) GPU-hours
+  // n2's newest canary run: the worst regression, 0.8; n1 (the job's node)
+  // failed a diagnostic, told with the job.
+  EXPECT_DOUBLE_EQ(s->capacity[0].canary.factor, 0.8);
+  EXPECT_FALSE(s->capacity[0].canary.failed_diagnostic);
+  EXPECT_NE(s->capacity[0].canary.note.find("at 0.80 of its baseline (canary run 9)"),
+            std::string::npos)
+      << s->capacity[0].canary.note;
+  EXPECT_TRUE(j.canary.failed_diagnostic);
+  EXPECT_EQ(j.canary.note, "dcgm.diag.memory failed (canary run 8)");
+  EXPECT_EQ(unmeasured->capacity[0].canary.factor, 1);
   ASSERT_EQ(s->not_found.size(), 1u);
   EXPECT_NE(s->not_found[0].find("ghost (advise.toml:5)"), std::string::npos) << s->not_found[0];
 }
@@ -89,13 +113,16 @@ TEST(AdviseClientTest, ErrorsNameThePlace) {
   auto jobs =
       ParseAdviseJobs("[[job]]\nname = \"a\"\njob_type = \"A3C\"\nremaining_steps = 1\n", "x");
   ASSERT_TRUE(jobs.ok());
-  auto bad = SnapshotFromApis("<html>", kByWorkload, kByNode, kNoSteps, *jobs);
+  auto bad = SnapshotFromApis({"<html>", kByWorkload, kByNode, kNoSteps, kNoCanary}, *jobs);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("GET /api/v1/fleet"), std::string::npos);
-  auto no_rows = SnapshotFromApis(kFleet, "{}", kByNode, kNoSteps, *jobs);
+  auto no_rows = SnapshotFromApis({kFleet, "{}", kByNode, kNoSteps, kNoCanary}, *jobs);
   ASSERT_FALSE(no_rows.ok());
   EXPECT_NE(no_rows.status().message().find("by=workload"), std::string::npos);
-  auto no_series = SnapshotFromApis(kFleet, kByWorkload, kByNode, "{}", *jobs);
+  auto no_runs = SnapshotFromApis({kFleet, kByWorkload, kByNode, kNoSteps, "[]"}, *jobs);
+  ASSERT_FALSE(no_runs.ok());
+  EXPECT_NE(no_runs.status().message().find("canary/runs"), std::string::npos);
+  auto no_series = SnapshotFromApis({kFleet, kByWorkload, kByNode, "{}", kNoCanary}, *jobs);
   ASSERT_FALSE(no_series.ok());
   EXPECT_NE(no_series.status().message().find("gpu_workload_step_duration_seconds"),
             std::string::npos)

@@ -15,7 +15,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_harness import ServerProcess, dump_log, get_json, wait_for  # noqa: E402
+from server_harness import ServerProcess, dump_log, get_json, http, wait_for  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 JOBS = os.path.join(ROOT, "data", "place", "advise-jobs.toml")
@@ -107,6 +107,33 @@ def main():
                           "--throughputs", GAVEL)
                 assert out.returncode == 0, out.stderr
                 print(out.stdout)
+                # The MI300X node's canary falls to a slow path (a GEMM at 0.8 of its
+                # baseline): a move there counts it and says so; once it fails a
+                # diagnostic it is no target at all.
+                def push_canary(check):
+                    status, body = http("POST", srv.url + "/api/v1/canary", json.dumps(
+                        {"node": "azure-mi300x-0", "checks": [check]}).encode())
+                    assert status == 200, (status, body)
+
+                def advise_json():
+                    out = run(args.gpufleet, "advise", "--server", srv.url, "--jobs", JOBS,
+                              "--throughputs", GAVEL, "--json")
+                    assert out.returncode == 0, out.stderr
+                    return json.loads(out.stdout)
+                push_canary({"target": "model=mi300x", "benchmark": "gemm.bf16@8192",
+                             "unit": "flop_per_second", "verdict": "regression",
+                             "median": 8.0e14, "baseline_median": 1.0e15, "n": 5,
+                             "baseline_n": 5, "worse_fraction": 0.2, "reason": "slow path"})
+                slowed = advise_json()
+                to_mi300x = [m for m in slowed["moves"] if m["to_node"] == "azure-mi300x-0"]
+                assert to_mi300x, slowed  # still where chat-api gains most, at 0.8 of the speed
+                for m in to_mi300x:
+                    assert m["target_canary"].startswith("gemm.bf16@8192 at 0.80"), m
+                    assert "the target's canary: gemm.bf16@8192" in m["sentence"], m
+                push_canary({"target": "model=mi300x", "benchmark": "rvs.gst", "unit": "pass",
+                             "verdict": "fail", "median": 0, "n": 1, "reason": "diag failed"})
+                failed = advise_json()
+                assert all(m["to_node"] != "azure-mi300x-0" for m in failed["moves"]), failed
                 # Bad input names the place; an unreachable server is an error.
                 bad = os.path.join(tmp, "bad.toml")
                 with open(bad, "w") as f:

@@ -97,7 +97,9 @@ StatusOr<Advice> AdviseMoves(const GavelThroughputs& table, const std::vector<Ru
       m.migration_minutes = migration_minutes;
       m.migration_usd =
           migration_minutes / 60 * j.gpus * std::max(j.usd_per_gpu_hour, t.usd_per_gpu_hour);
-      const bool same_model = t.gpu_model == j.gpu_model;  // a ratio of 1, not a prediction
+      // On the same model with a measured rate the ratio is 1: nothing modelled.
+      const bool same_model = t.gpu_model == j.gpu_model;
+      const bool modelled = !(measured && same_model);
       const double canary = std::clamp(t.canary.factor, 0.0, 1.0);
       const double there_steps_per_s =
           canary * (same_model ? clean_steps_per_s
@@ -107,11 +109,10 @@ StatusOr<Advice> AdviseMoves(const GavelThroughputs& table, const std::vector<Ru
       m.hours_after = migration_minutes / 60 + run_hours;
       m.usd_after = m.migration_usd + run_hours * j.gpus * t.usd_per_gpu_hour;
       m.speedup = there_steps_per_s / now_steps_per_s - 1;
-      m.scaled_from_one_gpu = scaled && !(measured && same_model);
+      m.scaled_from_one_gpu = scaled && modelled;
       m.measured_now = measured;
       m.measured_step_s = j.measured_step_s;
       m.step_reports = j.step_reports;
-      const bool modelled = !(measured && same_model);
       m.predicted = modelled && (now->basis != ThroughputBasis::kMeasured ||
                                  there->basis != ThroughputBasis::kMeasured);
       m.typical_relative_error =
@@ -132,12 +133,18 @@ StatusOr<Advice> AdviseMoves(const GavelThroughputs& table, const std::vector<Ru
     if (per_job[i].empty()) {
       int room = 0;  // other nodes with enough priced free GPUs
       for (const FreeCapacity& t : capacity) {
-        room += t.free_gpus >= j.gpus && t.usd_per_gpu_hour > 0 && t.node != j.node;
+        room += t.free_gpus >= j.gpus && t.usd_per_gpu_hour > 0 && t.node != j.node &&
+                !t.canary.failed_diagnostic;
       }
       std::string why =
           room == 0 ? "no other node has " + std::to_string(j.gpus) + " free, priced whole GPUs"
                     : "no free capacity saves more than the " + Fmt("%.0f", migration_minutes) +
                           " minutes a move costs";
+      for (const FreeCapacity& t : capacity) {
+        if (t.canary.failed_diagnostic && t.free_gpus >= j.gpus && t.node != j.node) {
+          why += "; " + t.node + " is no target: " + t.canary.note;
+        }
+      }
       if (!j.canary.note.empty()) why += "; its node's canary: " + j.canary.note;
       out.stays.push_back(
           j.name + ": stays on " + Where(j.node, j.gpu_model) + " (" + why + "; " +

@@ -135,10 +135,20 @@ TEST(AdviseTest, ATargetsCanaryRegressionIsCounted) {
 
   free[0].canary.factor = 1;
   free[0].canary.failed_diagnostic = true;
+  free[0].canary.note = "dcgm.diag.memory failed (canary run 8)";
   a = AdviseMoves(Table(), {train}, free);
   ASSERT_TRUE(a.ok());
   ASSERT_EQ(a->moves.size(), 1u) << AdviceText(*a);
   EXPECT_EQ(a->moves[0].to_node, "p-3");
+  // With only the failed node free, the job stays and the advice says why.
+  a = AdviseMoves(Table(), {train}, {free[0]});
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(a->moves.empty()) << AdviceText(*a);
+  ASSERT_EQ(a->stays.size(), 1u);
+  EXPECT_NE(a->stays[0].find("no other node has 1 free, priced whole GPUs; v-1 is no target: "
+                             "dcgm.diag.memory failed (canary run 8)"),
+            std::string::npos)
+      << a->stays[0];
 }
 
 TEST(AdviseTest, MigrationCostCanOutweighTheSaving) {

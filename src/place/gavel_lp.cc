@@ -52,6 +52,13 @@ glp_prob* LoadLp(const LpData& d) {
   return lp;
 }
 
+// GLPK allocates an environment per thread on first use (Debian builds it
+// thread-local) that only glp_free_env releases: a thread that solved frees
+// its own when it ends (curve points run on worker threads).
+struct GlpkThreadEnv {
+  ~GlpkThreadEnv() { glp_free_env(); }
+};
+
 // Solves with GLPK's interior-point method or its simplex; false when there
 // is no optimum. GLPK reports internal trouble (e.g. a failed assertion in
 // the interior-point code on a degenerate problem) through its error hook,
@@ -60,6 +67,8 @@ glp_prob* LoadLp(const LpData& d) {
 // thread-local storage, so other threads' problems are untouched). No C++ object lives inside the
 // jump region. `cols` must already hold one slot per column.
 bool SolveLp(const LpData& d, bool interior, std::vector<double>* cols) {
+  thread_local GlpkThreadEnv free_at_thread_exit;
+  (void)free_at_thread_exit;
   std::jmp_buf env;
   volatile bool ok = false;
   if (setjmp(env) == 0) {

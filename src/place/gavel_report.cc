@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
@@ -140,6 +141,24 @@ StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& tab
     return !is_static && expected_ftf != nullptr &&
            expected_ftf->count({options.trace, gavel_policy, std::round(rate * 100) / 100}) > 0;
   };
+  const double factor = options.multi_gpu_execution_factor;
+  if (!(factor > 0 && factor <= 1)) {
+    return InvalidArgumentError("multi_gpu_execution_factor must be in (0, 1], got " +
+                                std::to_string(factor));
+  }
+  // The jobs are drawn from the table as given; they run on `run_table`.
+  const GavelThroughputs& draw_table = options.jobs_table ? *options.jobs_table : table;
+  std::optional<GavelThroughputs> slowed;  // isolated throughputs only; pairs keep the table's
+  if (factor != 1) {
+    slowed = table;
+    for (int j = 0; j < slowed->num_job_types(); ++j) {
+      if (slowed->job_types()[j].scale_factor < 2) continue;
+      for (int w = 0; w < slowed->num_workers(); ++w) {
+        slowed->SetIsolated(j, w, slowed->Isolated(j, w) * factor);
+      }
+    }
+  }
+  const GavelThroughputs& run_table = slowed ? *slowed : table;
   const size_t n = options.rates_per_hour.size();
   std::vector<GavelCurvePoint> points(n);
   std::vector<Status> errors(n);
@@ -159,13 +178,13 @@ StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& tab
         so.measure_begin = 0;
         so.measure_end = to.num_jobs;
       }
-      auto jobs = GenerateGavelJobs(options.jobs_table ? *options.jobs_table : table, to);
+      auto jobs = GenerateGavelJobs(draw_table, to);
       if (!jobs.ok()) {
         errors[i] = jobs.status();
         continue;
       }
       auto policy = MakeGavelPolicy(options.policy, options.seed);
-      auto r = SimulateGavel(table, *jobs, **policy, so);
+      auto r = SimulateGavel(run_table, *jobs, **policy, so);
       if (!r.ok()) {
         errors[i] = r.status();
         continue;
@@ -175,7 +194,7 @@ StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& tab
       points[i].makespan = is_static;
       if (compares_ftf(to.jobs_per_hour)) {
         auto isolated = MakeGavelPolicy("isolated", options.seed);
-        auto baseline = SimulateGavel(table, *jobs, **isolated, so);
+        auto baseline = SimulateGavel(run_table, *jobs, **isolated, so);
         if (!baseline.ok()) {
           errors[i] = baseline.status();
           continue;
@@ -194,7 +213,7 @@ StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& tab
         points[i].isolated_run_ftf_rho = count > 0 ? sum / count : 0;
         points[i].isolated_run_jobs = count;
       }
-      errors[i] = AddCostBound(table, *jobs, so, &points[i]);
+      errors[i] = AddCostBound(run_table, *jobs, so, &points[i]);
     }
   };
   std::vector<std::thread> pool;

@@ -50,6 +50,12 @@ struct GavelCurveOptions {
   // Draw the jobs with this table (nullptr: the simulated one), so a table
   // with runs taken out (WithoutRuns) simulates the very same jobs.
   const GavelThroughputs* jobs_table = nullptr;
+  // Multi-GPU jobs run at this share of their table throughput on every GPU
+  // type while their steps are still drawn from the table (in (0, 1]; 1 =
+  // Gavel's code as published). Gavel's published continuous-multiple runs
+  // behave as if it were about 1 / 1.16 (docs/scheduling.md); the cause is
+  // not known.
+  double multi_gpu_execution_factor = 1;
 };
 
 struct GavelCurvePoint {

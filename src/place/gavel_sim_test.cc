@@ -319,6 +319,36 @@ TEST(GavelReportTest, FinishTimeFairnessAgainstAnIsolatedRunAsGavelsNotebookComp
   }
 }
 
+TEST(GavelReportTest, MultiGpuExecutionFactorSlowsMultiGpuJobsOnly) {
+  // The same jobs (steps from the table) run with multi-GPU throughputs
+  // halved: single-GPU traces are untouched, multi-GPU ones take longer, and
+  // a factor outside (0, 1] is refused.
+  const GavelThroughputs t = TwoTypeTable();
+  GavelCurveOptions o;
+  o.gavel_draws = false;
+  o.policy = "fifo_perf";
+  o.rates_per_hour = {0.1};
+  o.sim.workers = {8, 8};
+  o.sim.price_usd_per_hour = {1, 2};
+  o.sim.measure_begin = 10;
+  o.sim.measure_end = 60;
+  for (const char* trace : {"continuous-single", "continuous-multiple"}) {
+    o.trace = trace;
+    o.multi_gpu_execution_factor = 1;
+    auto plain = RunGavelCurve(t, o, nullptr);
+    o.multi_gpu_execution_factor = 0.5;
+    auto slowed = RunGavelCurve(t, o, nullptr);
+    ASSERT_TRUE(plain.ok() && slowed.ok()) << plain.status().ToString();
+    if (std::string(trace) == "continuous-single") {
+      EXPECT_DOUBLE_EQ((*slowed)[0].result.avg_jct_hours, (*plain)[0].result.avg_jct_hours);
+    } else {
+      EXPECT_GT((*slowed)[0].result.avg_jct_hours, 1.1 * (*plain)[0].result.avg_jct_hours);
+    }
+  }
+  o.multi_gpu_execution_factor = 0;
+  EXPECT_FALSE(RunGavelCurve(t, o, nullptr).ok());
+}
+
 TEST(GavelReportTest, ParsesNotebookCsvAndNamesBadLines) {
   auto e = ParseGavelNotebookCsv(
       "trace,metric,input_job_rate_per_hour_or_jobs,policy,value\n"

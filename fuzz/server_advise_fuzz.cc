@@ -1,6 +1,6 @@
 // Fuzzes `gpufleet advise`'s readers: the jobs file (TOML) and the server's
-// answers it builds its snapshot from (fleet, cost, step-series and canary
-// JSON). The
+// answers it builds its snapshot from (fleet, cost, recent cost, step-series
+// and canary JSON). The
 // first byte picks which input the rest is; the others are fixed, valid
 // answers. No crash; an error always has a message; every job in a snapshot
 // runs on at least one device, has a measured step time > 0 exactly when it
@@ -39,7 +39,7 @@ void Check(const gpufleet::StatusOr<gpufleet::AdviseSnapshot>& s) {
   }
   for (const auto& j : s->jobs) {
     if (j.gpus < 1) std::abort();
-    if ((j.measured_step_s > 0) != (j.step_reports > 0)) std::abort();
+    if ((j.measured_step_s > 0) != (j.step_samples > 0)) std::abort();
     if (!(j.measured_step_s >= 0) || !std::isfinite(j.measured_step_s)) std::abort();
   }
   for (const auto& c : s->capacity) {
@@ -56,31 +56,41 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
   auto valid_jobs = ParseAdviseJobs(kJobs, "advise.toml");
   if (!valid_jobs.ok()) std::abort();
-  switch (data[0] % 6) {
+  AdviseAnswers answers{.fleet = kFleet,
+                        .cost_by_workload = kCost,
+                        .cost_by_node = kCost,
+                        .cost_by_workload_recent = kCost,
+                        .step_series = kSteps,
+                        .canary_runs = kCanary};
+  switch (data[0] % 7) {
     case 0: {
       auto jobs = ParseAdviseJobs(rest, "advise.toml");
       if (!jobs.ok()) {
         if (jobs.status().message().empty()) std::abort();
         return 0;
       }
-      Check(SnapshotFromApis({kFleet, kCost, kCost, kSteps, kCanary}, *jobs));
-      break;
+      Check(SnapshotFromApis(answers, *jobs));
+      return 0;
     }
     case 1:
-      Check(SnapshotFromApis({rest, kCost, kCost, kSteps, kCanary}, *valid_jobs));
+      answers.fleet = rest;
       break;
     case 2:
-      Check(SnapshotFromApis({kFleet, rest, kCost, kSteps, kCanary}, *valid_jobs));
+      answers.cost_by_workload = rest;
       break;
     case 3:
-      Check(SnapshotFromApis({kFleet, kCost, rest, kSteps, kCanary}, *valid_jobs));
+      answers.cost_by_node = rest;
       break;
     case 4:
-      Check(SnapshotFromApis({kFleet, kCost, kCost, rest, kCanary}, *valid_jobs));
+      answers.step_series = rest;
+      break;
+    case 5:
+      answers.canary_runs = rest;
       break;
     default:
-      Check(SnapshotFromApis({kFleet, kCost, kCost, kSteps, rest}, *valid_jobs));
+      answers.cost_by_workload_recent = rest;
       break;
   }
+  Check(SnapshotFromApis(answers, *valid_jobs));
   return 0;
 }

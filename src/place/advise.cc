@@ -112,7 +112,7 @@ StatusOr<Advice> AdviseMoves(const GavelThroughputs& table, const std::vector<Ru
       m.scaled_from_one_gpu = scaled && modelled;
       m.measured_now = measured;
       m.measured_step_s = j.measured_step_s;
-      m.step_reports = j.step_reports;
+      m.step_samples = j.step_samples;
       m.predicted = modelled && (now->basis != ThroughputBasis::kMeasured ||
                                  there->basis != ThroughputBasis::kMeasured);
       m.typical_relative_error =
@@ -191,13 +191,15 @@ StatusOr<Advice> AdviseMoves(const GavelThroughputs& table, const std::vector<Ru
                  " (" + Fmt("$%.2f", m.migration_usd) + ", counted)";
     if (m.measured_now) {
       m.sentence += Fmt("; current throughput measured (median step %.3g s", m.measured_step_s) +
-                    " over " + std::to_string(m.step_reports) + " reports)";
+                    " over " + std::to_string(m.step_samples) + " samples of its step reports)";
     }
     if (!m.target_canary.empty()) {
       m.sentence += "; the target's canary: " + m.target_canary + ", counted";
     }
     if (!jobs[i].canary.note.empty()) {
       m.sentence += "; its node's canary: " + jobs[i].canary.note;
+      if (m.measured_now)
+        m.sentence += " (in its measured speed, so a move may gain more than shown)";
     }
     if (m.scaled_from_one_gpu) m.sentence += "; 1-GPU throughputs, assumed to scale alike";
     if (m.predicted) {
@@ -239,7 +241,7 @@ std::string AdviceJson(const Advice& a) {
                      {"measured_now", m.measured_now},
                      {"measured_step_s",
                       m.measured_now ? nlohmann::json(m.measured_step_s) : nlohmann::json(nullptr)},
-                     {"step_reports", m.step_reports},
+                     {"step_samples", m.step_samples},
                      {"predicted", m.predicted},
                      {"typical_relative_error", m.typical_relative_error},
                      {"target_canary", m.target_canary.empty() ? nlohmann::json(nullptr)

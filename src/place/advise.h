@@ -66,11 +66,15 @@ struct RunningJob {
   double checkpoint_minutes = 0;  // write + restore
   double startup_minutes = 0;     // image pull, JIT warm-up on the new place
   // From its step reports (gpu_workload_step_duration_seconds): the median
-  // step time over the last minutes; 0 when it reports none.
+  // step time over the last minutes (one sample per 15 s grid point, the
+  // latest report in it); 0 when it reports none.
   double measured_step_s = 0;
-  int64_t step_reports = 0;
+  int64_t step_samples = 0;
   // Its node's canary: told in the advice, not counted (a measured step time
-  // already includes it; an unmeasured one would only be guessed at).
+  // already includes it, and the regression only bounds the slowdown, so it
+  // is not divided out: a move off a regressed node may gain more than the
+  // advice shows, and it says so; an unmeasured one would only be guessed
+  // at).
   CanaryHealth canary;
 };
 
@@ -90,7 +94,7 @@ struct Move {
   double speedup = 0;                 // target throughput / current effective throughput - 1
   bool measured_now = false;          // the current throughput is the job's step reports
   double measured_step_s = 0;         // their median, when measured_now
-  int64_t step_reports = 0;
+  int64_t step_samples = 0;
   bool predicted = false;  // a throughput (or the ratio) in the comparison is a prediction
   std::string target_canary;          // the target's canary regression, when counted ("" = none)
   bool scaled_from_one_gpu = false;   // no table entry at the job's GPU count
@@ -113,7 +117,7 @@ std::string AdviceText(const Advice& a);
 // {"moves": [{job, from_node, from_model, to_node, to_model, to_cloud,
 // to_region, hours_now, hours_after, usd_now, usd_after, migration_minutes,
 // migration_usd, speedup, measured_now, measured_step_s (null when not),
-// step_reports, predicted, typical_relative_error, target_canary (null when
+// step_samples, predicted, typical_relative_error, target_canary (null when
 // none), sentence}],
 // "stays": [...], "not_judged": [...]}
 std::string AdviceJson(const Advice& a);

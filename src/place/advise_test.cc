@@ -186,7 +186,7 @@ TEST(AdviseTest, MeasuredStepTimesSetTheCurrentRate) {
   RunningJob train = Job("train", "J", "p-1", "p100-pcie", 1.0, 36000);
   train.contention_loss = 0.5;
   train.measured_step_s = 0.8;
-  train.step_reports = 40;
+  train.step_samples = 40;
   StatusOr<Advice> a = AdviseMoves(Table(), {train},
                                    {Free("p-3", "p100-pcie", "gcp", "us-central1", 1, 1.2),
                                     Free("v-1", "v100-sxm-16gb", "gcp", "us-central1", 1, 2.0)});
@@ -197,8 +197,10 @@ TEST(AdviseTest, MeasuredStepTimesSetTheCurrentRate) {
   ExpectFigures(m, 8.0, 8.0, 2.15, 4.30, 3.0);
   EXPECT_TRUE(m.measured_now);
   EXPECT_FALSE(m.predicted);  // both of the ratio's figures are Gavel's measurements
-  EXPECT_NE(m.sentence.find("current throughput measured (median step 0.8 s over 40 reports)"),
-            std::string::npos)
+  EXPECT_NE(
+      m.sentence.find(
+          "current throughput measured (median step 0.8 s over 40 samples of its step reports)"),
+      std::string::npos)
       << m.sentence;
   EXPECT_NE(AdviceJson(*a).find("\"measured_step_s\": 0.8"), std::string::npos) << AdviceJson(*a);
 }
@@ -213,7 +215,7 @@ TEST(AdviseTest, SameModelWithMeasuredStepsNeedsNoPrediction) {
   j.gpus = 8;
   j.contention_loss = 0.2;
   j.measured_step_s = 0.1;
-  j.step_reports = 60;
+  j.step_samples = 60;
   StatusOr<Advice> a =
       AdviseMoves(Table(), {j}, {Free("h-1", "H100-SXM", "aws", "us-east-1", 8, 2.0)});
   ASSERT_TRUE(a.ok()) << a.status().ToString();

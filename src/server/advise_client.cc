@@ -177,6 +177,8 @@ StatusOr<AdviseSnapshot> SnapshotFromApis(const AdviseAnswers& answers,
                    CostRows(answers.cost_by_workload, "workload", "GET /api/v1/cost?by=workload"));
   ASSIGN_OR_RETURN(auto by_node,
                    CostRows(answers.cost_by_node, "node", "GET /api/v1/cost?by=node"));
+  ASSIGN_OR_RETURN(auto by_workload_recent, CostRows(answers.cost_by_workload_recent, "workload",
+                                                     "GET /api/v1/cost?from=-15m&by=workload"));
   ASSIGN_OR_RETURN(auto step_times, StepTimes(answers.step_series));
   ASSIGN_OR_RETURN(auto canary, CanaryByNode(answers.canary_runs));
   const auto health = [&](const std::string& node) {
@@ -271,7 +273,16 @@ StatusOr<AdviseSnapshot> SnapshotFromApis(const AdviseAnswers& answers,
       auto mid = steps.begin() + static_cast<std::ptrdiff_t>(steps.size() / 2);
       std::nth_element(steps.begin(), mid, steps.end());
       j.measured_step_s = *mid;
-      j.step_reports = static_cast<int64_t>(steps.size());
+      j.step_samples = static_cast<int64_t>(steps.size());
+      // The loss the measurement carries: over the same recent window.
+      CostRow recent;
+      for (const std::string& l : labels) {
+        auto it = by_workload_recent.find(l);
+        if (it == by_workload_recent.end()) continue;
+        recent.gpu_hours += it->second.gpu_hours;
+        recent.lost_gpu_hours += it->second.lost_gpu_hours;
+      }
+      j.contention_loss = recent.gpu_hours > 0 ? recent.lost_gpu_hours / recent.gpu_hours : 0;
     }
     s.jobs.push_back(std::move(j));
   }
@@ -290,6 +301,9 @@ StatusOr<AdviseSnapshot> FetchAdviseSnapshot(HttpClient& client, const std::stri
   ASSIGN_OR_RETURN(
       std::string by_node,
       HttpGet(client, server_url + "/api/v1/cost?from=-1h&by=node&format=json", timeout, auth));
+  ASSIGN_OR_RETURN(std::string by_workload_recent,
+                   HttpGet(client, server_url + "/api/v1/cost?from=-15m&by=workload&format=json",
+                           timeout, auth));
   ASSIGN_OR_RETURN(std::string steps,
                    HttpGet(client,
                            server_url +
@@ -309,7 +323,8 @@ StatusOr<AdviseSnapshot> FetchAdviseSnapshot(HttpClient& client, const std::stri
   } else if (canary.status != 200) {
     return UnavailableError(canary_request.url + ": HTTP " + std::to_string(canary.status));
   }
-  return SnapshotFromApis({fleet, by_workload, by_node, steps, canary.body}, jobs);
+  return SnapshotFromApis({fleet, by_workload, by_node, by_workload_recent, steps, canary.body},
+                          jobs);
 }
 
 }  // namespace gpufleet

@@ -9,7 +9,9 @@
 //       or tiles, are not counted: the throughput model knows whole GPUs);
 //   GET /api/v1/cost?from=-1h&by=workload  what each job pays per GPU-hour
 //       (allocation $ / GPU-hours) and the share of its GPU time lost to
-//       contention (lost GPU-hours / GPU-hours);
+//       contention (lost GPU-hours / GPU-hours); for a job that reports step
+//       times the loss comes from the last 15 minutes instead
+//       (from=-15m), the window its measured step time covers;
 //   GET /api/v1/cost?from=-1h&by=node      each node's price per GPU-hour
 //       ((allocation + idle $) / (GPU-hours + idle GPU-hours)): the server's
 //       price book as the ledger applied it, with energy on premises;
@@ -17,7 +19,8 @@
 //       each job's step reports (its workload_name or workload_pod label):
 //       their median over the 15 s grid of the last 15 minutes is its
 //       measured step time (none reported: the throughput model alone);
-//   GET /api/v1/canary/runs?limit=1000     each node's newest canary run: a
+//   GET /api/v1/canary/runs?limit=1000     each node's newest canary run
+//       among the fleet's newest 1,000 (older ones are not seen): a
 //       target whose benchmarks regressed runs at its throughput x the
 //       worst of them (value / baseline; latency inverted), one that failed
 //       a pass/fail diagnostic (or a benchmark that could not run) is no
@@ -73,6 +76,9 @@ struct AdviseAnswers {
   std::string_view fleet;             // GET /api/v1/fleet
   std::string_view cost_by_workload;  // GET /api/v1/cost?from=-1h&by=workload
   std::string_view cost_by_node;      // GET /api/v1/cost?from=-1h&by=node
+  // GET /api/v1/cost?from=-15m&by=workload: the contention loss over the
+  // window the step reports' median covers (a job that reports steps).
+  std::string_view cost_by_workload_recent;
   std::string_view step_series;  // GET /api/v1/series?metric=gpu_workload_step_duration_seconds
   std::string_view canary_runs;  // GET /api/v1/canary/runs
 };

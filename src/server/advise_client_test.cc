@@ -46,6 +46,18 @@ constexpr char kCanary[] = R"json({"runs":[
  {"id":5,"target":"n2","verdict":"fail","checks":[
   {"name":"dcgm.diag.pcie","verdict":"fail","value":0,"baseline":null,"unit":"pass"}]}]})json";
 constexpr char kNoCanary[] = R"json({"runs":[]})json";
+// The last 15 minutes of the ledger: train lost nothing there.
+constexpr char kByWorkloadRecent[] = R"json({"rows":[
+ {"group":{"workload":"train-0"},"gpu_hours":0.5,"idle_gpu_hours":0,"allocation_usd":3,"idle_usd":0,"lost_gpu_hours":0}]})json";
+
+AdviseAnswers Answers() {
+  return {.fleet = kFleet,
+          .cost_by_workload = kByWorkload,
+          .cost_by_node = kByNode,
+          .cost_by_workload_recent = kByWorkloadRecent,
+          .step_series = kSteps,
+          .canary_runs = kCanary};
+}
 
 TEST(AdviseClientTest, BuildsTheSnapshotFromTheServersAnswers) {
   auto jobs = ParseAdviseJobs(
@@ -58,7 +70,7 @@ TEST(AdviseClientTest, BuildsTheSnapshotFromTheServersAnswers) {
   ASSERT_EQ(jobs->size(), 2u);
   EXPECT_EQ((*jobs)[0].checkpoint_minutes, 5);  // the defaults
   EXPECT_EQ((*jobs)[0].startup_minutes, 3);
-  auto s = SnapshotFromApis({kFleet, kByWorkload, kByNode, kSteps, kCanary}, *jobs);
+  auto s = SnapshotFromApis(Answers(), *jobs);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   ASSERT_EQ(s->jobs.size(), 1u);
   const place::RunningJob& j = s->jobs[0];
@@ -66,14 +78,20 @@ TEST(AdviseClientTest, BuildsTheSnapshotFromTheServersAnswers) {
   EXPECT_EQ(j.gpus, 2);
   EXPECT_EQ(j.open_incidents, 1);
   EXPECT_DOUBLE_EQ(j.usd_per_gpu_hour, 6.0);  // $12 / 2 GPU-hours
-  EXPECT_DOUBLE_EQ(j.contention_loss, 0.1);   // 0.2 of 2 GPU-hours lost
+  // It reports steps: the loss is the last 15 minutes' (none), the window its
+  // measured step time covers, not the hour's (0.2 of 2 GPU-hours).
+  EXPECT_DOUBLE_EQ(j.contention_loss, 0.0);
   // The median of 1, 3, 2 (pod label) and 2.5, 1.5 (both labels, counted
   // once); not "other"'s.
   EXPECT_DOUBLE_EQ(j.measured_step_s, 2.0);
-  EXPECT_EQ(j.step_reports, 5);
-  auto unmeasured = SnapshotFromApis({kFleet, kByWorkload, kByNode, kNoSteps, kNoCanary}, *jobs);
+  EXPECT_EQ(j.step_samples, 5);
+  AdviseAnswers plain = Answers();
+  plain.step_series = kNoSteps;
+  plain.canary_runs = kNoCanary;
+  auto unmeasured = SnapshotFromApis(plain, *jobs);
   ASSERT_TRUE(unmeasured.ok());
   EXPECT_EQ(unmeasured->jobs[0].measured_step_s, 0);
+  EXPECT_DOUBLE_EQ(unmeasured->jobs[0].contention_loss, 0.1);  // the hour's
   // Only n2's fresh whole GPU is free capacity: the stale one and the tile are not.
   ASSERT_EQ(s->capacity.size(), 1u);
   EXPECT_EQ(s->capacity[0].node, "n2");
@@ -113,16 +131,25 @@ TEST(AdviseClientTest, ErrorsNameThePlace) {
   auto jobs =
       ParseAdviseJobs("[[job]]\nname = \"a\"\njob_type = \"A3C\"\nremaining_steps = 1\n", "x");
   ASSERT_TRUE(jobs.ok());
-  auto bad = SnapshotFromApis({"<html>", kByWorkload, kByNode, kNoSteps, kNoCanary}, *jobs);
+  // Each answer malformed in turn: the error names its endpoint.
+  const auto with = [&](std::string_view AdviseAnswers::*field, std::string_view body) {
+    AdviseAnswers a = Answers();
+    a.*field = body;
+    return SnapshotFromApis(a, *jobs);
+  };
+  auto bad = with(&AdviseAnswers::fleet, "<html>");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("GET /api/v1/fleet"), std::string::npos);
-  auto no_rows = SnapshotFromApis({kFleet, "{}", kByNode, kNoSteps, kNoCanary}, *jobs);
+  auto no_rows = with(&AdviseAnswers::cost_by_workload, "{}");
   ASSERT_FALSE(no_rows.ok());
   EXPECT_NE(no_rows.status().message().find("by=workload"), std::string::npos);
-  auto no_runs = SnapshotFromApis({kFleet, kByWorkload, kByNode, kNoSteps, "[]"}, *jobs);
+  auto no_recent = with(&AdviseAnswers::cost_by_workload_recent, "{}");
+  ASSERT_FALSE(no_recent.ok());
+  EXPECT_NE(no_recent.status().message().find("from=-15m"), std::string::npos);
+  auto no_runs = with(&AdviseAnswers::canary_runs, "[]");
   ASSERT_FALSE(no_runs.ok());
   EXPECT_NE(no_runs.status().message().find("canary/runs"), std::string::npos);
-  auto no_series = SnapshotFromApis({kFleet, kByWorkload, kByNode, "{}", kNoCanary}, *jobs);
+  auto no_series = with(&AdviseAnswers::step_series, "{}");
   ASSERT_FALSE(no_series.ok());
   EXPECT_NE(no_series.status().message().find("gpu_workload_step_duration_seconds"),
             std::string::npos)

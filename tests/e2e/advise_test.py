@@ -83,7 +83,7 @@ def main():
                 remaining = {"chat-api": 400000, "llm-pretrain": 20000}  # the jobs file's
                 for m in advice["moves"]:
                     if m["job"] in remaining:
-                        assert m["measured_now"] and m["step_reports"] > 0, m
+                        assert m["measured_now"] and m["step_samples"] > 0, m
                         assert "current throughput measured" in m["sentence"], m
                         values = reported[m["job"]]
                         assert min(values) <= m["measured_step_s"] <= max(values), (m, values)

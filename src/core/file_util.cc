@@ -103,6 +103,19 @@ void FileContents::Release() {
 }
 
 Status WriteStringToFile(const std::string& path, std::string_view data) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    if (f == nullptr) {
+      const int err = errno;
+      return ErrnoError(path + ": cannot open", err);
+    }
+    const bool ok =
+        std::fwrite(data.data(), 1, data.size(), f) == data.size() && std::fflush(f) == 0;
+    const int err = errno;
+    std::fclose(f);
+    return ok ? OkStatus() : ErrnoError(path + ": write failed", err);
+  }
   std::string tmp = path + ".tmp";
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (f == nullptr) {

@@ -40,7 +40,9 @@ class FileContents {
   std::string_view view_;
 };
 
-// Writes atomically (temp file + rename).
+// Writes atomically (temp file + rename). A path that exists and is not a
+// regular file (a device such as /dev/null, a FIFO) is written in place:
+// renaming over it would replace the device with a file.
 Status WriteStringToFile(const std::string& path, std::string_view data);
 
 // A fresh private directory under $TMPDIR (or /tmp), removed with its

@@ -1,11 +1,14 @@
 #include "core/file_util.h"
 
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace gpufleet {
 namespace {
@@ -72,6 +75,37 @@ TEST(ScratchDirTest, IsCreatedEmptyAndRemovedWithItsContents) {
     EXPECT_TRUE(std::filesystem::exists(path + "/a.db"));
   }
   EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(FileUtilTest, WritesAFifoInPlaceInsteadOfReplacingIt) {
+  // `--csv /dev/null` once replaced /dev/null with a regular file (the
+  // atomic write renamed its temp file over it, as root). A FIFO stands in
+  // for the device here: the data goes through it and it stays a FIFO.
+  auto dir = ScratchDir::Create("gpufleet-fifo");
+  ASSERT_TRUE(dir.ok()) << dir.status().ToString();
+  const std::string fifo = dir->path() + "/out";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // The reading end, opened first without waiting for a writer, so neither
+  // side blocks (the data fits the pipe's buffer) whatever the writer does.
+  const int fd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(fd, 0);
+  const Status st = WriteStringToFile(fifo, "a,b\n1,2\n");
+  std::string read;
+  char buf[64];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof(buf))) > 0) read.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(read, "a,b\n1,2\n");
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+  EXPECT_FALSE(std::filesystem::exists(fifo + ".tmp"));
+  // A regular file is still replaced whole.
+  const std::string file = dir->path() + "/plain.csv";
+  ASSERT_TRUE(WriteStringToFile(file, "old, longer contents").ok());
+  ASSERT_TRUE(WriteStringToFile(file, "new").ok());
+  auto back = ReadFileToString(file);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, "new");
 }
 
 }  // namespace

@@ -61,6 +61,19 @@ StatusOr<std::map<std::string, CostRow>> CostRows(std::string_view body, const c
   return out;
 }
 
+// The rows of a cost answer whose workload is one of `labels`, added up.
+CostRow SumRows(const std::map<std::string, CostRow>& rows, const std::set<std::string>& labels) {
+  CostRow sum;
+  for (const std::string& l : labels) {
+    auto it = rows.find(l);
+    if (it == rows.end()) continue;
+    sum.gpu_hours += it->second.gpu_hours;
+    sum.allocation_usd += it->second.allocation_usd;
+    sum.lost_gpu_hours += it->second.lost_gpu_hours;
+  }
+  return sum;
+}
+
 // One series of step reports: the workload labels it carries
 // (workload_name, workload_pod: the fleet names a job by either) and its
 // values.
@@ -249,14 +262,7 @@ StatusOr<AdviseSnapshot> SnapshotFromApis(const AdviseAnswers& answers,
       continue;
     }
     j.canary = health(j.node);
-    CostRow paid;
-    for (const std::string& l : labels) {
-      auto it = by_workload.find(l);
-      if (it == by_workload.end()) continue;
-      paid.gpu_hours += it->second.gpu_hours;
-      paid.allocation_usd += it->second.allocation_usd;
-      paid.lost_gpu_hours += it->second.lost_gpu_hours;
-    }
+    const CostRow paid = SumRows(by_workload, labels);
     if (paid.gpu_hours > 0) {
       j.usd_per_gpu_hour = paid.allocation_usd / paid.gpu_hours;
       j.contention_loss = paid.lost_gpu_hours / paid.gpu_hours;
@@ -275,13 +281,7 @@ StatusOr<AdviseSnapshot> SnapshotFromApis(const AdviseAnswers& answers,
       j.measured_step_s = *mid;
       j.step_samples = static_cast<int64_t>(steps.size());
       // The loss the measurement carries: over the same recent window.
-      CostRow recent;
-      for (const std::string& l : labels) {
-        auto it = by_workload_recent.find(l);
-        if (it == by_workload_recent.end()) continue;
-        recent.gpu_hours += it->second.gpu_hours;
-        recent.lost_gpu_hours += it->second.lost_gpu_hours;
-      }
+      const CostRow recent = SumRows(by_workload_recent, labels);
       j.contention_loss = recent.gpu_hours > 0 ? recent.lost_gpu_hours / recent.gpu_hours : 0;
     }
     s.jobs.push_back(std::move(j));

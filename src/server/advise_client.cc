@@ -314,7 +314,7 @@ StatusOr<AdviseSnapshot> FetchAdviseSnapshot(HttpClient& client, const std::stri
   // A server that keeps no canary runs answers 404: no canary to count then.
   HttpRequest canary_request;
   canary_request.url =
-      server_url + "/api/v1/canary/runs?limit=" + std::to_string(kCanaryRunsMaxLimit);
+      server_url + "/api/v1/canary/runs?latest=node&limit=" + std::to_string(kCanaryRunsMaxLimit);
   canary_request.timeout_ns = timeout;
   canary_request.headers = auth;
   ASSIGN_OR_RETURN(HttpResponse canary, client.Send(canary_request));

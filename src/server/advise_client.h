@@ -19,8 +19,8 @@
 //       each job's step reports (its workload_name or workload_pod label):
 //       their median over the 15 s grid of the last 15 minutes is its
 //       measured step time (none reported: the throughput model alone);
-//   GET /api/v1/canary/runs?limit=1000     each node's newest canary run
-//       among the fleet's newest 1,000 (older ones are not seen): a
+//   GET /api/v1/canary/runs?latest=node&limit=1000  each node's newest
+//       canary run, however old (up to 1,000 nodes): a
 //       target whose benchmarks regressed runs at its throughput x the
 //       worst of them (value / baseline; latency inverted), one that failed
 //       a pass/fail diagnostic (or a benchmark that could not run) is no

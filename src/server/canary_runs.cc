@@ -93,10 +93,12 @@ StatusOr<int64_t> CanaryRuns::Record(std::string_view body, int64_t now_ns) {
   return last.ColumnInt64(0);
 }
 
-StatusOr<std::string> CanaryRuns::ListJson(const std::string& target, int64_t limit) {
+StatusOr<std::string> CanaryRuns::ListJson(const std::string& target, int64_t limit,
+                                           bool latest_per_node) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::string sql = "SELECT id, node, image, started_ns, verdict, checks FROM canary_runs";
-  if (!target.empty()) sql += " WHERE node = ? OR instr(targets, ?) > 0";
+  std::string sql = "SELECT id, node, image, started_ns, verdict, checks FROM canary_runs WHERE 1";
+  if (!target.empty()) sql += " AND (node = ? OR instr(targets, ?) > 0)";
+  if (latest_per_node) sql += " AND id IN (SELECT MAX(id) FROM canary_runs GROUP BY node)";
   sql += " ORDER BY id DESC LIMIT " + std::to_string(limit);
   ASSIGN_OR_RETURN(Statement st, db_->Prepare(sql));
   if (!target.empty()) st.Bind(1, target).Bind(2, "\n" + target + "\n");

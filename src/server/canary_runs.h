@@ -43,8 +43,10 @@ class CanaryRuns {
   StatusOr<int64_t> Record(std::string_view body, int64_t now_ns);
 
   // {"runs": [...]} newest first; `target` "" = all, else runs whose node
-  // or any check's target equals it. REQUIRES: 0 < limit <= kCanaryRunsMaxLimit.
-  StatusOr<std::string> ListJson(const std::string& target, int64_t limit);
+  // or any check's target equals it; with `latest_per_node`, only each
+  // node's newest run (however old). REQUIRES: 0 < limit <= kCanaryRunsMaxLimit.
+  StatusOr<std::string> ListJson(const std::string& target, int64_t limit,
+                                 bool latest_per_node = false);
 
  private:
   std::mutex mu_;

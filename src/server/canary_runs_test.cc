@@ -72,6 +72,21 @@ TEST_F(CanaryRunsTest, KeepsPassesAndFailuresNewestFirst) {
   EXPECT_EQ(by_target["runs"][0]["target"], "n2");
   EXPECT_EQ(json::parse(*runs_->ListJson("model=mi300", 50))["runs"].size(), 0u);
   EXPECT_EQ(json::parse(*runs_->ListJson("", 1))["runs"].size(), 1u);
+
+  // A newer run of n1: each node's newest only, newest first, n1's old one
+  // left out; with a target too.
+  ASSERT_TRUE(runs_
+                  ->Record(R"({"node":"n1","checks":[{"benchmark":"y","verdict":"pass"}]})",
+                           4'000'000'000'000'000'000)
+                  .ok());
+  json latest = json::parse(*runs_->ListJson("", 50, /*latest_per_node=*/true));
+  ASSERT_EQ(latest["runs"].size(), 3u);
+  EXPECT_EQ(latest["runs"][0]["target"], "n1");
+  EXPECT_EQ(latest["runs"][0]["checks"][0]["name"], "y");
+  EXPECT_EQ(latest["runs"][1]["target"], "n3");
+  EXPECT_EQ(latest["runs"][2]["target"], "n2");
+  EXPECT_EQ(json::parse(*runs_->ListJson("n1", 50, true))["runs"].size(), 1u);
+  EXPECT_EQ(json::parse(*runs_->ListJson("n1", 50))["runs"].size(), 2u);
 }
 
 TEST_F(CanaryRunsTest, RejectsWhatIsNotAPush) {

@@ -251,8 +251,15 @@ void RegisterConsoleApi(HttpServer& s, const ConsoleApiBackend& backend,
       if (*l == 0) return Reply(res, 400, "limit: 0: expected at least 1");
       limit = *l;
     }
-    StatusOr<std::string> body =
-        b->canary_runs->ListJson(req.has_param("target") ? req.param("target") : "", limit);
+    bool latest_per_node = false;
+    if (req.has_param("latest")) {
+      if (req.param("latest") != "node") {
+        return Reply(res, 400, "latest: \"" + req.param("latest") + "\": expected \"node\"");
+      }
+      latest_per_node = true;
+    }
+    StatusOr<std::string> body = b->canary_runs->ListJson(
+        req.has_param("target") ? req.param("target") : "", limit, latest_per_node);
     if (!body.ok()) return Reply(res, 500, body.status().ToString());
     Reply(res, 200, *body);
   });

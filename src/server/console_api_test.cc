@@ -148,7 +148,8 @@ TEST_F(ConsoleApiTest, BadInputGetsA400NamingTheParameter) {
                  Case{"/api/v1/incidents?limit=10001", "limit"},
                  Case{"/api/v1/incidents?status=maybe", "status"},
                  Case{"/api/v1/canary/runs?limit=1001", "limit"},
-                 Case{"/api/v1/canary/runs?limit=0", "limit"}}) {
+                 Case{"/api/v1/canary/runs?limit=0", "limit"},
+                 Case{"/api/v1/canary/runs?latest=image", "latest"}}) {
     auto [status, body] = Get(c.path);
     EXPECT_EQ(status, 400) << c.path;
     ASSERT_TRUE(body.is_object()) << c.path;

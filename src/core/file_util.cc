@@ -102,33 +102,30 @@ void FileContents::Release() {
   map_size_ = 0;
 }
 
+namespace {
+
+// Opens `path` for writing (truncating), writes `data` and flushes.
+Status WriteWhole(const std::string& path, std::string_view data) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) {
+    const int err = errno;
+    return ErrnoError(path + ": cannot create", err);
+  }
+  const bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size() && std::fflush(f) == 0;
+  const int err = errno;
+  std::fclose(f);
+  return ok ? OkStatus() : ErrnoError(path + ": write failed", err);
+}
+
+}  // namespace
+
 Status WriteStringToFile(const std::string& path, std::string_view data) {
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-    FILE* f = std::fopen(path.c_str(), "wb");
-    if (f == nullptr) {
-      const int err = errno;
-      return ErrnoError(path + ": cannot open", err);
-    }
-    const bool ok =
-        std::fwrite(data.data(), 1, data.size(), f) == data.size() && std::fflush(f) == 0;
-    const int err = errno;
-    std::fclose(f);
-    return ok ? OkStatus() : ErrnoError(path + ": write failed", err);
+    return WriteWhole(path, data);
   }
-  std::string tmp = path + ".tmp";
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) {
-    const int err = errno;
-    return ErrnoError(tmp + ": cannot create", err);
-  }
-  size_t n = std::fwrite(data.data(), 1, data.size(), f);
-  bool ok = n == data.size() && std::fflush(f) == 0;
-  std::fclose(f);
-  if (!ok) {
-    const int err = errno;
-    return ErrnoError(tmp + ": write failed", err);
-  }
+  const std::string tmp = path + ".tmp";
+  RETURN_IF_ERROR(WriteWhole(tmp, data));
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     return ErrnoError(path + ": rename failed", err);

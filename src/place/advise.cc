@@ -131,20 +131,21 @@ StatusOr<Advice> AdviseMoves(const GavelThroughputs& table, const std::vector<Ru
     };
     std::sort(per_job[i].begin(), per_job[i].end(), better);
     if (per_job[i].empty()) {
-      int room = 0;  // other nodes with enough priced free GPUs
+      int room = 0;           // other nodes with enough priced free GPUs
+      std::string no_target;  // such nodes that failed their canary
       for (const FreeCapacity& t : capacity) {
-        room += t.free_gpus >= j.gpus && t.usd_per_gpu_hour > 0 && t.node != j.node &&
-                !t.canary.failed_diagnostic;
-      }
-      std::string why =
-          room == 0 ? "no other node has " + std::to_string(j.gpus) + " free, priced whole GPUs"
-                    : "no free capacity saves more than the " + Fmt("%.0f", migration_minutes) +
-                          " minutes a move costs";
-      for (const FreeCapacity& t : capacity) {
-        if (t.canary.failed_diagnostic && t.free_gpus >= j.gpus && t.node != j.node) {
-          why += "; " + t.node + " is no target: " + t.canary.note;
+        if (t.free_gpus < j.gpus || t.node == j.node) continue;
+        if (t.canary.failed_diagnostic) {
+          no_target += "; " + t.node + " is no target: " + t.canary.note;
+        } else {
+          room += t.usd_per_gpu_hour > 0;
         }
       }
+      std::string why =
+          (room == 0 ? "no other node has " + std::to_string(j.gpus) + " free, priced whole GPUs"
+                     : "no free capacity saves more than the " + Fmt("%.0f", migration_minutes) +
+                           " minutes a move costs") +
+          no_target;
       if (!j.canary.note.empty()) why += "; its node's canary: " + j.canary.note;
       out.stays.push_back(
           j.name + ": stays on " + Where(j.node, j.gpu_model) + " (" + why + "; " +

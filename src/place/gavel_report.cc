@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/file_util.h"
@@ -135,11 +136,14 @@ StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& tab
   }
   RETURN_IF_ERROR(MakeGavelPolicy(options.policy, options.seed).status());
   const std::string gavel_policy = GavelComparedPolicy(options.policy);
+  // A rate's key in Gavel's figures (rates to the hundredth, as parsed).
+  const auto key_at = [&](double rate) {
+    return std::make_tuple(options.trace, gavel_policy, std::round(rate * 100) / 100);
+  };
   // Where Gavel's finish-time-fairness figure is compared, its way too: a
   // run of the `isolated` policy on the same jobs.
   const auto compares_ftf = [&](double rate) {
-    return !is_static && expected_ftf != nullptr &&
-           expected_ftf->count({options.trace, gavel_policy, std::round(rate * 100) / 100}) > 0;
+    return !is_static && expected_ftf != nullptr && expected_ftf->count(key_at(rate)) > 0;
   };
   const double factor = options.multi_gpu_execution_factor;
   if (!(factor > 0 && factor <= 1)) {
@@ -231,8 +235,7 @@ StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& tab
       }
     }
     for (GavelCurvePoint& p : points) {
-      const auto it = expected->find(
-          {options.trace, gavel_policy, std::round(p.result.jobs_per_hour * 100) / 100});
+      const auto it = expected->find(key_at(p.result.jobs_per_hour));
       if (it == expected->end()) continue;
       p.has_gavel = true;
       p.gavel_jct_hours = it->second;
@@ -241,8 +244,7 @@ StatusOr<std::vector<GavelCurvePoint>> RunGavelCurve(const GavelThroughputs& tab
   }
   for (GavelCurvePoint& p : points) {
     if (expected_ftf == nullptr) break;
-    const auto it = expected_ftf->find(
-        {options.trace, gavel_policy, std::round(p.result.jobs_per_hour * 100) / 100});
+    const auto it = expected_ftf->find(key_at(p.result.jobs_per_hour));
     if (it == expected_ftf->end()) continue;
     p.has_gavel_ftf = true;
     p.gavel_ftf_rho = it->second;

@@ -1,6 +1,7 @@
 #include "server/detector_loop.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -84,15 +85,18 @@ class DetectorLoopTest : public ::testing::Test {
     TwoWorkloads(*window_, "n1", "0", 300);
   }
 
-  // Runs a low-utilization capture whose command copies `src` (standing in
-  // for a profiler writing {output}) and returns the latest (L2 miss, memory
-  // stall) samples the capture left on GPU 0 under `method` (-1 when none).
-  std::pair<double, double> CaptureSignalsFrom(const std::string& src, std::string_view method) {
-    detect::CaptureTriggerConfig trig = LowUtilizationCapture({"cp", "-r", src, "{output}"});
+  // Runs a low-utilization capture whose command is `command` (standing in
+  // for a profiler writing {output}) and returns the latest samples of
+  // `metrics` the capture left on GPU 0 under `method` (-1 when none).
+  std::vector<double> CaptureSamples(std::vector<std::string> command,
+                                     const std::vector<const char*>& metrics,
+                                     std::string_view method) {
+    std::vector<double> out(metrics.size(), -1);
+    detect::CaptureTriggerConfig trig = LowUtilizationCapture(std::move(command));
     StatusOr<std::unique_ptr<detect::DetectionEngine>> engine =
         detect::DetectionEngine::Create(Config({trig}), nullptr);
     EXPECT_TRUE(engine.ok()) << engine.status().ToString();
-    if (!engine.ok()) return {-1, -1};
+    if (!engine.ok()) return out;
     std::string dir = path_ + "-captures";
     CaptureRunner runner({dir, kS, kS});
     DetectorLoop loop(**engine, *window_, *incidents_, nullptr, &runner, clock_, {});
@@ -110,16 +114,23 @@ class DetectorLoopTest : public ::testing::Test {
                        });
       return v;
     };
-    for (int i = 0; i < 300 && latest("gpu_memory_stall_ratio") < 0; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    const std::pair<double, double> out{latest("gpu_l2_miss_ratio"),
-                                        latest("gpu_memory_stall_ratio")};
     for (int i = 0; i < 200 && runner.running() > 0; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+    // The samples are appended by the runner's callback, after the process ended.
+    for (int i = 0; i < 300 && latest(metrics.back()) < 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    for (size_t i = 0; i < metrics.size(); ++i) out[i] = latest(metrics[i]);
     std::filesystem::remove_all(dir);
     return out;
+  }
+  // The (L2 miss, memory stall) samples of a capture whose command copies
+  // `src` to {output}.
+  std::pair<double, double> CaptureSignalsFrom(const std::string& src, std::string_view method) {
+    std::vector<double> got = CaptureSamples(
+        {"cp", "-r", src, "{output}"}, {"gpu_l2_miss_ratio", "gpu_memory_stall_ratio"}, method);
+    return {got[0], got[1]};
   }
 
   std::string path_;
@@ -230,6 +241,36 @@ TEST_F(DetectorLoopTest, NcuCaptureMetricsBecomeTheDevicesSeries) {
   const auto [miss, stall] = CaptureSignalsFrom(src, "ncu_capture");
   EXPECT_DOUBLE_EQ(miss, 1 - 0.385);
   EXPECT_DOUBLE_EQ(stall, 0.41);
+  std::filesystem::remove(src);
+}
+
+// The NVIDIA source of page faults: Nsight Systems' Unified Memory trace in
+// the SQLite export `nsys profile --export=sqlite --output={output}` writes
+// beside {output}.
+TEST_F(DetectorLoopTest, NsysCapturePageFaultsBecomeTheDevicesSeries) {
+  const std::string src = path_ + "-nsys.sqlite";
+  std::filesystem::remove(src);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(src.c_str(), &db), SQLITE_OK);
+  // Tables as the nsys export schema declares them (the columns read), one
+  // GPU, 2 s of session, 3,000 faults.
+  const char* sql =
+      "CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);"
+      "CREATE TABLE ANALYSIS_DETAILS (globalVid INTEGER, duration INTEGER, startTime INTEGER, "
+      "stopTime INTEGER);"
+      "INSERT INTO ANALYSIS_DETAILS VALUES (1, 2000000000, 0, 2000000000);"
+      "CREATE TABLE TARGET_INFO_GPU (id INTEGER, uuid TEXT);"
+      "INSERT INTO TARGET_INFO_GPU VALUES (0, '5c0e71a4-3b1d-4c52-9e1f-2a6b7d8e9f01');"
+      "CREATE TABLE CUDA_UM_GPU_PAGE_FAULT_EVENTS (start INTEGER, end INTEGER, globalPid "
+      "INTEGER, deviceId INTEGER, address INTEGER, numberOfPageFaults INTEGER, faultAccessType "
+      "INTEGER);"
+      "INSERT INTO CUDA_UM_GPU_PAGE_FAULT_EVENTS VALUES (10, 20, 1, 0, 4096, 1000, 1);"
+      "INSERT INTO CUDA_UM_GPU_PAGE_FAULT_EVENTS VALUES (30, 40, 1, 0, 8192, 2000, 1);";
+  ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  std::vector<double> got = CaptureSamples({"cp", src, "{output}.sqlite"},
+                                           {"gpu_page_faults_per_second"}, "nsys_capture");
+  EXPECT_DOUBLE_EQ(got[0], 1500.0);
   std::filesystem::remove(src);
 }
 

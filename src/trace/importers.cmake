@@ -4,6 +4,7 @@ target_sources(gpufleet_trace PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/sqlite_reader.cc
   ${CMAKE_CURRENT_LIST_DIR}/json_util.cc
   ${CMAKE_CURRENT_LIST_DIR}/nsys_sqlite_importer.cc
+  ${CMAKE_CURRENT_LIST_DIR}/nsys_page_faults.cc
   ${CMAKE_CURRENT_LIST_DIR}/nsys_names.cc
   ${CMAKE_CURRENT_LIST_DIR}/nccl_log_importer.cc
   ${CMAKE_CURRENT_LIST_DIR}/nccl_log_parse.cc
@@ -21,6 +22,7 @@ target_sources(gpufleet_trace PRIVATE
 gpufleet_test(trace_importers_test
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/nsys_sqlite_importer_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/nsys_page_faults_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/nccl_log_importer_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/nccl_json_importer_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/flight_recorder_importer_test.cc

@@ -45,9 +45,6 @@ class NsysImport {
 
  private:
   SourceFile& file() { return b_.timeline().files[file_]; }
-  // "SELECT <cols or NULL> FROM table"; `required` columns must exist.
-  StatusOr<SqliteRows> Select(const std::string& table, const std::vector<std::string>& cols,
-                              const std::vector<std::string>& required);
   Status LoadStrings();
   void LoadMetadata();
   uint32_t ProcessFor(int64_t pid);
@@ -86,31 +83,13 @@ class NsysImport {
   std::unordered_map<int64_t, int64_t> runtime_tid_;
 };
 
-StatusOr<SqliteRows> NsysImport::Select(const std::string& table,
-                                        const std::vector<std::string>& cols,
-                                        const std::vector<std::string>& required) {
-  std::set<std::string> have = db_.Columns(table);
-  for (const auto& r : required) {
-    if (have.count(r) == 0) {
-      return InvalidArgumentError(db_.path() + ": table " + table + " has no column '" + r + "'");
-    }
-  }
-  std::string sql = "SELECT ";
-  for (size_t i = 0; i < cols.size(); ++i) {
-    if (i > 0) sql += ", ";
-    sql += have.count(cols[i]) ? QuoteIdent(cols[i]) : "NULL";
-  }
-  sql += " FROM " + QuoteIdent(table);
-  return db_.Query(sql);
-}
-
 void NsysImport::TableFailed(const std::string& table, const Status& s) {
   file().partial = true;
   NoteError(file(), table + ": " + s.message());
 }
 
 Status NsysImport::LoadStrings() {
-  ASSIGN_OR_RETURN(auto rows, Select("StringIds", {"id", "value"}, {"id", "value"}));
+  ASSIGN_OR_RETURN(auto rows, db_.Select("StringIds", {"id", "value"}, {"id", "value"}));
   while (rows.Next()) strings_.emplace(rows.Int(0), std::string(rows.Text(1)));
   return rows.status();
 }
@@ -142,7 +121,7 @@ StringId NsysImport::Name(const SqliteRows& r, int col, const std::string& table
 
 void NsysImport::LoadEnums() {
   if (!db_.HasTable("ENUM_CUDA_MEMCPY_OPER")) return;
-  auto rows = Select("ENUM_CUDA_MEMCPY_OPER", {"id", "name", "label"}, {"id"});
+  auto rows = db_.Select("ENUM_CUDA_MEMCPY_OPER", {"id", "name", "label"}, {"id"});
   if (!rows.ok()) return TableFailed("ENUM_CUDA_MEMCPY_OPER", rows.status());
   while (rows->Next()) {
     std::string name = rows->IsNull(1) ? "" : CopyKindFromEnumName(rows->Text(1));
@@ -155,7 +134,7 @@ void NsysImport::LoadMetadata() {
   std::string product_version, meta_table;
   for (const char* meta : {"META_DATA_EXPORT", "EXPORT_META_DATA"}) {
     if (!db_.HasTable(meta)) continue;
-    auto rows = Select(meta, {"name", "value"}, {"name", "value"});
+    auto rows = db_.Select(meta, {"name", "value"}, {"name", "value"});
     if (!rows.ok()) continue;
     meta_table = meta;
     while (rows->Next()) {
@@ -168,7 +147,7 @@ void NsysImport::LoadMetadata() {
                           ", export schema " + (schema_version_.empty() ? "?" : schema_version_) +
                           " (" + meta_table + ")";
   if (db_.HasTable("TARGET_INFO_SYSTEM_ENV")) {
-    auto rows = Select("TARGET_INFO_SYSTEM_ENV", {"name", "value"}, {"name", "value"});
+    auto rows = db_.Select("TARGET_INFO_SYSTEM_ENV", {"name", "value"}, {"name", "value"});
     if (rows.ok()) {
       while (rows->Next()) {
         if (rows->Text(0) == "Hostname") host_ = std::string(rows->Text(1));
@@ -176,7 +155,7 @@ void NsysImport::LoadMetadata() {
     }
   }
   if (db_.HasTable("TARGET_INFO_SESSION_START_TIME")) {
-    auto rows = Select("TARGET_INFO_SESSION_START_TIME", {"utcEpochNs"}, {"utcEpochNs"});
+    auto rows = db_.Select("TARGET_INFO_SESSION_START_TIME", {"utcEpochNs"}, {"utcEpochNs"});
     if (rows.ok() && rows->Next() && !rows->IsNull(0)) epoch_ns_ = rows->Int(0);
   }
   file().alignment = epoch_ns_ != 0 ? "epoch base: TARGET_INFO_SESSION_START_TIME.utcEpochNs"
@@ -187,11 +166,11 @@ void NsysImport::LoadMetadata() {
                                        : "session-relative ns";
   for (const char* gpus : {"TARGET_INFO_GPU", "TARGET_INFO_CUDA_DEVICE"}) {
     if (!device_name_.empty() || !db_.HasTable(gpus)) continue;
-    auto rows = Select(gpus, {"name"}, {"name"});
+    auto rows = db_.Select(gpus, {"name"}, {"name"});
     if (rows.ok() && rows->Next() && !rows->IsNull(0)) device_name_ = std::string(rows->Text(0));
   }
   if (db_.HasTable("MPI_RANKS")) {
-    auto rows = Select("MPI_RANKS", {"globalTid", "rank"}, {"globalTid", "rank"});
+    auto rows = db_.Select("MPI_RANKS", {"globalTid", "rank"}, {"globalTid", "rank"});
     if (rows.ok()) {
       while (rows->Next()) rank_of_pid_[PidOf(rows->Int(0))] = static_cast<int>(rows->Int(1));
     }
@@ -230,10 +209,10 @@ bool NsysImport::CheckSpan(const SqliteRows& r, const std::string& table, int64_
 void NsysImport::ImportKernels() {
   const std::string table = "CUPTI_ACTIVITY_KIND_KERNEL";
   if (!db_.HasTable(table)) return;
-  auto rows = Select(table,
-                     {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
-                      "demangledName", "shortName", "mangledName"},
-                     {"start", "end", "globalPid"});
+  auto rows = db_.Select(table,
+                         {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
+                          "demangledName", "shortName", "mangledName"},
+                         {"start", "end", "globalPid"});
   if (!rows.ok()) return TableFailed(table, rows.status());
   int64_t row = 0;
   while (rows->Next()) {
@@ -267,8 +246,8 @@ void NsysImport::ImportKernels() {
 void NsysImport::ImportRuntime() {
   const std::string table = "CUPTI_ACTIVITY_KIND_RUNTIME";
   if (!db_.HasTable(table)) return;
-  auto rows = Select(table, {"start", "end", "globalTid", "correlationId", "nameId"},
-                     {"start", "end", "globalTid", "nameId"});
+  auto rows = db_.Select(table, {"start", "end", "globalTid", "correlationId", "nameId"},
+                         {"start", "end", "globalTid", "nameId"});
   if (!rows.ok()) return TableFailed(table, rows.status());
   // Some exports (seen in the Perlmutter sample) list a call twice, with and
   // without the version suffix; after stripping they are one call.
@@ -309,7 +288,7 @@ void NsysImport::ImportRuntime() {
 void NsysImport::ImportMemcpy() {
   const std::string table = "CUPTI_ACTIVITY_KIND_MEMCPY";
   if (!db_.HasTable(table)) return;
-  auto rows = Select(
+  auto rows = db_.Select(
       table,
       {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes", "copyKind"},
       {"start", "end", "globalPid"});
@@ -337,9 +316,9 @@ void NsysImport::ImportMemcpy() {
 void NsysImport::ImportMemset() {
   const std::string table = "CUPTI_ACTIVITY_KIND_MEMSET";
   if (!db_.HasTable(table)) return;
-  auto rows =
-      Select(table, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes"},
-             {"start", "end", "globalPid"});
+  auto rows = db_.Select(
+      table, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes"},
+      {"start", "end", "globalPid"});
   if (!rows.ok()) return TableFailed(table, rows.status());
   int64_t row = 0;
   while (rows->Next()) {
@@ -361,7 +340,7 @@ void NsysImport::ImportMemset() {
 void NsysImport::ImportSync() {
   const std::string table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
   if (!db_.HasTable(table)) return;
-  auto rows = Select(
+  auto rows = db_.Select(
       table, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "syncType"},
       {"start", "end", "globalPid"});
   if (!rows.ok()) return TableFailed(table, rows.status());
@@ -390,8 +369,8 @@ void NsysImport::ImportSync() {
 void NsysImport::ImportNvtx() {
   const std::string table = "NVTX_EVENTS";
   if (!db_.HasTable(table)) return;
-  auto rows = Select(table, {"start", "end", "eventType", "text", "textId", "globalTid"},
-                     {"start", "globalTid"});
+  auto rows = db_.Select(table, {"start", "end", "eventType", "text", "textId", "globalTid"},
+                         {"start", "globalTid"});
   if (!rows.ok()) return TableFailed(table, rows.status());
   int64_t row = 0;
   while (rows->Next()) {

@@ -89,6 +89,24 @@ StatusOr<SqliteRows> SqliteReader::Query(const std::string& sql) const {
   return SqliteRows(stmt, path_ + ": " + sql);
 }
 
+StatusOr<SqliteRows> SqliteReader::Select(const std::string& table,
+                                          const std::vector<std::string>& cols,
+                                          const std::vector<std::string>& required) const {
+  std::set<std::string> have = Columns(table);
+  for (const auto& r : required) {
+    if (have.count(r) == 0) {
+      return InvalidArgumentError(path_ + ": table " + table + " has no column '" + r + "'");
+    }
+  }
+  std::string sql = "SELECT ";
+  for (size_t i = 0; i < cols.size(); ++i) {
+    if (i > 0) sql += ", ";
+    sql += have.count(cols[i]) ? QuoteIdent(cols[i]) : "NULL";
+  }
+  sql += " FROM " + QuoteIdent(table);
+  return Query(sql);
+}
+
 std::string QuoteIdent(std::string_view name) {
   std::string out = "\"";
   for (char c : name) {

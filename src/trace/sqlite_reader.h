@@ -59,6 +59,11 @@ class SqliteReader {
   // Column names of a table or view (empty when absent).
   std::set<std::string> Columns(const std::string& table) const;
   StatusOr<SqliteRows> Query(const std::string& sql) const;
+  // SELECT of `cols` from `table`, NULL for a column the table lacks;
+  // InvalidArgument naming the file, table and column when one of
+  // `required` is missing.
+  StatusOr<SqliteRows> Select(const std::string& table, const std::vector<std::string>& cols,
+                              const std::vector<std::string>& required) const;
   const std::string& path() const { return path_; }
 
  private:

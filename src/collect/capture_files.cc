@@ -24,4 +24,9 @@ StatusOr<std::vector<std::string>> CaptureFiles(
   return files;
 }
 
+std::optional<double> KernelShare::Mean(bool by_duration) const {
+  if (kernels == 0) return std::nullopt;
+  return by_duration && weight > 0 ? weighted / weight : sum / static_cast<double>(kernels);
+}
+
 }  // namespace gpufleet::collect

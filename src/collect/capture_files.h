@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,28 @@ struct CaptureReadTally {
     if (first_bad.empty()) first_bad = o.first_bad;
     files += o.files;
   }
+};
+
+// A per-kernel share (L2 hit rate, stall share) pooled over kernels, summed
+// with duration weights and with weight 1.
+struct KernelShare {
+  double weighted = 0, weight = 0, sum = 0;
+  int64_t kernels = 0;
+  void Add(double share, double duration_s) {
+    weighted += duration_s * share;
+    weight += duration_s;
+    sum += share;
+    ++kernels;
+  }
+  void Merge(const KernelShare& o) {
+    weighted += o.weighted;
+    weight += o.weight;
+    sum += o.sum;
+    kernels += o.kernels;
+  }
+  // The duration-weighted mean when `by_duration`, else each kernel once;
+  // nullopt without kernels.
+  std::optional<double> Mean(bool by_duration) const;
 };
 
 // {path} when `path` is not a directory; otherwise the regular files at

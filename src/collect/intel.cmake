@@ -9,13 +9,15 @@ find_path(GPUFLEET_LEVEL_ZERO_INCLUDE_DIR level_zero/zes_api.h)
 
 target_sources(gpufleet_collect PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/intel_collector.cc
-  ${CMAKE_CURRENT_LIST_DIR}/intel_sysfs_collector.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/intel_sysfs_collector.cc
+  ${CMAKE_CURRENT_LIST_DIR}/unitrace_metrics.cc)
 
 set(_intel_test_sources
   ${CMAKE_CURRENT_LIST_DIR}/intel_collector_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/intel_sysfs_collector_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/intel_mapping_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/intel_normalize_test.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/intel_normalize_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/unitrace_metrics_test.cc)
 
 if(GPUFLEET_LEVEL_ZERO_INCLUDE_DIR)
   target_sources(gpufleet_collect PRIVATE

@@ -129,11 +129,6 @@ void Fold(const std::map<std::pair<std::string, std::string>, Kernel>& kernels,
 
 }  // namespace
 
-std::optional<double> KernelShare::Mean(bool by_duration) const {
-  if (kernels == 0) return std::nullopt;
-  return by_duration && weight > 0 ? weighted / weight : sum / static_cast<double>(kernels);
-}
-
 std::optional<double> NcuMetricSummary::L2MissRatio() const {
   if (l2_hit_sectors + l2_miss_sectors > 0) {
     return l2_miss_sectors / (l2_hit_sectors + l2_miss_sectors);

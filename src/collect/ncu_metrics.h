@@ -46,28 +46,6 @@
 
 namespace gpufleet::collect {
 
-// A per-kernel share (L2 hit rate, stall share) pooled over kernels, summed
-// with duration weights and with weight 1.
-struct KernelShare {
-  double weighted = 0, weight = 0, sum = 0;
-  int64_t kernels = 0;
-  void Add(double share, double duration_s) {
-    weighted += duration_s * share;
-    weight += duration_s;
-    sum += share;
-    ++kernels;
-  }
-  void Merge(const KernelShare& o) {
-    weighted += o.weighted;
-    weight += o.weight;
-    sum += o.sum;
-    kernels += o.kernels;
-  }
-  // The duration-weighted mean when `by_duration`, else each kernel once;
-  // nullopt without kernels.
-  std::optional<double> Mean(bool by_duration) const;
-};
-
 struct NcuMetricSummary : CaptureReadTally {
   // Sums over kernels.
   double l2_hit_sectors = 0, l2_miss_sectors = 0;

@@ -12,6 +12,7 @@
 #include "collect/capture_files.h"
 #include "collect/ncu_metrics.h"
 #include "collect/rocprof_counters.h"
+#include "collect/unitrace_metrics.h"
 #include "trace/nsys_page_faults.h"
 
 namespace gpufleet {
@@ -26,7 +27,8 @@ detect::LifecyclePolicy PolicyFor(const DetectorLoopOptions& options) {
 // What a profiler capture measured, as the device's own series at the
 // capture's end: rocprofv3's counter collection on AMD
 // (collect/rocprof_counters.h), Nsight Compute's CSV on NVIDIA
-// (collect/ncu_metrics.h), the sources of the L2-miss and memory-stall
+// (collect/ncu_metrics.h), unitrace's metric report on Intel
+// (collect/unitrace_metrics.h), the sources of the L2-miss and memory-stall
 // signals that no always-on interface reports, and Nsight Systems' Unified
 // Memory page faults on NVIDIA (trace/nsys_page_faults.h); root cause and
 // the capture triggers read them like any other sample. A capture that
@@ -53,20 +55,34 @@ CaptureSignals SignalsOf(const Summary& s, const char* method) {
 void RecordProfilerCounters(const CaptureResult& r, const RecordFn& record) {
   // {output} may be a folder the profiler wrote into or the one file it
   // wrote (ncu --log-file {output}): each reader says NotFound for a folder
-  // without its files and InvalidArgument for a file in another format.
-  CaptureSignals s;
-  StatusOr<collect::RocprofCounterSummary> rocprof = collect::ReadRocprofCounters(r.output_path);
-  StatusOr<collect::NcuMetricSummary> ncu = NotFoundError("");
-  if (rocprof.ok()) {
-    s = SignalsOf(*rocprof, "rocprofv3_capture");
-  } else if (ncu = collect::ReadNcuCsv(r.output_path); ncu.ok()) {
-    s = SignalsOf(*ncu, "ncu_capture");
-  } else {
-    for (const Status& st : {rocprof.status(), ncu.status()}) {
+  // without its files and InvalidArgument for a file in another format; the
+  // first that reads something wins. unitrace prints its report after the
+  // application's output, which the runner keeps in {output}.log.
+  std::optional<CaptureSignals> found;
+  std::vector<Status> failed;
+  auto attempt = [&](const auto& got, const char* method) {
+    if (got.ok()) {
+      found = SignalsOf(*got, method);
+    } else {
+      failed.push_back(got.status());
+    }
+  };
+  const std::string& out = r.output_path;
+  attempt(collect::ReadRocprofCounters(out), "rocprofv3_capture");
+  if (!found) attempt(collect::ReadNcuCsv(out), "ncu_capture");
+  if (!found) attempt(collect::ReadUnitraceMetrics(out), "unitrace_capture");
+  if (!found) {
+    // The command's own output is rarely a report: only a report counts.
+    StatusOr<collect::UnitraceMetricSummary> log = collect::ReadUnitraceMetrics(out + ".log");
+    if (log.ok()) found = SignalsOf(*log, "unitrace_capture");
+  }
+  if (!found) {
+    for (const Status& st : failed) {
       if (st.code() != StatusCode::kNotFound) Complain(r, st.ToString());
     }
     return;
   }
+  const CaptureSignals& s = *found;
   if (s.bad_rows > 0) {
     Complain(r, std::to_string(s.bad_rows) + " bad counter row(s), first " + s.first_bad);
   }

@@ -244,6 +244,21 @@ TEST_F(DetectorLoopTest, NcuCaptureMetricsBecomeTheDevicesSeries) {
   std::filesystem::remove(src);
 }
 
+// The Intel source of both signals: unitrace's metric report, printed after
+// the application's output, which the runner keeps in {output}.log.
+TEST_F(DetectorLoopTest, UnitraceReportInTheCapturesOutputBecomesTheDevicesSeries) {
+  const std::string src = path_ + "-unitrace.txt";
+  std::ofstream(src) << "[app] step 3\n\n=== Device #0 Metrics ===\n\n"
+                        "Kernel,GlobalInstanceId,GpuTime[ns],L3_HIT[events],L3_MISS[events],"
+                        "XVE_STALL_SBID[%],XVE_STALL_SENDWR[%]\n"
+                        "\"gemm<float, 3>\",1,1000,600,400,25.0,5.0\n";
+  std::vector<double> got = CaptureSamples(
+      {"cat", src}, {"gpu_l2_miss_ratio", "gpu_memory_stall_ratio"}, "unitrace_capture");
+  EXPECT_DOUBLE_EQ(got[0], 0.4);
+  EXPECT_DOUBLE_EQ(got[1], 0.3);
+  std::filesystem::remove(src);
+}
+
 // The NVIDIA source of page faults: Nsight Systems' Unified Memory trace in
 // the SQLite export `nsys profile --export=sqlite --output={output}` writes
 // beside {output}.

@@ -1,0 +1,195 @@
+#include "collect/unitrace_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/file_util.h"
+#include "core/strings.h"
+
+namespace gpufleet::collect {
+namespace {
+
+// "=== Device #0 Metrics ==="
+bool IsBanner(std::string_view line) {
+  return line.starts_with("=== Device #") && line.ends_with("Metrics ===");
+}
+
+// The columns a report section has, by index; -1 when absent.
+struct Columns {
+  size_t count = 0;
+  int gpu_time = -1, l3_hit = -1, l3_miss = -1, sbid = -1, sendwr = -1;
+  int sbid_samples = -1, send_samples = -1;
+  std::vector<size_t> sample_cols;  // every [Events] column of a stall-sampling report
+  bool used = false;                // any metric above
+};
+
+// Header fields are "NAME[unit]" after blanks; the first is "Kernel".
+std::optional<Columns> ParseHeader(std::string_view line) {
+  std::vector<std::string_view> fields = SplitString(line, ',');
+  if (fields.size() < 2 || TrimWhitespace(fields[0]) != "Kernel") return std::nullopt;
+  Columns c;
+  c.count = fields.size();
+  for (size_t i = 1; i < fields.size(); ++i) {
+    const std::string_view f = TrimWhitespace(fields[i]);
+    const size_t bracket = f.find('[');
+    const std::string_view name = f.substr(0, bracket);
+    const std::string_view unit =
+        bracket == std::string_view::npos ? std::string_view() : f.substr(bracket);
+    const int at = static_cast<int>(i);
+    if (name == "GpuTime" && unit == "[ns]") c.gpu_time = at;
+    if (name == "L3_HIT") c.l3_hit = at;
+    if (name == "L3_MISS") c.l3_miss = at;
+    if (name == "XVE_STALL_SBID") c.sbid = at;
+    if (name == "XVE_STALL_SENDWR") c.sendwr = at;
+    if (unit == "[Events]") {
+      c.sample_cols.push_back(i);
+      if (name == "SbidStall") c.sbid_samples = at;
+      if (name == "SendStall") c.send_samples = at;
+    }
+  }
+  if (c.sbid_samples < 0 && c.send_samples < 0) c.sample_cols.clear();
+  c.used =
+      (c.l3_hit >= 0 && c.l3_miss >= 0) || c.sbid >= 0 || c.sendwr >= 0 || !c.sample_cols.empty();
+  return c;
+}
+
+// A value unitrace wrote: a non-negative finite number.
+std::optional<double> ValueAt(const std::vector<std::string_view>& values, int col) {
+  if (col < 0) return std::nullopt;
+  double v = 0;
+  if (!ParseSimpleDecimal(TrimWhitespace(values[static_cast<size_t>(col)]), &v)) {
+    std::optional<double> any = ParseDouble(TrimWhitespace(values[static_cast<size_t>(col)]));
+    if (!any) return std::nullopt;
+    v = *any;
+  }
+  if (!std::isfinite(v) || v < 0) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::optional<double> UnitraceMetricSummary::L2MissRatio() const {
+  if (l3_hits + l3_misses <= 0) return std::nullopt;
+  return l3_misses / (l3_hits + l3_misses);
+}
+
+std::optional<double> UnitraceMetricSummary::MemoryStallRatio() const {
+  if (stall.kernels > 0) return stall.Mean(durations_complete);
+  if (samples > 0) return std::min(1.0, sampled_memory_stalls / samples);
+  return std::nullopt;
+}
+
+void UnitraceMetricSummary::Merge(const UnitraceMetricSummary& o) {
+  MergeTally(o);
+  l3_hits += o.l3_hits;
+  l3_misses += o.l3_misses;
+  stall.Merge(o.stall);
+  durations_complete = durations_complete && o.durations_complete;
+  sampled_memory_stalls += o.sampled_memory_stalls;
+  samples += o.samples;
+  sections += o.sections;
+}
+
+StatusOr<UnitraceMetricSummary> ParseUnitraceMetrics(std::string_view text, std::string_view path) {
+  UnitraceMetricSummary s;
+  s.files = 1;
+  std::optional<Columns> cols;
+  bool after_banner = false;
+  size_t line_no = 0, pos = 0;
+  auto bad = [&](const std::string& why) {
+    if (s.bad_rows++ == 0)
+      s.first_bad = std::string(path) + ":" + std::to_string(line_no) + ": " + why;
+  };
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = TrimWhitespace(text.substr(pos, nl - pos));
+    pos = nl + 1;
+    ++line_no;
+    if (line.empty()) continue;
+    if (IsBanner(line)) {
+      after_banner = true;
+      cols.reset();
+      continue;
+    }
+    if (!after_banner) continue;  // the application's own output
+    if (std::optional<Columns> header = ParseHeader(line)) {
+      if (!cols) ++s.sections;
+      cols = header;
+      continue;
+    }
+    if (!cols) {  // a banner not followed by a header: not a report section
+      after_banner = false;
+      continue;
+    }
+    if (!cols->used) continue;
+    std::vector<std::string_view> fields = SplitString(line, ',');
+    if (fields.size() < cols->count) {
+      bad(std::to_string(fields.size()) + " fields, the header has " + std::to_string(cols->count));
+      continue;
+    }
+    // The kernel name takes whatever commas it holds; the values are the
+    // last count-1 fields. Index 0 stands for the name.
+    std::vector<std::string_view> values(fields.end() - static_cast<ptrdiff_t>(cols->count),
+                                         fields.end());
+    ++s.rows;
+    const std::optional<double> hit = ValueAt(values, cols->l3_hit);
+    const std::optional<double> miss = ValueAt(values, cols->l3_miss);
+    const std::optional<double> sbid = ValueAt(values, cols->sbid);
+    const std::optional<double> sendwr = ValueAt(values, cols->sendwr);
+    if ((cols->l3_hit >= 0 && !hit) || (cols->l3_miss >= 0 && !miss) ||
+        (cols->sbid >= 0 && !sbid) || (cols->sendwr >= 0 && !sendwr)) {
+      bad("a metric value is not a non-negative number");
+      --s.rows;
+      continue;
+    }
+    if (hit && miss) {
+      s.l3_hits += *hit;
+      s.l3_misses += *miss;
+    }
+    if (sbid || sendwr) {
+      const std::optional<double> ns = ValueAt(values, cols->gpu_time);
+      const bool timed = ns && *ns > 0;
+      s.stall.Add(std::clamp((sbid.value_or(0) + sendwr.value_or(0)) / 100, 0.0, 1.0),
+                  timed ? *ns * 1e-9 : 0);
+      s.durations_complete = s.durations_complete && timed;
+    }
+    if (!cols->sample_cols.empty()) {
+      double all = 0;
+      for (size_t i : cols->sample_cols) all += ValueAt(values, static_cast<int>(i)).value_or(0);
+      s.samples += all;
+      s.sampled_memory_stalls += ValueAt(values, cols->sbid_samples).value_or(0) +
+                                 ValueAt(values, cols->send_samples).value_or(0);
+    }
+  }
+  if (s.sections == 0) {
+    return InvalidArgumentError(std::string(path) +
+                                ": not a unitrace metric report (no \"=== Device #N Metrics ===\" "
+                                "banner followed by a Kernel,... header in " +
+                                std::to_string(line_no) + " lines)");
+  }
+  return s;
+}
+
+StatusOr<UnitraceMetricSummary> ReadUnitraceMetrics(const std::string& path) {
+  ASSIGN_OR_RETURN(std::vector<std::string> files, CaptureFiles(path, [](std::string_view name) {
+                     return name.ends_with(".log") || name.ends_with(".txt") ||
+                            name.ends_with(".csv");
+                   }));
+  const bool one_file = files.size() == 1 && files[0] == path;
+  UnitraceMetricSummary total;
+  for (const std::string& f : files) {
+    ASSIGN_OR_RETURN(std::string text, ReadFileToString(f));
+    StatusOr<UnitraceMetricSummary> one = ParseUnitraceMetrics(text, f);
+    if (!one.ok()) {
+      if (one_file) return one.status();
+      continue;  // another tool's output in the folder
+    }
+    total.Merge(*one);
+  }
+  if (total.files == 0) return NotFoundError(path + ": no unitrace metric report under it");
+  return total;
+}
+
+}  // namespace gpufleet::collect

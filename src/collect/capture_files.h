@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/file_util.h"
 #include "core/status.h"
 
 namespace gpufleet::collect {
@@ -56,5 +57,30 @@ struct KernelShare {
 // names the folder when it cannot be listed.
 StatusOr<std::vector<std::string>> CaptureFiles(
     const std::string& path, const std::function<bool(std::string_view name)>& want);
+
+// Reads the reports a capture left at `path` (the file itself, or the files
+// under the folder that `want` accepts) with `parse(text, file)` and merges
+// them. In a folder, a file `parse` refuses is another tool's output and is
+// passed over; a lone file it refuses is the error. NotFound ("path: no
+// <what> under it") when nothing was read.
+template <typename Summary, typename Parse>
+StatusOr<Summary> ReadCaptureReports(const std::string& path,
+                                     const std::function<bool(std::string_view name)>& want,
+                                     Parse parse, std::string_view what) {
+  ASSIGN_OR_RETURN(std::vector<std::string> files, CaptureFiles(path, want));
+  const bool one_file = files.size() == 1 && files[0] == path;
+  Summary total;
+  for (const std::string& f : files) {
+    ASSIGN_OR_RETURN(std::string text, ReadFileToString(f));
+    StatusOr<Summary> one = parse(text, f);
+    if (!one.ok()) {
+      if (one_file) return one.status();
+      continue;
+    }
+    total.Merge(*one);
+  }
+  if (total.files == 0) return NotFoundError(path + ": no " + std::string(what) + " under it");
+  return total;
+}
 
 }  // namespace gpufleet::collect

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "collect/capture_files.h"
-#include "core/file_util.h"
 #include "core/strings.h"
 
 namespace gpufleet::collect {
@@ -296,22 +295,9 @@ StatusOr<NcuMetricSummary> ParseNcuCsv(std::string_view text, std::string_view p
 }
 
 StatusOr<NcuMetricSummary> ReadNcuCsv(const std::string& path) {
-  ASSIGN_OR_RETURN(std::vector<std::string> files, CaptureFiles(path, [](std::string_view name) {
-                     return name.ends_with(".csv");
-                   }));
-  const bool one_file = files.size() == 1 && files[0] == path;
-  NcuMetricSummary total;
-  for (const std::string& f : files) {
-    ASSIGN_OR_RETURN(std::string text, ReadFileToString(f));
-    StatusOr<NcuMetricSummary> one = ParseNcuCsv(text, f);
-    if (!one.ok()) {
-      if (one_file) return one.status();
-      continue;  // another tool's CSV in the folder
-    }
-    total.Merge(*one);
-  }
-  if (total.files == 0) return NotFoundError(path + ": no Nsight Compute CSV under it");
-  return total;
+  return ReadCaptureReports<NcuMetricSummary>(
+      path, [](std::string_view name) { return name.ends_with(".csv"); }, ParseNcuCsv,
+      "Nsight Compute CSV");
 }
 
 }  // namespace gpufleet::collect

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <vector>
 
-#include "core/file_util.h"
 #include "core/strings.h"
 
 namespace gpufleet::collect {
@@ -173,23 +172,12 @@ StatusOr<UnitraceMetricSummary> ParseUnitraceMetrics(std::string_view text, std:
 }
 
 StatusOr<UnitraceMetricSummary> ReadUnitraceMetrics(const std::string& path) {
-  ASSIGN_OR_RETURN(std::vector<std::string> files, CaptureFiles(path, [](std::string_view name) {
-                     return name.ends_with(".log") || name.ends_with(".txt") ||
-                            name.ends_with(".csv");
-                   }));
-  const bool one_file = files.size() == 1 && files[0] == path;
-  UnitraceMetricSummary total;
-  for (const std::string& f : files) {
-    ASSIGN_OR_RETURN(std::string text, ReadFileToString(f));
-    StatusOr<UnitraceMetricSummary> one = ParseUnitraceMetrics(text, f);
-    if (!one.ok()) {
-      if (one_file) return one.status();
-      continue;  // another tool's output in the folder
-    }
-    total.Merge(*one);
-  }
-  if (total.files == 0) return NotFoundError(path + ": no unitrace metric report under it");
-  return total;
+  return ReadCaptureReports<UnitraceMetricSummary>(
+      path,
+      [](std::string_view name) {
+        return name.ends_with(".log") || name.ends_with(".txt") || name.ends_with(".csv");
+      },
+      ParseUnitraceMetrics, "unitrace metric report");
 }
 
 }  // namespace gpufleet::collect

@@ -8,8 +8,9 @@
 // demand (CUDA managed memory, HMM), so a job without it has none.
 //
 // The rate is the faults over the export's session length
-// (ANALYSIS_DETAILS.duration, ns). Devices are named by TARGET_INFO_GPU
-// (id -> uuid), as the trace importer names them.
+// (ANALYSIS_DETAILS.duration, ns). A device is named by its TARGET_INFO_GPU
+// row (TARGET_INFO_CUDA_DEVICE in older exports), whose `id` is the events'
+// `deviceId`, and that row's `uuid`.
 #pragma once
 
 #include <cstdint>

@@ -8,10 +8,10 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const char* kSources[] = {"",        "dcgm_exporter", "amd_dme", "xpum",
-                                   "amd_smi_json", "amd_smi_text", "xpumcli"};
+                                   "amd_smi_json", "amd_smi_text", "xpumcli", "xpumd"};
   if (size == 0) return 0;
   gpufleet::TranslateOptions opts;
-  opts.from = kSources[data[0] % 7];
+  opts.from = kSources[data[0] % 8];
   opts.format = (data[0] & 0x80) ? gpufleet::ExpositionFormat::kOpenMetrics
                                  : gpufleet::ExpositionFormat::kPrometheusText;
   std::string out;

@@ -20,16 +20,17 @@ class TranslateCommand : public Command {
   std::string_view name() const override { return "translate"; }
   std::string_view help() const override {
     return "Print the canonical form of a vendor exporter's /metrics (dcgm-exporter, AMD "
-           "device-metrics-exporter, Intel XPU Manager) or vendor CLI output (amd-smi, xpumcli), "
+           "device-metrics-exporter, Intel XPU Manager and its OpenTelemetry successor xpumd) or "
+           "vendor CLI output (amd-smi, xpumcli), "
            "read from a file, an http:// URL or - (stdin).";
   }
   void Configure(CLI::App& app) override {
     app.add_option("input", input_, "File, http:// URL, or - for standard input")->required();
     app.add_option("--from", opts_.from,
-                   "Input vocabulary (default: sniffed): dcgm_exporter, amd_dme, xpum, "
+                   "Input vocabulary (default: sniffed): dcgm_exporter, amd_dme, xpum, xpumd, "
                    "amd_smi_json, amd_smi_text, xpumcli")
-        ->check(CLI::IsMember(
-            {"dcgm_exporter", "amd_dme", "xpum", "amd_smi_json", "amd_smi_text", "xpumcli"}));
+        ->check(CLI::IsMember({"dcgm_exporter", "amd_dme", "xpum", "xpumd", "amd_smi_json",
+                               "amd_smi_text", "xpumcli"}));
     app.add_option("--format", format_, "Output format: prometheus or openmetrics")
         ->check(CLI::IsMember({"prometheus", "openmetrics"}))
         ->capture_default_str();

@@ -27,8 +27,17 @@ class SniffHandler final : public ExpositionHandler {
   std::unordered_set<std::string> labels;
 };
 
+// OpenTelemetry hardware semantic conventions after Prometheus
+// normalization (hw.gpu.utilization -> hw_gpu_utilization_ratio): what
+// Intel's xpumd serves.
+bool IsOtelHardwareName(std::string_view n) {
+  return n.starts_with("hw_gpu_") || n.starts_with("hw_memory_") || n.starts_with("hw_power") ||
+         n.starts_with("hw_energy") || n.starts_with("hw_temperature") ||
+         n.starts_with("hw_frequency") || n.starts_with("hw_errors") || n.starts_with("hw_status");
+}
+
 bool IsExporterSource(std::string_view s) {
-  return s == "dcgm_exporter" || s == "amd_dme" || s == "xpum";
+  return s == "dcgm_exporter" || s == "amd_dme" || s == "xpum" || s == "xpumd";
 }
 
 }  // namespace
@@ -45,6 +54,7 @@ std::string SniffExporter(std::string_view input) {
   for (const std::string& n : h.names) {
     if (n.starts_with("DCGM_")) return "dcgm_exporter";
     if (n.starts_with("xpum_")) return "xpum";
+    if (IsOtelHardwareName(n)) return "xpumd";
   }
   static constexpr std::string_view kAmdLabels[] = {"card_model", "card_series", "gpu_id",
                                                     "gpu_partition_id", "serial_number"};
@@ -76,17 +86,20 @@ std::string_view LineFamily(std::string_view line) {
 }
 
 // Which vocabulary a family name belongs to by its own prefix: 0 DCGM, 1 XPU
-// Manager, 2 anything else (AMD DME names have no vendor prefix of their own).
+// Manager, 2 xpumd (OTel hw_*), 3 anything else (AMD DME names have no
+// vendor prefix of their own).
+constexpr int kFamilyClasses = 4;
 int FamilyClass(std::string_view family) {
   if (family.starts_with("DCGM_")) return 0;
   if (family.starts_with("xpum_")) return 1;
-  return 2;
+  if (IsOtelHardwareName(family)) return 2;
+  return 3;
 }
 
 }  // namespace
 
 std::vector<MixedPart> SplitMixedExposition(std::string_view input) {
-  size_t counts[3] = {0, 0, 0};
+  size_t counts[kFamilyClasses] = {0, 0, 0, 0};
   auto for_each_line = [&input](auto&& fn) {
     size_t pos = 0;
     while (pos < input.size()) {
@@ -100,25 +113,27 @@ std::vector<MixedPart> SplitMixedExposition(std::string_view input) {
     std::string_view f = LineFamily(line);
     if (!f.empty() && !line.starts_with("#")) ++counts[FamilyClass(f)];
   });
-  int present = (counts[0] > 0) + (counts[1] > 0) + (counts[2] > 0);
+  int present = 0;
+  for (size_t c : counts) present += c > 0;
   if (present < 2) return {};
   // Each part keeps every line (others blanked), so line numbers in errors
   // stay those of the input.
-  std::vector<MixedPart> parts(3);
+  std::vector<MixedPart> parts(kFamilyClasses);
   for (MixedPart& p : parts) p.text.reserve(input.size() / 2);
   for_each_line([&parts](std::string_view line) {
     std::string_view f = LineFamily(line);
     int cls = f.empty() ? -1 : FamilyClass(f);
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < kFamilyClasses; ++k) {
       if (k == cls) parts[k].text += line;
       parts[k].text += '\n';
     }
   });
   parts[0].source = "dcgm_exporter";
   parts[1].source = "xpum";
-  parts[2].source = SniffExporter(parts[2].text);
+  parts[2].source = "xpumd";
+  parts[3].source = SniffExporter(parts[3].text);
   std::vector<MixedPart> out;
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < kFamilyClasses; ++k) {
     if (counts[k] > 0) out.push_back(std::move(parts[k]));
   }
   return out;
@@ -132,11 +147,11 @@ StatusOr<MappingTable> ExporterTable(std::string_view input, std::string_view or
   if (from.empty()) {
     return InvalidArgumentError(std::string(origin) +
                                 ": cannot tell which exporter wrote this input (no DCGM_*, "
-                                "xpum_* or AMD gpu_* series found); name it with --from");
+                                "xpum_*, hw_* or AMD gpu_* series found); name it with --from");
   }
   if (!IsExporterSource(from)) {
     return InvalidArgumentError("unknown exporter source '" + from +
-                                "' (dcgm_exporter, amd_dme or xpum)");
+                                "' (dcgm_exporter, amd_dme, xpum or xpumd)");
   }
   report->source = from;
   return MappingTable::ForSource(from);

@@ -129,6 +129,77 @@ TEST(ExpositionTranslatorTest, XpumMatchAndPerMetricRename) {
       << out;
 }
 
+// xpumd (XPU Manager's OpenTelemetry successor) serves the OTel hardware
+// conventions with the collector's Prometheus names; the series below use
+// the metric and attribute names of its receiver's metadata, values written
+// here.
+TEST(ExpositionTranslatorTest, XpumdOtelHardwareNames) {
+  TranslateReport report;
+  const std::string dev = "hw_id=\"00000000-0000-0001-0000-000856a08086\",pci_bdf=\"0000:3a:00.0\"";
+  std::string out = Translate(
+      "hw_gpu_utilization_ratio{com_intel_subdevice_id=\"\",hw_gpu_task=\"all\"," + dev +
+          ",hw_name=\"engine-1-all\"} 0.62\n"
+          "hw_gpu_utilization_ratio{com_intel_subdevice_id=\"0\",hw_gpu_task=\"compute-single\"," +
+          dev +
+          "} 0.51\n"
+          "hw_gpu_info{hw_model=\"Intel(R) Data Center GPU Max 1550\",hw_vendor=\"Intel(R) "
+          "Corporation\"," +
+          dev +
+          ",hw_name=\"gpu-1\"} 1\n"
+          "hw_temperature_celsius{com_intel_subdevice_id=\"0\",hw_sensor_location=\"gpu\","
+          "statistic="
+          "\"max\"," +
+          dev +
+          "} 61\n"
+          "hw_temperature_celsius{com_intel_subdevice_id=\"0\",hw_sensor_location=\"gpu\","
+          "statistic="
+          "\"min\"," +
+          dev +
+          "} 57\n"
+          "hw_frequency_hertz{aggregation=\"avg\",hw_frequency_domain=\"gpu\"," +
+          dev +
+          "} 1.55e+09\n"
+          "hw_gpu_io_bytes_total{network_io_direction=\"transmit\"," +
+          dev + "} 3.4e+11\n",
+      &report);
+  EXPECT_EQ(report.source, "xpumd");
+  const std::string uuid = "gpu_uuid=\"00000000-0000-0001-0000-000856a08086\",";
+  const std::string bdf = "pci_bus_id=\"0000:3a:00.0\",";
+  EXPECT_TRUE(Contains(out, "gpu_utilization_ratio{" + uuid + "method=\"levelzero\"," + bdf +
+                                "vendor=\"intel\"} 0.62\n"))
+      << out;
+  EXPECT_TRUE(Contains(out, "gpu_info{" + uuid + "model=\"Intel(R) Data Center GPU Max 1550\"," +
+                                bdf + "source=\"xpumd\",vendor=\"intel\"} 1\n"))
+      << out;
+  // A tile's series: its sub-device id is the partition; the interval's
+  // maximum temperature, not its minimum.
+  EXPECT_TRUE(Contains(out, "gpu_temperature_celsius{" + uuid +
+                                "partition_id=\"0\",partition_kind=\"intel_tile\"," + bdf +
+                                "sensor=\"gpu\",vendor=\"intel\"} 61\n"))
+      << out;
+  EXPECT_FALSE(Contains(out, "} 57\n")) << out;
+  EXPECT_TRUE(Contains(
+      out, "gpu_clock_hertz{domain=\"sm\"," + uuid + bdf + "vendor=\"intel\"} 1550000000\n"))
+      << out;
+  EXPECT_TRUE(Contains(
+      out, "gpu_pcie_transmit_bytes_total{" + uuid + bdf + "vendor=\"intel\"} 340000000000\n"))
+      << out;
+  // One engine of a tile is not the device's coarse busy ratio.
+  EXPECT_EQ(report.unmapped.at("hw_gpu_utilization_ratio"), 1u);
+  EXPECT_EQ(SniffSource("hw_power_watts{hw_id=\"u\"} 400\n"), "xpumd");
+
+  // Beside dcgm-exporter families in one federated dump: each by its own table.
+  TranslateReport mixed;
+  out = Translate(
+      "DCGM_FI_DEV_POWER_USAGE{UUID=\"GPU-a\"} 300\n"
+      "hw_power_watts{hw_id=\"u\",hw_sensor_location=\"card\"} 400\n",
+      &mixed);
+  EXPECT_EQ(mixed.source, "dcgm_exporter+xpumd");
+  EXPECT_TRUE(mixed.unmapped.empty());
+  EXPECT_TRUE(Contains(out, "gpu_power_watts{gpu_uuid=\"u\",vendor=\"intel\"} 400\n")) << out;
+  EXPECT_TRUE(Contains(out, "gpu_power_watts{gpu_uuid=\"GPU-a\",vendor=\"nvidia\"} 300\n")) << out;
+}
+
 TEST(ExpositionTranslatorTest, OutputIsSortedAndDeduplicated) {
   TranslateReport report;
   std::string out = Translate(

@@ -124,7 +124,8 @@ TEST(MappingTableTest, RejectsBadTables) {
 }
 
 TEST(MappingTableTest, EmbeddedTablesOfThisComponentLoad) {
-  for (const char* source : {"dcgm_exporter", "amd_dme", "xpum", "amd_smi_cli", "xpumcli"}) {
+  for (const char* source :
+       {"dcgm_exporter", "amd_dme", "xpum", "xpumd", "amd_smi_cli", "xpumcli"}) {
     auto t = MappingTable::ForSource(source);
     ASSERT_TRUE(t.ok()) << source << ": " << t.status().ToString();
     EXPECT_EQ(t->source(), source);

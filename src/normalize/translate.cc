@@ -82,7 +82,7 @@ Status TranslateInput(std::string_view input, std::string_view origin,
                                 "--from (dcgm_exporter, amd_dme, xpum, amd_smi_json, "
                                 "amd_smi_text, xpumcli)");
   }
-  if (from == "dcgm_exporter" || from == "amd_dme" || from == "xpum") {
+  if (from == "dcgm_exporter" || from == "amd_dme" || from == "xpum" || from == "xpumd") {
     // opts.from stays as given: when sniffed, TranslateExposition also
     // tells a dump that mixes exporters and translates it per family.
     return TranslateExposition(input, origin, opts, out, report, sink);

@@ -141,8 +141,15 @@ constexpr char kTranslationRules[] =
     "all-zero UUID with no such partner identifies the device by `gpu_index`.\n\n"
     "**Mixed dumps.** A file that mixes exporters (a federated dump with dcgm-exporter "
     "and AMD exporter families) is translated per family: `DCGM_*` names with the "
-    "dcgm-exporter table, `xpum_*` with XPU Manager's, the rest with the table its labels "
-    "and names sniff as; the report names every source (`dcgm_exporter+amd_dme`).\n";
+    "dcgm-exporter table, `xpum_*` with XPU Manager's, `hw_*` (OpenTelemetry hardware "
+    "conventions) with xpumd's, the rest with the table its labels and names sniff as; the "
+    "report names every source (`dcgm_exporter+amd_dme`).\n\n"
+    "**xpumd.** XPU Manager's OpenTelemetry daemon reports per engine group "
+    "(`hw_gpu_task`): `all` is `gpu_utilization_ratio`, `compute-all` "
+    "`gpu_graphics_engine_active_ratio`, single engines stay unmapped; temperatures come "
+    "as the interval's `min` and `max`, and the max is taken; `com_intel_subdevice_id` "
+    "(a tile) becomes the partition. Its device model is on `hw_gpu_info` only and moves "
+    "to `gpu_info`.\n";
 
 }  // namespace
 

@@ -7,8 +7,8 @@
 #include "normalize/translate.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const char* kSources[] = {"",        "dcgm_exporter", "amd_dme", "xpum",
-                                   "amd_smi_json", "amd_smi_text", "xpumcli", "xpumd"};
+  static const char* kSources[] = {
+      "", "dcgm_exporter", "amd_dme", "xpum", "amd_smi_json", "amd_smi_text", "xpumcli", "xpumd"};
   if (size == 0) return 0;
   gpufleet::TranslateOptions opts;
   opts.from = kSources[data[0] % 8];

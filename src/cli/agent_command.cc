@@ -40,9 +40,10 @@ class AgentCommand : public Command {
         ->check(CLI::IsMember(KnownSources()));
     app.add_option("--scenario", sources_.scenario,
                    "Scenario file for --source sim ('default' = the embedded mixed fleet)");
-    app.add_option("--scrape", scrapes_,
-                   "Also scrape a vendor exporter (dcgm-exporter, AMD device-metrics-exporter, "
-                   "Intel XPU Manager or xpumd) at this URL or file and serve it translated; repeatable");
+    app.add_option(
+        "--scrape", scrapes_,
+        "Also scrape a vendor exporter (dcgm-exporter, AMD device-metrics-exporter, "
+        "Intel XPU Manager or xpumd) at this URL or file and serve it translated; repeatable");
     app.add_option("--listen", listen_,
                    "Address to serve /metrics on (and take workloads' step reports, POST "
                    "/api/v1/steps from loopback): host:port, :port or port")

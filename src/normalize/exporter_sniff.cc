@@ -28,13 +28,14 @@ class SniffHandler final : public ExpositionHandler {
 };
 
 // OpenTelemetry hardware semantic conventions after Prometheus
-// normalization (hw.gpu.utilization -> hw_gpu_utilization_ratio): what
-// Intel's xpumd serves.
-bool IsOtelHardwareName(std::string_view n) {
-  return n.starts_with("hw_gpu_") || n.starts_with("hw_memory_") || n.starts_with("hw_power") ||
-         n.starts_with("hw_energy") || n.starts_with("hw_temperature") ||
-         n.starts_with("hw_frequency") || n.starts_with("hw_errors") || n.starts_with("hw_status");
-}
+// normalization (hw.gpu.utilization -> hw_gpu_utilization_ratio), as
+// Intel's xpumd serves them. Only hw_gpu_* names are a GPU's: hw.power,
+// hw.temperature, ... describe any component (OTel's host hardware
+// receivers report CPUs and fans under them too), so they count as xpumd's
+// only in an input that also has hw_gpu_* families (xpumd always reports
+// hw_gpu_info).
+bool IsOtelGpuName(std::string_view n) { return n.starts_with("hw_gpu_"); }
+bool IsOtelHardwareName(std::string_view n) { return n.starts_with("hw_"); }
 
 bool IsExporterSource(std::string_view s) {
   return s == "dcgm_exporter" || s == "amd_dme" || s == "xpum" || s == "xpumd";
@@ -54,7 +55,7 @@ std::string SniffExporter(std::string_view input) {
   for (const std::string& n : h.names) {
     if (n.starts_with("DCGM_")) return "dcgm_exporter";
     if (n.starts_with("xpum_")) return "xpum";
-    if (IsOtelHardwareName(n)) return "xpumd";
+    if (IsOtelGpuName(n)) return "xpumd";
   }
   static constexpr std::string_view kAmdLabels[] = {"card_model", "card_series", "gpu_id",
                                                     "gpu_partition_id", "serial_number"};
@@ -86,13 +87,13 @@ std::string_view LineFamily(std::string_view line) {
 }
 
 // Which vocabulary a family name belongs to by its own prefix: 0 DCGM, 1 XPU
-// Manager, 2 xpumd (OTel hw_*), 3 anything else (AMD DME names have no
-// vendor prefix of their own).
+// Manager, 2 xpumd (OTel hw_*, when the input has GPU families of it), 3
+// anything else (AMD DME names have no vendor prefix of their own).
 constexpr int kFamilyClasses = 4;
-int FamilyClass(std::string_view family) {
+int FamilyClass(std::string_view family, bool otel_gpu) {
   if (family.starts_with("DCGM_")) return 0;
   if (family.starts_with("xpum_")) return 1;
-  if (IsOtelHardwareName(family)) return 2;
+  if (otel_gpu && IsOtelHardwareName(family)) return 2;
   return 3;
 }
 
@@ -109,9 +110,13 @@ std::vector<MixedPart> SplitMixedExposition(std::string_view input) {
       pos = end + 1;
     }
   };
-  for_each_line([&counts](std::string_view line) {
+  bool otel_gpu = false;
+  for_each_line([&otel_gpu](std::string_view line) {
+    otel_gpu = otel_gpu || IsOtelGpuName(LineFamily(line));
+  });
+  for_each_line([&counts, otel_gpu](std::string_view line) {
     std::string_view f = LineFamily(line);
-    if (!f.empty() && !line.starts_with("#")) ++counts[FamilyClass(f)];
+    if (!f.empty() && !line.starts_with("#")) ++counts[FamilyClass(f, otel_gpu)];
   });
   int present = 0;
   for (size_t c : counts) present += c > 0;
@@ -120,9 +125,9 @@ std::vector<MixedPart> SplitMixedExposition(std::string_view input) {
   // stay those of the input.
   std::vector<MixedPart> parts(kFamilyClasses);
   for (MixedPart& p : parts) p.text.reserve(input.size() / 2);
-  for_each_line([&parts](std::string_view line) {
+  for_each_line([&parts, otel_gpu](std::string_view line) {
     std::string_view f = LineFamily(line);
-    int cls = f.empty() ? -1 : FamilyClass(f);
+    int cls = f.empty() ? -1 : FamilyClass(f, otel_gpu);
     for (int k = 0; k < kFamilyClasses; ++k) {
       if (k == cls) parts[k].text += line;
       parts[k].text += '\n';

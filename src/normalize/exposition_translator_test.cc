@@ -186,18 +186,29 @@ TEST(ExpositionTranslatorTest, XpumdOtelHardwareNames) {
       << out;
   // One engine of a tile is not the device's coarse busy ratio.
   EXPECT_EQ(report.unmapped.at("hw_gpu_utilization_ratio"), 1u);
-  EXPECT_EQ(SniffSource("hw_power_watts{hw_id=\"u\"} 400\n"), "xpumd");
+  EXPECT_EQ(SniffSource("hw_gpu_info{hw_id=\"u\"} 1\nhw_power_watts{hw_id=\"u\"} 400\n"), "xpumd");
+  // hw.power and hw.temperature describe any component: alone they are not a GPU's.
+  EXPECT_EQ(SniffSource("hw_temperature_celsius{hw_id=\"cpu0\"} 50\n"), "");
 
   // Beside dcgm-exporter families in one federated dump: each by its own table.
   TranslateReport mixed;
   out = Translate(
       "DCGM_FI_DEV_POWER_USAGE{UUID=\"GPU-a\"} 300\n"
+      "hw_gpu_info{hw_id=\"u\",hw_model=\"Intel(R) Data Center GPU Max 1550\"} 1\n"
       "hw_power_watts{hw_id=\"u\",hw_sensor_location=\"card\"} 400\n",
       &mixed);
   EXPECT_EQ(mixed.source, "dcgm_exporter+xpumd");
   EXPECT_TRUE(mixed.unmapped.empty());
   EXPECT_TRUE(Contains(out, "gpu_power_watts{gpu_uuid=\"u\",vendor=\"intel\"} 400\n")) << out;
   EXPECT_TRUE(Contains(out, "gpu_power_watts{gpu_uuid=\"GPU-a\",vendor=\"nvidia\"} 300\n")) << out;
+  // Without GPU families the hw_* ones are another tool's: not translated as Intel GPUs.
+  TranslateReport host;
+  const std::string host_out = Translate(
+      "DCGM_FI_DEV_POWER_USAGE{UUID=\"GPU-a\"} 300\n"
+      "hw_temperature_celsius{hw_id=\"cpu0\",hw_type=\"cpu\"} 50\n",
+      &host);
+  EXPECT_FALSE(Contains(host_out, "vendor=\"intel\"")) << host_out;
+  EXPECT_EQ(host.unmapped.count("hw_temperature_celsius"), 1u);
 }
 
 TEST(ExpositionTranslatorTest, OutputIsSortedAndDeduplicated) {

@@ -132,7 +132,6 @@ StatusOr<UnitraceMetricSummary> ParseUnitraceMetrics(std::string_view text, std:
     // last count-1 fields. Index 0 stands for the name.
     std::vector<std::string_view> values(fields.end() - static_cast<ptrdiff_t>(cols->count),
                                          fields.end());
-    ++s.rows;
     const std::optional<double> hit = ValueAt(values, cols->l3_hit);
     const std::optional<double> miss = ValueAt(values, cols->l3_miss);
     const std::optional<double> sbid = ValueAt(values, cols->sbid);
@@ -140,9 +139,9 @@ StatusOr<UnitraceMetricSummary> ParseUnitraceMetrics(std::string_view text, std:
     if ((cols->l3_hit >= 0 && !hit) || (cols->l3_miss >= 0 && !miss) ||
         (cols->sbid >= 0 && !sbid) || (cols->sendwr >= 0 && !sendwr)) {
       bad("a metric value is not a non-negative number");
-      --s.rows;
       continue;
     }
+    ++s.rows;
     if (hit && miss) {
       s.l3_hits += *hit;
       s.l3_misses += *miss;

@@ -37,11 +37,11 @@ class SniffHandler final : public ExpositionHandler {
 bool IsOtelGpuName(std::string_view n) { return n.starts_with("hw_gpu_"); }
 bool IsOtelHardwareName(std::string_view n) { return n.starts_with("hw_"); }
 
+}  // namespace
+
 bool IsExporterSource(std::string_view s) {
   return s == "dcgm_exporter" || s == "amd_dme" || s == "xpum" || s == "xpumd";
 }
-
-}  // namespace
 
 std::string SniffExporter(std::string_view input) {
   // The first 256 KiB (cut at a line end) are plenty to see a few samples.

@@ -35,18 +35,22 @@ void TranslateExpositionInto(std::string_view input, std::string_view origin,
                              CanonicalOutput& output, TranslateReport& report);
 
 // Picks the exporter vocabulary from the first samples: "dcgm_exporter",
-// "amd_dme" or "xpum"; "" when none fits.
+// "amd_dme", "xpum" or "xpumd"; "" when none fits.
 std::string SniffExporter(std::string_view input);
+
+// True for the sources whose input is an exporter's exposition text (those
+// SniffExporter names), as opposed to a vendor CLI's output.
+bool IsExporterSource(std::string_view source);
 
 // One exporter's families out of a dump that mixes exporters (a federated
 // /federate or remote-storage dump): `text` has every line of the input, the
 // other exporters' lines left empty (line numbers stay the input's).
 struct MixedPart {
-  std::string source;  // "dcgm_exporter", "xpum", "amd_dme" or "" (not told)
+  std::string source;  // "dcgm_exporter", "xpum", "xpumd", "amd_dme" or "" (not told)
   std::string text;
 };
-// The parts of `input` by family name (DCGM_*, xpum_*, anything else then
-// sniffed); empty when the input has one vocabulary only.
+// The parts of `input` by family name (DCGM_*, xpum_*, hw_* beside hw_gpu_*,
+// anything else then sniffed); empty when the input has one vocabulary only.
 std::vector<MixedPart> SplitMixedExposition(std::string_view input);
 
 // Canonical exposition text (opts.format), sorted and deterministic, with

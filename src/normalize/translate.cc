@@ -79,10 +79,10 @@ Status TranslateInput(std::string_view input, std::string_view origin,
   if (from.empty()) {
     return InvalidArgumentError(std::string(origin) +
                                 ": cannot tell which tool wrote this input; name it with "
-                                "--from (dcgm_exporter, amd_dme, xpum, amd_smi_json, "
-                                "amd_smi_text, xpumcli)");
+                                "--from (dcgm_exporter, amd_dme, xpum, xpumd, "
+                                "amd_smi_json, amd_smi_text, xpumcli)");
   }
-  if (from == "dcgm_exporter" || from == "amd_dme" || from == "xpum" || from == "xpumd") {
+  if (IsExporterSource(from)) {
     // opts.from stays as given: when sniffed, TranslateExposition also
     // tells a dump that mixes exporters and translates it per family.
     return TranslateExposition(input, origin, opts, out, report, sink);

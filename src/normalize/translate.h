@@ -18,7 +18,7 @@
 namespace gpufleet {
 
 // Guesses opts.from from the content: "amd_smi_json", "amd_smi_text",
-// "xpumcli", "dcgm_exporter", "amd_dme", "xpum"; "" when nothing fits.
+// "xpumcli", "dcgm_exporter", "amd_dme", "xpum", "xpumd"; "" when nothing fits.
 std::string SniffSource(std::string_view input);
 
 // Writes canonical exposition (opts.format) to `out`: sorted by metric name and

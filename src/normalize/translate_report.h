@@ -12,7 +12,7 @@
 namespace gpufleet {
 
 struct TranslateOptions {
-  // Source vocabulary: "dcgm_exporter", "amd_dme", "xpum", "amd_smi_json",
+  // Source vocabulary: "dcgm_exporter", "amd_dme", "xpum", "xpumd", "amd_smi_json",
   // "amd_smi_text", "xpumcli"; "" = sniff from the content.
   std::string from;
   ExpositionFormat format = ExpositionFormat::kPrometheusText;

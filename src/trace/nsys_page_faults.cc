@@ -5,10 +5,10 @@
 #include "trace/nsys_page_faults.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdint>
 #include <map>
 
+#include "core/strings.h"
 #include "trace/sqlite_reader.h"
 
 namespace gpufleet::trace {
@@ -21,10 +21,7 @@ std::string UuidKey(std::string_view uuid) {
   if (uuid.size() >= 4 && (uuid.substr(0, 4) == "GPU-" || uuid.substr(0, 4) == "gpu-")) {
     uuid.remove_prefix(4);
   }
-  std::string out(uuid);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
+  return ToLower(uuid);
 }
 
 StatusOr<double> SessionSeconds(const SqliteReader& db) {

@@ -56,13 +56,8 @@ std::optional<Columns> ParseHeader(std::string_view line) {
 // A value unitrace wrote: a non-negative finite number.
 std::optional<double> ValueAt(const std::vector<std::string_view>& values, int col) {
   if (col < 0) return std::nullopt;
-  double v = 0;
-  if (!ParseSimpleDecimal(TrimWhitespace(values[static_cast<size_t>(col)]), &v)) {
-    std::optional<double> any = ParseDouble(TrimWhitespace(values[static_cast<size_t>(col)]));
-    if (!any) return std::nullopt;
-    v = *any;
-  }
-  if (!std::isfinite(v) || v < 0) return std::nullopt;
+  const std::optional<double> v = ParseDouble(TrimWhitespace(values[static_cast<size_t>(col)]));
+  if (!v || !std::isfinite(*v) || *v < 0) return std::nullopt;
   return v;
 }
 

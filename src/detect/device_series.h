@@ -85,6 +85,11 @@ class SeriesFacts {
   // Forgets the series not asked about since the last Sweep (pruned ones).
   // The Facts of devices stay: there are as many as distinct devices seen.
   void Sweep();
+  // The dense index of a device seen so far (by DeviceKey); nullopt if none.
+  std::optional<uint32_t> DeviceIndex(std::string_view device) const {
+    auto it = device_index_.find(device);
+    return it == device_index_.end() ? std::nullopt : std::optional<uint32_t>(it->second);
+  }
   size_t size() const { return series_.size(); }
   size_t devices() const { return facts_.size(); }
 

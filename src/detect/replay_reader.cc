@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "core/string_map.h"
+#include "core/strings.h"
 #include "expo/exposition_parser.h"
 
 namespace gpufleet::detect {
@@ -39,9 +40,10 @@ std::optional<double> QuickTimestamp(std::string_view line, size_t* series_end) 
   // Only numbers follow a label set, so its '}' is the line's last one,
   // unless an exemplar ("# {trace_id=...} 1 1.5") follows: then the last
   // '{' comes after "# ". Either way no need to walk the labels' quotes.
-  size_t i = line.rfind('}');
-  if (i != std::string_view::npos) {
-    // memrchr (glibc) is vectorized; string_view::rfind walks byte by byte.
+  // (memrchr, glibc's, is vectorized; string_view::rfind walks byte by byte.)
+  size_t i = std::string_view::npos;
+  if (const void* close = memrchr(line.data(), '}', line.size()); close != nullptr) {
+    i = static_cast<size_t>(static_cast<const char*>(close) - line.data());
     const void* brace = memrchr(line.data(), '{', i);
     const size_t open = brace == nullptr
                             ? std::string_view::npos
@@ -72,15 +74,24 @@ std::optional<double> QuickTimestamp(std::string_view line, size_t* series_end) 
     }
   }
   *series_end = i;
-  std::string_view rest = line.substr(i);
-  if (size_t ex = rest.find(" # "); ex != std::string_view::npos) rest = rest.substr(0, ex);
-  rest = TrimLine(rest);
-  size_t sp = rest.find_first_of(" \t");
-  if (sp == std::string_view::npos) return std::nullopt;  // value only
-  std::string_view ts = TrimLine(rest.substr(sp));
+  // "value timestamp", blanks around and between, up to the end or " # ".
+  const char* p = line.data() + i;
+  const char* end = line.data() + line.size();
+  if (const void* hash = memchr(p, '#', static_cast<size_t>(end - p)); hash != nullptr) {
+    std::string_view rest(p, static_cast<size_t>(end - p));
+    if (size_t ex = rest.find(" # "); ex != std::string_view::npos) end = p + ex;
+  }
+  auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  while (end > p && (blank(end[-1]) || end[-1] == '\r' || end[-1] == '\n')) --end;
+  while (p < end && blank(*p)) ++p;
+  while (p < end && !blank(*p)) ++p;  // the value
+  if (p == end) return std::nullopt;  // value only
+  while (p < end && blank(*p)) ++p;
+  std::string_view ts(p, static_cast<size_t>(end - p));
   double v = 0;
-  auto [p, ec] = std::from_chars(ts.data(), ts.data() + ts.size(), v);
-  if (ec != std::errc() || p != ts.data() + ts.size()) return std::nullopt;
+  if (ParseSimpleDecimal(ts, &v)) return v;  // the usual seconds with a fraction, exactly
+  auto [q, ec] = std::from_chars(ts.data(), ts.data() + ts.size(), v);
+  if (ec != std::errc() || q != ts.data() + ts.size()) return std::nullopt;
   return v;
 }
 
@@ -159,9 +170,6 @@ bool NextArrayNumber(std::string_view s, size_t& pos, double& out, bool& bad) {
   return true;
 }
 
-// Series seen before, by "name{raw labels" (their identity in a file).
-using KnownSeries = StringMap<std::unique_ptr<Labels>>;
-
 // Captures the one sample of a line, with its labels and its key (a line
 // whose series was seen before is not parsed whole: NextText). Label values
 // may point into the parser's scratch space (unescaped values), so they are
@@ -213,13 +221,25 @@ struct ReplayReader::Cursor {
   // JSON runs: positions in the two arrays.
   size_t values = 0, stamps = 0;
   const Labels* labels = nullptr;
+  Known* last = nullptr;  // the series of the last sample delivered (text runs)
   bool started = false;
   int64_t ts_ns = 0;
   double value = 0;
 };
 
+// A series seen before, by "name{raw labels" (its identity in a file).
+struct ReplayReader::Known {
+  std::unique_ptr<Labels> labels;
+  std::string_view key;  // the map's own key
+  // The series whose line came after this one's last time: files repeat
+  // their order (a snapshot per scrape, or one series after another), so
+  // the next line is most often that series', found by one comparison of
+  // its text instead of hashing it.
+  Known* next = nullptr;
+};
+
 struct ReplayReader::Interned {
-  KnownSeries by_key;
+  StringMap<Known> by_key;
 };
 
 ReplayReader::ReplayReader() : interned_(std::make_unique<Interned>()) {}
@@ -338,13 +358,13 @@ void ReplayReader::Index(Input& in) {
   stats_.runs += in.runs.size();
 }
 
-const Labels* ReplayReader::Intern(std::string_view key, Labels labels) {
-  auto it = interned_->by_key.find(key);
-  if (it != interned_->by_key.end()) return it->second.get();
-  auto owned = std::make_unique<Labels>(std::move(labels));
-  const Labels* p = owned.get();
-  interned_->by_key.emplace(std::string(key), std::move(owned));
-  return p;
+ReplayReader::Known* ReplayReader::Intern(std::string_view key, Labels labels) {
+  auto [it, added] = interned_->by_key.try_emplace(std::string(key));
+  if (added) {
+    it->second.labels = std::make_unique<Labels>(std::move(labels));
+    it->second.key = it->first;
+  }
+  return &it->second;
 }
 
 bool ReplayReader::NextText(Cursor& c) {
@@ -364,18 +384,25 @@ bool ReplayReader::NextText(Cursor& c) {
     const std::vector<size_t>& late = c.in->late;
     while (c.late < late.size() && late[c.late] < line_start) ++c.late;
     if (c.late < late.size() && late[c.late] == line_start) continue;
-    // A series seen before is found by its text up to the first '}' (a
-    // '}' inside a quoted value cuts the text where no series' text ends);
-    // identical text parses identically, so only the rest of the line,
-    // after the blanks that must follow the label set, is parsed.
+    // A series seen before is found by its text and the '}' after it: the
+    // series that followed the last line's last time, else by the text up
+    // to the first '}' (a '}' inside a quoted value cuts the text where no
+    // series' text ends). Identical text parses identically, so only the
+    // rest of the line, after the blanks that must follow the label set,
+    // is parsed.
     const Labels* labels = nullptr;
     double value = 0;
     std::optional<int64_t> timestamp_ms;
-    const size_t close = trimmed.find('}');
-    auto known = close == std::string_view::npos ? interned_->by_key.end()
-                                                 : interned_->by_key.find(trimmed.substr(0, close));
-    const size_t after = close + 1;
-    if (known != interned_->by_key.end() && after < trimmed.size() &&
+    Known* known = c.last != nullptr ? c.last->next : nullptr;
+    if (known == nullptr || trimmed.size() <= known->key.size() ||
+        trimmed[known->key.size()] != '}' || !trimmed.starts_with(known->key)) {
+      const size_t close = trimmed.find('}');
+      auto it = close == std::string_view::npos ? interned_->by_key.end()
+                                                : interned_->by_key.find(trimmed.substr(0, close));
+      known = it == interned_->by_key.end() ? nullptr : &it->second;
+    }
+    const size_t after = known == nullptr ? 0 : known->key.size() + 1;
+    if (known != nullptr && after < trimmed.size() &&
         (trimmed[after] == ' ' || trimmed[after] == '\t')) {
       std::string_view rest = TrimLine(trimmed.substr(after));
       ExpoSampleTail tail;
@@ -387,7 +414,7 @@ bool ReplayReader::NextText(Cursor& c) {
         Error(*c.in, line_no, "column " + std::to_string(column) + ": " + error.message);
         continue;
       }
-      labels = known->second.get();
+      labels = known->labels.get();
       value = tail.value;
       timestamp_ms = tail.timestamp_ms;
     } else {
@@ -402,7 +429,8 @@ bool ReplayReader::NextText(Cursor& c) {
       timestamp_ms = h.timestamp_ms;
       if (timestamp_ms && *timestamp_ms <= kMaxMs && *timestamp_ms >= -kMaxMs &&
           !std::isnan(value)) {
-        labels = Intern(h.key, std::move(h.labels));
+        known = Intern(h.key, std::move(h.labels));
+        labels = known->labels.get();
       }
     }
     if (!timestamp_ms || *timestamp_ms > kMaxMs || *timestamp_ms < -kMaxMs) {
@@ -414,6 +442,8 @@ bool ReplayReader::NextText(Cursor& c) {
       continue;
     }
     c.labels = labels;
+    if (c.last != nullptr) c.last->next = known;
+    c.last = known;
     const int64_t ts = *timestamp_ms * kNsPerMs;
     if (c.started && ts < c.ts_ns) ++stats_.backwards;  // the index's quick scan missed it
     c.started = true;
@@ -479,7 +509,7 @@ bool ReplayReader::NextJson(Cursor& c) {
                            "\"values\":[...],\"timestamps\":[...]})");
       return false;
     }
-    c.labels = Intern("json:" + labels.ToString(), std::move(labels));
+    c.labels = Intern("json:" + labels.ToString(), std::move(labels))->labels.get();
     c.values = values;
     c.stamps = stamps;
   }

@@ -78,7 +78,8 @@ class ReplayReader {
   bool Advance(Cursor& c);
   bool NextText(Cursor& c);
   bool NextJson(Cursor& c);
-  const Labels* Intern(std::string_view key, Labels labels);
+  struct Known;
+  Known* Intern(std::string_view key, Labels labels);
   void Error(const Input& in, size_t line, std::string_view what);
 
   std::vector<std::unique_ptr<Input>> inputs_;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -41,7 +42,30 @@ struct Means {
   double now = std::nan(""), ref = std::nan("");
   size_t points = 0;             // of the series they came from
 };
-using MeansMap = std::map<std::string, Means>;
+// By the device's dense index in the series facts (SeriesFacts::Facts).
+using MeansMap = std::vector<Means>;
+
+// The spans by device, looked up by the device's dense index: a read finds
+// a series' device by a number, each device's name compared once per
+// evaluation.
+class DeviceSpans {
+ public:
+  explicit DeviceSpans(const std::map<std::string, Span>& spans) : spans_(spans) {}
+  const Span* Find(const SeriesFacts::Facts& f) {
+    if (f.device_index >= by_index_.size()) by_index_.resize(f.device_index + 1);
+    auto& [resolved, span] = by_index_[f.device_index];
+    if (!resolved) {
+      auto it = spans_.find(f.device);
+      span = it == spans_.end() ? nullptr : &it->second;
+      resolved = true;
+    }
+    return span;
+  }
+
+ private:
+  const std::map<std::string, Span>& spans_;
+  std::vector<std::pair<bool, const Span*>> by_index_;
+};
 
 // Means of `metric` for the devices in `spans`, computed on the store's own
 // points (no copy: this runs at every evaluation). When a device has
@@ -49,25 +73,25 @@ using MeansMap = std::map<std::string, Means>;
 // ReadDeviceSeries; with `only_label`, only series whose label has
 // `only_value`.
 MeansMap ReadMeans(const EvalContext& ctx, std::string_view metric, int64_t from, int64_t to,
-                   const std::map<std::string, Span>& spans, SlidingMeans* sliding,
-                   std::string_view only_label = {}, std::string_view only_value = {}) {
+                   DeviceSpans& spans, SlidingMeans* sliding, std::string_view only_label = {},
+                   std::string_view only_value = {}) {
   MeansMap out;
   ctx.store.ForEachSeries(
       metric, from, to,
       [&](uint64_t id, const StoredLabels& labels, std::span<const WindowPoint> pts) {
         if (!only_label.empty() && labels.Get(only_label) != only_value) return;
-        const std::string& device = ctx.facts().Of(id, labels).device;
-        auto sp = spans.find(device);
-        if (sp == spans.end()) return;
-        Means& m = out[device];
+        const SeriesFacts::Facts& f = ctx.facts().Of(id, labels);
+        const Span* w = spans.Find(f);
+        if (w == nullptr) return;
+        if (f.device_index >= out.size()) out.resize(f.device_index + 1);
+        Means& m = out[f.device_index];
         if (pts.size() <= m.points) return;
-        const Span& w = sp->second;
         m.points = pts.size();
-        m.now = MeanIn(pts, w.now_from, w.now_to).value_or(std::nan(""));
-        if (!w.ref_held) {
+        m.now = MeanIn(pts, w->now_from, w->now_to).value_or(std::nan(""));
+        if (!w->ref_held) {
           // The reference slides with the evaluations: kept as running sums.
-          m.ref = (sliding != nullptr ? sliding->Mean(id, pts, w.ref_from, w.ref_to)
-                                      : MeanIn(pts, w.ref_from, w.ref_to))
+          m.ref = (sliding != nullptr ? sliding->Mean(id, pts, w->ref_from, w->ref_to)
+                                      : MeanIn(pts, w->ref_from, w->ref_to))
                       .value_or(std::nan(""));
         }
       });
@@ -91,9 +115,8 @@ double ReferenceSpread(const EvalContext& ctx, std::string_view metric, int64_t 
   return spread;
 }
 
-Means Of(const MeansMap& m, const std::string& device) {
-  auto it = m.find(device);
-  return it == m.end() ? Means{} : it->second;
+Means Of(const MeansMap& m, std::optional<uint32_t> device_index) {
+  return device_index && *device_index < m.size() ? m[*device_index] : Means{};
 }
 
 std::string Fmt(const char* format, double a, double b = 0, double c = 0) {
@@ -250,8 +273,9 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
     if (sliding != nullptr) sliding->Sweep();
     return;
   }
+  DeviceSpans by_index(spans);
   auto read = [&](std::string_view metric) {
-    return ReadMeans(ctx, metric, from, now, spans, sliding);
+    return ReadMeans(ctx, metric, from, now, by_index, sliding);
   };
   const MeansMap bw = read("gpu_memory_bandwidth_utilization_ratio");
   const MeansMap miss = read(config.miss_metric);
@@ -262,7 +286,7 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
   constexpr std::string_view kStepMetric = "gpu_workload_step_duration_seconds";
   const MeansMap step = read(kStepMetric);
   const MeansMap clock =
-      ReadMeans(ctx, "gpu_clock_hertz", from, now, spans, sliding, "domain", "sm");
+      ReadMeans(ctx, "gpu_clock_hertz", from, now, by_index, sliding, "domain", "sm");
 
   struct Device {
     CauseSignals s;
@@ -273,18 +297,19 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
   for (Finding& f : findings) {
     if (!IsContentionKind(f.kind) || f.devices.empty()) continue;
     const std::string& dev = f.devices[0];
+    const std::optional<uint32_t> dev_index = ctx.facts().DeviceIndex(dev);
     const GpuModelSpec* spec = HardwareCatalog::Default().Find(f.subject.Get("model"));
     // Max of interconnect and PCIe utilization, now and in the reference.
     auto link_use = [&](bool ref) {
       double use = 0;
       if (spec != nullptr && spec->interconnect_bytes_per_s > 0) {
         // The metric counts both directions; the spec is per direction.
-        const Means l = Of(link, dev);
+        const Means l = Of(link, dev_index);
         const double v = ref ? l.ref : l.now;
         if (std::isfinite(v)) use = v / (2 * spec->interconnect_bytes_per_s);
       }
       if (spec != nullptr && spec->pcie_bytes_per_s > 0) {
-        const Means p = Of(pcie_rx, dev);
+        const Means p = Of(pcie_rx, dev_index);
         const double v = ref ? p.ref : p.now;
         if (std::isfinite(v)) use = std::max(use, v / spec->pcie_bytes_per_s);
       }
@@ -293,8 +318,8 @@ void AttachRootCauses(const RootCauseConfig& config, const EvalContext& ctx,
     auto [it, added] = devices.try_emplace(dev);
     CauseSignals& s = it->second.s;
     if (added) {
-      const Means b = Of(bw, dev), ms = Of(miss, dev), a = Of(sm, dev), st = Of(step, dev),
-                  ck = Of(clock, dev), sl = Of(stall, dev);
+      const Means b = Of(bw, dev_index), ms = Of(miss, dev_index), a = Of(sm, dev_index),
+                  st = Of(step, dev_index), ck = Of(clock, dev_index), sl = Of(stall, dev_index);
       s.bandwidth = b.now;
       s.miss = ms.now;
       s.sm_active = a.now;

@@ -111,25 +111,43 @@ class DescendingCondition {
 std::optional<int64_t> HoldingSince(std::span<const Condition> conditions, int64_t for_ns,
                                     const ConditionSeries& data, int64_t now_ns, int64_t horizon_ns,
                                     int64_t lookback_ns) {
-  std::vector<int64_t> times{now_ns};
-  for (const auto& s : data.series) {
-    auto it = std::lower_bound(s.begin(), s.end(), horizon_ns,
-                               [](const WindowPoint& p, int64_t t) { return p.timestamp_ns < t; });
-    for (; it != s.end() && it->timestamp_ns <= now_ns; ++it) times.push_back(it->timestamp_ns);
-  }
-  std::sort(times.begin(), times.end(), std::greater<>());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
-  std::vector<DescendingCondition> walk;
+  // The times tested are now and every point's time in [horizon, now],
+  // newest first: the series are merged as the walk goes (it stops at the
+  // first time a condition fails, most often soon), not sorted up front.
+  struct Walk {
+    DescendingCondition condition;
+    std::span<const WindowPoint> times;  // the series' points in [horizon, now]
+  };
+  std::vector<Walk> walk;
   walk.reserve(conditions.size());
   for (size_t i = 0; i < conditions.size(); ++i) {
-    walk.emplace_back(conditions[i], for_ns, data.series[i], lookback_ns);
+    std::span<const WindowPoint> s = data.series[i];
+    auto lo = std::lower_bound(s.begin(), s.end(), horizon_ns,
+                               [](const WindowPoint& p, int64_t t) { return p.timestamp_ns < t; });
+    auto hi = std::upper_bound(lo, s.end(), now_ns,
+                               [](int64_t t, const WindowPoint& p) { return t < p.timestamp_ns; });
+    walk.push_back({DescendingCondition(conditions[i], for_ns, s, lookback_ns),
+                    std::span<const WindowPoint>(lo, hi)});
   }
   std::optional<int64_t> since;
-  for (int64_t t : times) {
+  for (int64_t t = now_ns;;) {
     bool all = true;
-    for (size_t i = 0; i < walk.size() && all; ++i) all = walk[i].Holds(t);
+    for (size_t i = 0; i < walk.size() && all; ++i) all = walk[i].condition.Holds(t);
     if (!all) break;
     since = t;
+    // The next time: the newest point of any series older than t.
+    bool more = false;
+    int64_t next = 0;
+    for (Walk& w : walk) {
+      while (!w.times.empty() && w.times.back().timestamp_ns >= t)
+        w.times = w.times.first(w.times.size() - 1);
+      if (!w.times.empty() && (!more || w.times.back().timestamp_ns > next)) {
+        next = w.times.back().timestamp_ns;
+        more = true;
+      }
+    }
+    if (!more) break;
+    t = next;
   }
   return since;
 }

@@ -61,25 +61,24 @@ bool ParseSimpleDecimal(std::string_view s, double* out) {
   static constexpr double kPow10[] = {1,    1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
   const char* p = s.data();
-  const char* e = p + s.size();
-  bool neg = p < e && *p == '-';
+  const char* const e = p + s.size();
+  const bool neg = p < e && *p == '-';
   if (neg) ++p;
+  // Digits, then '.' and digits: two tight loops (this parses every value
+  // and timestamp of every scrape). n may wrap past 15 digits; those are
+  // refused below.
+  auto digit = [](char c) { return static_cast<unsigned>(c - '0') < 10; };
   uint64_t n = 0;
-  int digits = 0;
-  int decimals = -1;  // -1: no '.' yet
-  for (; p < e; ++p) {
-    char c = *p;
-    if (c >= '0' && c <= '9') {
-      if (++digits > 15) return false;
-      n = n * 10 + static_cast<uint64_t>(c - '0');
-      if (decimals >= 0) ++decimals;
-    } else if (c == '.' && decimals < 0) {
-      decimals = 0;
-    } else {
-      return false;
-    }
+  const char* const whole = p;
+  while (p < e && digit(*p)) n = n * 10 + static_cast<uint64_t>(*p++ - '0');
+  ptrdiff_t digits = p - whole, decimals = 0;
+  if (p < e && *p == '.') {
+    const char* const fraction = ++p;
+    while (p < e && digit(*p)) n = n * 10 + static_cast<uint64_t>(*p++ - '0');
+    decimals = p - fraction;
+    digits += decimals;
   }
-  if (digits == 0) return false;
+  if (p != e || digits == 0 || digits > 15) return false;
   double v = static_cast<double>(n);
   if (decimals > 0) v /= kPow10[decimals];
   *out = neg ? -v : v;

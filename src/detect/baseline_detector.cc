@@ -52,13 +52,16 @@ void BaselineDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& ou
   const int64_t from = now - config_.for_ns - 3 * interval_ns_;
   for (size_t mi = 0; mi < config_.metrics.size(); ++mi) {
     const std::string& metric = config_.metrics[mi];
+    if (tracked_.size() <= mi) tracked_.resize(mi + 1);
     for (const auto& [device, series] : ctx.Read(metric, from, now)) {
       const Labels& subject = *series.subject;
       static const std::vector<std::string> kNone;
       auto w = ctx.workloads_by_device.find(device);
       const std::vector<std::string>& workloads =
           w == ctx.workloads_by_device.end() ? kNone : w->second;
-      Tracked& tracked = tracked_[{mi, device}];
+      auto t = tracked_[mi].find(device);
+      if (t == tracked_[mi].end()) t = tracked_[mi].emplace(std::string(device), Tracked{}).first;
+      Tracked& tracked = t->second;
       if (tracked.baseline == nullptr || tracked.workloads != workloads ||
           tracked.model != subject.Get("model") || tracked.cloud != subject.Get("cloud")) {
         const std::string key = BaselineKey(subject, workloads);
@@ -102,8 +105,8 @@ void BaselineDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& ou
           Finding f;
           f.kind = kKindBaselineDeviation;
           f.subject = subject;
-          f.key = std::string(kKindBaselineDeviation) + "/" + metric + "/" + device;
-          f.devices = {device};
+          f.key = std::string(kKindBaselineDeviation) + "/" + metric + "/" + std::string(device);
+          f.devices = {std::string(device)};
           if (w != ctx.workloads_by_device.end()) f.workloads = w->second;
           f.window_start_ns = first_ts;
           f.window_end_ns = now;
@@ -118,8 +121,9 @@ void BaselineDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& ou
           f.evidence.push_back(std::move(e));
           f.team = "platform";
           f.severity = "warning";
-          f.summary = metric + " on " + device + " " + FormatDouble(std::round(z(last) * 10) / 10) +
-                      " sigma from its baseline (" + key + ")";
+          f.summary = metric + " on " + std::string(device) + " " +
+                      FormatDouble(std::round(z(last) * 10) / 10) + " sigma from its baseline (" +
+                      key + ")";
           out.push_back(std::move(f));
         }
       }

@@ -50,7 +50,7 @@ class BaselineDetector final : public Detector {
     Baseline* baseline = nullptr;  // into baselines_ (a map: it stays put)
     int64_t learned_until_ns = 0;
   };
-  std::map<std::pair<size_t, std::string>, Tracked> tracked_;
+  std::vector<std::map<std::string, Tracked, std::less<>>> tracked_;  // by metric, device
 };
 
 }  // namespace gpufleet::detect

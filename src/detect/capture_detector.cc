@@ -34,7 +34,8 @@ void CaptureDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& out
   auto holds_now = [&](std::span<const WindowPoint> pts) {
     return ConditionHolds(c, config_.for_ns, pts, now, lookback_ns_, nullptr);
   };
-  for (const auto& [device, series] : ctx.Read(c.metric, from, now, holds_now)) {
+  for (const auto& [device_key, series] : ctx.Read(c.metric, from, now, holds_now)) {
+    const std::string device(device_key);
     ConditionSeries data;
     data.series.emplace_back(series.points);
     std::optional<int64_t> since =

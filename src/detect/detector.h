@@ -19,7 +19,7 @@ struct EvalContext {
   int64_t now_ns;
   // DeviceKey -> workloads bound to it now: those its latest gpu_workload_info
   // samples report (one no longer reported has left).
-  std::map<std::string, std::vector<std::string>> workloads_by_device;
+  std::map<std::string, std::vector<std::string>, std::less<>> workloads_by_device;
   // The engine's series facts, kept across evaluations; null: own_facts.
   SeriesFacts* kept_facts = nullptr;
   mutable SeriesFacts own_facts{};

@@ -111,7 +111,9 @@ struct DeviceSeries {
   std::vector<WindowPoint> points;
   size_t seen = 0;  // points of the winning series in the window (see ReadDeviceSeries)
 };
-using DeviceSeriesMap = std::map<std::string, DeviceSeries>;  // by DeviceKey
+// By DeviceKey, each a view of the SeriesFacts' own copy (valid as long as
+// the SeriesFacts the map was read with): a read allocates no key.
+using DeviceSeriesMap = std::map<std::string_view, DeviceSeries>;
 
 // Reads `metric` over [from_ns, to_ns], with device keys from `facts`; when
 // a device has several series of the metric (e.g. two methods) the one with

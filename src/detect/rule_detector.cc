@@ -181,11 +181,11 @@ void RuleDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& out) {
         among);
     among = &per_condition[i];
   }
-  for (const auto& [device, first] : per_condition[0]) {
+  for (const auto& [device_key, first] : per_condition[0]) {
     ConditionSeries data;
     bool complete = true;
     for (const DeviceSeriesMap& m : per_condition) {
-      auto it = m.find(device);
+      auto it = m.find(device_key);
       if (it == m.end()) {
         complete = false;
         break;
@@ -197,6 +197,7 @@ void RuleDetector::Evaluate(const EvalContext& ctx, std::vector<Finding>& out) {
         HoldingSince(rule_.conditions, rule_.for_ns, data, now, horizon, lookback_ns_);
     if (!since || now - *since < rule_.for_ns) continue;
 
+    const std::string device(device_key);
     Finding f;
     f.kind = rule_.name;
     // The first condition's series names the finding's subject.

@@ -56,6 +56,14 @@ class NsysImport {
   int64_t Time(int64_t native) const { return native + epoch_ns_; }
   bool CheckSpan(const SqliteRows& r, const std::string& table, int64_t row, int64_t& start,
                  int64_t& dur);
+  // The rows of a device activity table (kernels, copies, sets, syncs):
+  // columns start, end, deviceId, streamId, correlationId, globalPid (0-5)
+  // and then `extra` (6 on). Each row with a valid span gets its times and
+  // correlation; `fill` completes the event (a track of its own choosing,
+  // else the row's device queue), or returns false to skip the row (having
+  // said why).
+  template <typename Fill>
+  void ImportDeviceActivity(const std::string& table, std::vector<std::string> extra, Fill&& fill);
   void ImportKernels();
   void ImportRuntime();
   void ImportMemcpy();
@@ -206,41 +214,56 @@ bool NsysImport::CheckSpan(const SqliteRows& r, const std::string& table, int64_
   return true;
 }
 
-void NsysImport::ImportKernels() {
-  const std::string table = "CUPTI_ACTIVITY_KIND_KERNEL";
+template <typename Fill>
+void NsysImport::ImportDeviceActivity(const std::string& table, std::vector<std::string> extra,
+                                      Fill&& fill) {
   if (!db_.HasTable(table)) return;
-  auto rows = db_.Select(table,
-                         {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
-                          "demangledName", "shortName", "mangledName"},
-                         {"start", "end", "globalPid"});
+  std::vector<std::string> columns = {"start",    "end",           "deviceId",
+                                      "streamId", "correlationId", "globalPid"};
+  columns.insert(columns.end(), extra.begin(), extra.end());
+  auto rows = db_.Select(table, columns, {"start", "end", "globalPid"});
   if (!rows.ok()) return TableFailed(table, rows.status());
   int64_t row = 0;
   while (rows->Next()) {
     ++row;
     Event e;
     if (!CheckSpan(*rows, table, row, e.start_ns, e.dur_ns)) continue;
-    int name_col = -1;
-    for (int c : {6, 7, 8}) {
-      if (!rows->IsNull(c)) {
-        name_col = c;
-        break;
-      }
-    }
-    if (name_col < 0) {
-      NoteSkipped(file(), file().path + ": " + table + " row " + std::to_string(row) +
-                              ": no demangledName, shortName or mangledName");
-      continue;
-    }
-    e.name = Name(*rows, name_col, table, row);
-    e.kind = IsCommKernelName(b_.timeline().strings.Get(e.name)) ? EventKind::kCommKernel
-                                                                 : EventKind::kKernel;
     e.correlation = rows->IsNull(4) ? -1 : rows->Int(4);
-    uint32_t proc = ProcessFor(PidOf(rows->Int(5)));
-    e.track = b_.DeviceQueue(proc, rows->IsNull(2) ? 0 : static_cast<int>(rows->Int(2)),
-                             rows->IsNull(3) ? 0 : rows->Int(3));
+    constexpr uint32_t kUnset = UINT32_MAX;
+    e.track = kUnset;
+    if (!fill(*rows, row, e)) continue;
+    if (e.track == kUnset) {
+      e.track = b_.DeviceQueue(ProcessFor(PidOf(rows->Int(5))),
+                               rows->IsNull(2) ? 0 : static_cast<int>(rows->Int(2)),
+                               rows->IsNull(3) ? 0 : rows->Int(3));
+    }
     b_.AddEvent(e);
   }
   if (!rows->status().ok()) TableFailed(table, rows->status());
+}
+
+void NsysImport::ImportKernels() {
+  const std::string table = "CUPTI_ACTIVITY_KIND_KERNEL";
+  ImportDeviceActivity(
+      table, {"demangledName", "shortName", "mangledName"},
+      [&](const SqliteRows& r, int64_t row, Event& e) {
+        int name_col = -1;
+        for (int c : {6, 7, 8}) {
+          if (!r.IsNull(c)) {
+            name_col = c;
+            break;
+          }
+        }
+        if (name_col < 0) {
+          NoteSkipped(file(), file().path + ": " + table + " row " + std::to_string(row) +
+                                  ": no demangledName, shortName or mangledName");
+          return false;
+        }
+        e.name = Name(r, name_col, table, row);
+        e.kind = IsCommKernelName(b_.timeline().strings.Get(e.name)) ? EventKind::kCommKernel
+                                                                     : EventKind::kKernel;
+        return true;
+      });
 }
 
 void NsysImport::ImportRuntime() {
@@ -286,84 +309,42 @@ void NsysImport::ImportRuntime() {
 }
 
 void NsysImport::ImportMemcpy() {
-  const std::string table = "CUPTI_ACTIVITY_KIND_MEMCPY";
-  if (!db_.HasTable(table)) return;
-  auto rows = db_.Select(
-      table,
-      {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes", "copyKind"},
-      {"start", "end", "globalPid"});
-  if (!rows.ok()) return TableFailed(table, rows.status());
-  int64_t row = 0;
-  while (rows->Next()) {
-    ++row;
-    Event e;
-    if (!CheckSpan(*rows, table, row, e.start_ns, e.dur_ns)) continue;
-    e.kind = EventKind::kMemcpy;
-    e.correlation = rows->IsNull(4) ? -1 : rows->Int(4);
-    e.bytes = rows->IsNull(6) ? -1 : rows->Int(6);
-    int64_t copy_kind = rows->IsNull(7) ? 0 : rows->Int(7);
-    auto named = copy_kind_names_.find(copy_kind);
-    e.name = named != copy_kind_names_.end() ? b_.Intern(named->second)
-                                             : b_.Intern(CopyKindName(copy_kind));
-    uint32_t proc = ProcessFor(PidOf(rows->Int(5)));
-    e.track = b_.DeviceQueue(proc, rows->IsNull(2) ? 0 : static_cast<int>(rows->Int(2)),
-                             rows->IsNull(3) ? 0 : rows->Int(3));
-    b_.AddEvent(e);
-  }
-  if (!rows->status().ok()) TableFailed(table, rows->status());
+  ImportDeviceActivity("CUPTI_ACTIVITY_KIND_MEMCPY", {"bytes", "copyKind"},
+                       [&](const SqliteRows& r, int64_t, Event& e) {
+                         e.kind = EventKind::kMemcpy;
+                         e.bytes = r.IsNull(6) ? -1 : r.Int(6);
+                         const int64_t copy_kind = r.IsNull(7) ? 0 : r.Int(7);
+                         auto named = copy_kind_names_.find(copy_kind);
+                         e.name = named != copy_kind_names_.end()
+                                      ? b_.Intern(named->second)
+                                      : b_.Intern(CopyKindName(copy_kind));
+                         return true;
+                       });
 }
 
 void NsysImport::ImportMemset() {
-  const std::string table = "CUPTI_ACTIVITY_KIND_MEMSET";
-  if (!db_.HasTable(table)) return;
-  auto rows = db_.Select(
-      table, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes"},
-      {"start", "end", "globalPid"});
-  if (!rows.ok()) return TableFailed(table, rows.status());
-  int64_t row = 0;
-  while (rows->Next()) {
-    ++row;
-    Event e;
-    if (!CheckSpan(*rows, table, row, e.start_ns, e.dur_ns)) continue;
-    e.kind = EventKind::kMemset;
-    e.correlation = rows->IsNull(4) ? -1 : rows->Int(4);
-    e.bytes = rows->IsNull(6) ? -1 : rows->Int(6);
-    e.name = b_.Intern("Memset");
-    uint32_t proc = ProcessFor(PidOf(rows->Int(5)));
-    e.track = b_.DeviceQueue(proc, rows->IsNull(2) ? 0 : static_cast<int>(rows->Int(2)),
-                             rows->IsNull(3) ? 0 : rows->Int(3));
-    b_.AddEvent(e);
-  }
-  if (!rows->status().ok()) TableFailed(table, rows->status());
+  ImportDeviceActivity("CUPTI_ACTIVITY_KIND_MEMSET", {"bytes"},
+                       [&](const SqliteRows& r, int64_t, Event& e) {
+                         e.kind = EventKind::kMemset;
+                         e.bytes = r.IsNull(6) ? -1 : r.Int(6);
+                         e.name = b_.Intern("Memset");
+                         return true;
+                       });
 }
 
 void NsysImport::ImportSync() {
-  const std::string table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
-  if (!db_.HasTable(table)) return;
-  auto rows = db_.Select(
-      table, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "syncType"},
-      {"start", "end", "globalPid"});
-  if (!rows.ok()) return TableFailed(table, rows.status());
-  int64_t row = 0;
-  while (rows->Next()) {
-    ++row;
-    Event e;
-    if (!CheckSpan(*rows, table, row, e.start_ns, e.dur_ns)) continue;
-    e.kind = EventKind::kSync;
-    e.correlation = rows->IsNull(4) ? -1 : rows->Int(4);
-    e.name = b_.Intern(SyncTypeName(rows->IsNull(6) ? 0 : rows->Int(6)));
-    int64_t pid = PidOf(rows->Int(5));
-    auto waiter = runtime_tid_.find(e.correlation);
-    if (waiter != runtime_tid_.end() && PidOf(waiter->second) == pid) {
-      e.track = b_.HostThread(ProcessFor(pid), TidOf(waiter->second));
-    } else {
-      e.track =
-          b_.DeviceQueue(ProcessFor(pid), rows->IsNull(2) ? 0 : static_cast<int>(rows->Int(2)),
-                         rows->IsNull(3) ? 0 : rows->Int(3));
-    }
-    b_.AddEvent(e);
-  }
-  if (!rows->status().ok()) TableFailed(table, rows->status());
+  ImportDeviceActivity("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", {"syncType"},
+                       [&](const SqliteRows& r, int64_t, Event& e) {
+                         e.kind = EventKind::kSync;
+                         e.name = b_.Intern(SyncTypeName(r.IsNull(6) ? 0 : r.Int(6)));
+                         // On the host thread that waited, when its runtime call is known.
+                         const int64_t pid = PidOf(r.Int(5));
+                         auto waiter = runtime_tid_.find(e.correlation);
+                         if (waiter != runtime_tid_.end() && PidOf(waiter->second) == pid) {
+                           e.track = b_.HostThread(ProcessFor(pid), TidOf(waiter->second));
+                         }
+                         return true;
+                       });
 }
 
 void NsysImport::ImportNvtx() {

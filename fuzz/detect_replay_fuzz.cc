@@ -2,10 +2,13 @@
 // and VictoriaMetrics export JSON lines) and the truth CSV parser.
 // Properties: no crash or hang; samples come out in non-decreasing time
 // unless the input had a backwards timestamp; every delivered sample has a
-// metric name.
+// metric name; the samples written as text (SamplesAsText, the form vendor
+// export lines take before translation) read back as well-formed text with
+// the same count, less those of series whose names text cannot hold.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 #include "detect/replay.h"
@@ -24,6 +27,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     last = ts;
   });
   if (!ordered && reader.stats().backwards == 0) std::abort();
+  ReplayReader again;
+  again.AddBuffer("fuzz", text);
+  uint64_t skipped = 0;
+  const std::string as_text = SamplesAsText(again, &skipped);
+  ReplayReader back;
+  back.AddBuffer("fuzz.prom", as_text);
+  uint64_t n = 0;
+  back.ForEach([&](const gpufleet::Labels&, int64_t, double) { ++n; });
+  if (back.stats().malformed != 0 || n + skipped != again.stats().samples) std::abort();
   uint64_t bad = 0;
   std::vector<std::string> errors;
   (void)ParseTruthCsv(text, "fuzz.csv", &bad, &errors);

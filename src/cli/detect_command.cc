@@ -1,8 +1,9 @@
 // gpufleet detect replay --input FILE... [--truth FILE] [--config FILE]
 // [--json FILE]: the shipped detectors and incident life cycle over recorded
 // series in data time (detect/replay.h), with scoring against a truth CSV.
-// Vendor-exporter recordings (dcgm-exporter, AMD DME, XPU Manager names) go
-// through the exporter translation first, in memory.
+// Vendor-exporter recordings (dcgm-exporter, AMD DME, XPU Manager, xpumd
+// names), as text or as VictoriaMetrics export lines, go through the
+// exporter translation first, in memory.
 #include <cstdio>
 #include <deque>
 #include <optional>
@@ -28,9 +29,11 @@ class DetectCommand : public Command {
   void Configure(CLI::App& app) override {
     app.require_subcommand(1);
     replay_ = app.add_subcommand("replay", "Replay recorded series through the detectors");
-    replay_->add_option("--input", inputs_, "Recording (repeatable): OpenMetrics text with "
-                                            "timestamps or VictoriaMetrics /api/v1/export JSON "
-                                            "lines")
+    replay_
+        ->add_option("--input", inputs_,
+                     "Recording (repeatable): OpenMetrics text with timestamps or "
+                     "VictoriaMetrics /api/v1/export JSON lines, of canonical metrics or of "
+                     "a vendor exporter's (translated first)")
         ->required();
     replay_->add_option("--truth", truth_,
                         "Truth CSV: kind,cause,node,gpu_uuid,start_s,end_s,slowdown");
@@ -57,17 +60,50 @@ class DetectCommand : public Command {
         // before the reader maps the file again.
         ASSIGN_OR_RETURN(FileContents f, FileContents::Open(path));
         std::string_view head = f.view().substr(0, 256 * 1024);
-        size_t first = head.find_first_not_of(" \t\r\n");
-        vendor = first != std::string_view::npos && head[first] != '{' &&
-                 !SniffExporter(head).empty();
+        const size_t first = head.find_first_not_of(" \t\r\n");
+        const bool json = first != std::string_view::npos && head[first] == '{';
+        std::string source;
+        if (json) {
+          // VictoriaMetrics export lines: the first few whole lines, as text
+          // (one line holds a whole series, so it may be long).
+          std::string_view lines = f.view();
+          size_t end = 0;
+          for (int n = 0; n < 64 && end < lines.size(); ++n) {
+            const size_t nl = lines.find('\n', end);
+            end = nl == std::string_view::npos ? lines.size() : nl + 1;
+          }
+          detect::ReplayReader peek;
+          peek.AddBuffer(path, lines.substr(0, end));
+          source = SniffExporter(detect::SamplesAsText(peek));
+        } else {
+          source = SniffExporter(head);
+        }
+        vendor = !source.empty();
         if (vendor) {
+          std::string text;
+          std::string_view input = f.view();
+          if (json) {
+            detect::ReplayReader all;
+            all.AddBuffer(path, f.view());
+            uint64_t skipped = 0;
+            text = detect::SamplesAsText(all, &skipped);
+            input = text;
+            for (const std::string& e : all.stats().errors) std::fprintf(stderr, "%s\n", e.c_str());
+            if (all.stats().malformed > 0 || skipped > 0) {
+              std::fprintf(stderr,
+                           "gpufleet detect replay: %s: %llu export line(s) malformed, %llu "
+                           "sample(s) of series whose names are not Prometheus names skipped\n",
+                           path.c_str(), static_cast<unsigned long long>(all.stats().malformed),
+                           static_cast<unsigned long long>(skipped));
+            }
+          }
           TranslateOptions opts;
           opts.format = ExpositionFormat::kOpenMetrics;
           TranslateReport report;
           translated.emplace_back();
-          RETURN_IF_ERROR(TranslateExposition(f.view(), path, opts, &translated.back(), &report));
-          std::fprintf(stderr, "gpufleet detect replay: %s: translated from %s\n", path.c_str(),
-                       report.source.c_str());
+          RETURN_IF_ERROR(TranslateExposition(input, path, opts, &translated.back(), &report));
+          std::fprintf(stderr, "gpufleet detect replay: %s: translated from %s%s\n", path.c_str(),
+                       report.source.c_str(), json ? " (VictoriaMetrics export lines)" : "");
           reader.AddBuffer(path, translated.back());
         }
       }

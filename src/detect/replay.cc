@@ -5,6 +5,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/labels.h"
+#include "core/strings.h"
 #include "detect/baseline_store.h"
 #include "detect/detection_engine.h"
 #include "detect/device_series.h"
@@ -96,6 +98,41 @@ StatusOr<ReplayResult> RunReplay(const DetectConfig& config, ReplayReader& reade
   ASSIGN_OR_RETURN(result.incidents, book->List(std::nullopt));
   std::reverse(result.incidents.begin(), result.incidents.end());
   return result;
+}
+
+std::string SamplesAsText(ReplayReader& reader, uint64_t* skipped) {
+  std::string out;
+  // Each series' `name{labels} ` once, by the reader's interned labels; ""
+  // for one text cannot hold.
+  std::unordered_map<const Labels*, std::string> prefix;
+  reader.ForEach([&](const Labels& labels, int64_t ts_ns, double value) {
+    auto [it, added] = prefix.try_emplace(&labels);
+    if (added) {
+      std::vector<std::pair<std::string_view, std::string_view>> rest;
+      bool valid = IsValidMetricName(labels.Get("__name__"));
+      for (const auto& [name, v] : labels.pairs()) {
+        if (name == "__name__") continue;
+        valid = valid && IsValidLabelName(name);
+        rest.emplace_back(name, v);
+      }
+      if (valid) {
+        std::string& p = it->second;
+        p = labels.Get("__name__");
+        AppendLabelList(rest, p);
+        p += ' ';
+      }
+    }
+    if (it->second.empty()) {
+      if (skipped != nullptr) ++*skipped;
+      return;
+    }
+    out += it->second;
+    AppendDouble(value, out);
+    out += ' ';
+    out += std::to_string(ts_ns / 1'000'000);
+    out += '\n';
+  });
+  return out;
 }
 
 std::string ScoredKind(std::string_view kind) {

@@ -64,6 +64,13 @@ struct ReplayResult {
 // Runs the engine built from `config` over `reader`'s samples.
 StatusOr<ReplayResult> RunReplay(const DetectConfig& config, ReplayReader& reader);
 
+// Every sample `reader` holds as Prometheus text with millisecond
+// timestamps, oldest first: what the exporter translation reads, for a
+// vendor-exporter recording in VictoriaMetrics' export format. A series
+// whose metric or label names text cannot hold (VictoriaMetrics takes any)
+// is left out, its samples counted in `*skipped` when given.
+std::string SamplesAsText(ReplayReader& reader, uint64_t* skipped = nullptr);
+
 struct TruthRow {
   std::string kind, cause, node, gpu_uuid;
   int64_t start_ns = 0, end_ns = 0;

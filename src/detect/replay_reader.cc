@@ -541,7 +541,9 @@ bool ReplayReader::NextJson(Cursor& c) {
                            "\"values\":[...],\"timestamps\":[...]})");
       return false;
     }
-    c.labels = Intern("json:" + labels.ToString(), std::move(labels))->labels.get();
+    // The key first: an argument moved from may be evaluated before the other.
+    const std::string key = "json:" + labels.ToString();
+    c.labels = Intern(key, std::move(labels))->labels.get();
     c.values = values;
     c.stamps = stamps;
   }

@@ -194,7 +194,50 @@ TEST(ReplayReaderTest, VictoriaMetricsExportLines) {
   EXPECT_EQ(std::get<2>(got[0]), 0.5);
   EXPECT_EQ(std::get<2>(got[1]), 0.6);
   EXPECT_EQ(std::get<2>(got[2]), 0.7);
+  // Each line its own series (every line once came out with the first
+  // line's labels: the key was built from labels already moved away).
+  const std::string gpu0 = "{__name__=\"gpu_utilization_ratio\",gpu=\"0\",node=\"n1\"}";
+  const std::string gpu1 = "{__name__=\"gpu_utilization_ratio\",gpu=\"1\",node=\"n1\"}";
+  EXPECT_EQ(std::get<0>(got[0]), gpu0);
+  EXPECT_EQ(std::get<0>(got[1]), gpu1);
+  EXPECT_EQ(std::get<0>(got[2]), gpu0);
   EXPECT_EQ(r.stats().nan, 1u);
+}
+
+TEST(ReplayReaderTest, ExportLinesAsTextReadBackAsTheSameSamples) {
+  // What a vendor recording in VictoriaMetrics' format becomes before the
+  // exporter translation, which reads text.
+  const std::string json =
+      "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\",\"gpu\":\"0\",\"Hostname\":\"n1\","
+      "\"modelName\":\"NVIDIA H100 80GB HBM3\"},\"values\":[95,\"7.5e1\"],"
+      "\"timestamps\":[1733300000000,1733300010500]}\n"
+      "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\",\"gpu\":\"1\",\"Hostname\":\"n1\","
+      "\"note\":\"a \\\"quoted\\\" value\"},\"values\":[3],\"timestamps\":[1733300005000]}\n";
+  ReplayReader from_json;
+  from_json.AddBuffer("rec.jsonl", json);
+  const std::string text = SamplesAsText(from_json);
+  EXPECT_EQ(
+      text.substr(0, text.find('\n')),
+      "DCGM_FI_DEV_GPU_UTIL{Hostname=\"n1\",gpu=\"0\",modelName=\"NVIDIA H100 80GB HBM3\"} 95 "
+      "1733300000000");
+  ReplayReader json_again, from_text;
+  json_again.AddBuffer("rec.jsonl", json);
+  from_text.AddBuffer("rec.prom", text);
+  const auto want = ReadAll(json_again);
+  ASSERT_EQ(want.size(), 3u);
+  EXPECT_EQ(ReadAll(from_text), want);
+  EXPECT_EQ(from_text.stats().malformed, 0u);
+
+  // VictoriaMetrics takes any label name; text cannot hold "k8s.pod".
+  ReplayReader odd;
+  odd.AddBuffer("odd.jsonl",
+                "{\"metric\":{\"__name__\":\"m\",\"k8s.pod\":\"p\"},\"values\":[1,2],"
+                "\"timestamps\":[1000,2000]}\n"
+                "{\"metric\":{\"__name__\":\"m\",\"pod\":\"p\"},\"values\":[3],"
+                "\"timestamps\":[1500]}\n");
+  uint64_t skipped = 0;
+  EXPECT_EQ(SamplesAsText(odd, &skipped), "m{pod=\"p\"} 3 1500\n");
+  EXPECT_EQ(skipped, 2u);
 }
 
 TEST(ReplayReaderTest, BadInputIsCountedNotFatal) {

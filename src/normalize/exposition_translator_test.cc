@@ -97,9 +97,17 @@ TEST(ExpositionTranslatorTest, AmdClockDomainsPartitionsAndFallbackIdentity) {
       "hostname=\"n\"} 132\n"
       "amd_gpu_gfx_activity{gpu_id=\"1\",gpu_uuid=\"00000000-0000-0000-0000-000000000000\","
       "gpu_compute_partition_type=\"cpx\",gpu_partition_id=\"3\"} 55\n"
-      "gpu_energy_consumed{gpu_id=\"0\",gpu_uuid=\"abc\"} 2500000\n",
+      "gpu_energy_consumed{gpu_id=\"0\",gpu_uuid=\"abc\"} 2500000\n"
+      // A GPU that cannot be partitioned (a Radeon; ROCm/device-metrics-exporter
+      // issue 259): type "none", id "NA".
+      "gpu_used_vram{gpu_compute_partition_type=\"none\",gpu_id=\"2\",gpu_partition_id=\"NA\","
+      "hostname=\"n\"} 26\n",
       &report);
   EXPECT_EQ(report.source, "amd_dme");
+  EXPECT_TRUE(Contains(out,
+                       "gpu_memory_used_bytes{gpu_index=\"2\",node=\"n\",vendor=\"amd\"} "
+                       "27262976\n"))
+      << out;
   EXPECT_TRUE(Contains(out, "gpu_clock_hertz{domain=\"sm\",gpu_index=\"0\",node=\"n\","
                             "vendor=\"amd\"} 132000000\n"))
       << out;

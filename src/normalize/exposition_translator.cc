@@ -324,7 +324,9 @@ void Translator::Translate(const LabelSets::Set& ls, const MetricMapping* m,
     for (const auto& [name, value] : fallback) SetLabel(out, name, value);
   }
   // Partition id/profile mean nothing without a partition kind (e.g. AMD SPX
-  // mode reports gpu_partition_id="0" for a whole GPU).
+  // mode reports gpu_partition_id="0" for a whole GPU), nor on a reading of
+  // the whole GPU (its copies on each partition become one series).
+  if (m != nullptr && m->whole_device) SetLabel(out, "partition_kind", {});
   if (!HasLabel(out, "partition_kind")) {
     SetLabel(out, "partition_id", {});
     SetLabel(out, "partition_profile", {});
@@ -341,7 +343,7 @@ void Translator::Translate(const LabelSets::Set& ls, const MetricMapping* m,
 std::pair<uint32_t, uint32_t> Translator::ListsFor(uint32_t label_set, uint32_t mapping) {
   const MetricMapping& m = table_.mappings()[mapping];
   LabelSets::Set& ls = label_sets_.sets[label_set];
-  if (m.rename_labels.empty()) {
+  if (m.rename_labels.empty() && !m.whole_device) {
     if (ls.base_labels == CanonicalOutput::kNoLabels) {
       ls.base_labels = out_.AddLabels(label_sets_.Base(ls));
     }

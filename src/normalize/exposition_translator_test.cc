@@ -74,6 +74,37 @@ TEST(ExpositionTranslatorTest, MigRowsBecomePartitions) {
       << out;
 }
 
+TEST(ExpositionTranslatorTest, MigGpuPowerRepeatedOnEveryInstanceIsCountedOnce) {
+  // dcgm-exporter 3.x on an A30 with two MIG instances (dcgm-exporter issue
+  // 317): the GPU's power, energy and SM clock on each instance row.
+  TranslateReport report;
+  std::string rows;
+  for (const char* id : {"3", "4"}) {
+    const std::string labels = std::string("{gpu=\"0\",UUID=\"GPU-a\",GPU_I_PROFILE=\"1g.6gb\",") +
+                               "GPU_I_ID=\"" + id + "\",Hostname=\"h\"}";
+    rows += "DCGM_FI_DEV_POWER_USAGE" + labels + " 52.6\n";
+    rows += "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION" + labels + " 9000\n";
+    rows += "DCGM_FI_DEV_SM_CLOCK" + labels + " 1440\n";
+  }
+  std::string out = Translate(rows, &report);
+  // Power and energy add up over a node: once, on the GPU.
+  EXPECT_TRUE(
+      Contains(out, "gpu_power_watts{gpu_uuid=\"GPU-a\",node=\"h\",vendor=\"nvidia\"} 52.6\n"))
+      << out;
+  EXPECT_TRUE(Contains(out,
+                       "gpu_energy_joules_total{gpu_uuid=\"GPU-a\",node=\"h\","
+                       "vendor=\"nvidia\"} 9\n"))
+      << out;
+  EXPECT_FALSE(Contains(out, "gpu_power_watts{gpu_uuid=\"GPU-a\",node=\"h\",partition_id")) << out;
+  EXPECT_EQ(report.duplicates, 2u);
+  // A clock is a state each instance runs at: it stays on each.
+  EXPECT_TRUE(Contains(out,
+                       "gpu_clock_hertz{domain=\"sm\",gpu_uuid=\"GPU-a\",node=\"h\","
+                       "partition_id=\"4\",partition_kind=\"mig\","
+                       "partition_profile=\"1g.6gb\",vendor=\"nvidia\"} 1440000000\n"))
+      << out;
+}
+
 TEST(ExpositionTranslatorTest, ReportsMalformedLinesAndKeepsTheRest) {
   TranslateReport report;
   std::string out = Translate(

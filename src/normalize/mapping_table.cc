@@ -96,6 +96,12 @@ StatusOr<MetricMapping> ParseMapping(const toml::table& t, std::string_view orig
   if (const toml::node* n = t.get("match")) {
     ASSIGN_OR_RETURN(m.match, StringPairs(*n, "match", origin));
   }
+  if (const toml::node* n = t.get("whole_device")) {
+    if (!n->is_boolean()) {
+      return InvalidArgumentError(where + "'" + m.from + "': whole_device must be true or false");
+    }
+    m.whole_device = n->value_or(false);
+  }
   if (const toml::node* n = t.get("rename_labels")) {
     ASSIGN_OR_RETURN(m.rename_labels, StringPairs(*n, "rename_labels", origin));
     for (const auto& [from, to] : m.rename_labels) {

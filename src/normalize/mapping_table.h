@@ -76,6 +76,10 @@ struct MetricMapping {
   std::vector<std::pair<std::string, std::string>> match;
   // Input label name -> canonical label name, for this metric only.
   std::vector<std::pair<std::string, std::string>> rename_labels;
+  // The GPU's own reading (power, temperature, clocks, energy), which an
+  // exporter repeats on each of the GPU's partitions (dcgm-exporter on every
+  // MIG instance): published once per GPU, without partition labels.
+  bool whole_device = false;
 
   // True when `get(name)` returns the required value for every `match` entry.
   // `get` returns "" for an absent label.

@@ -121,6 +121,12 @@ TEST(MappingTableTest, RejectsBadTables) {
       "[[metric]]\nfrom = \"A\"\nto = \"gpu_power_watts\"\n",
       "info.toml", MetricCatalog::Default());
   EXPECT_FALSE(info.ok());
+  auto whole = MappingTable::Parse(
+      "source = \"x\"\n[[metric]]\nfrom = \"A\"\nto = \"gpu_power_watts\"\nwhole_device = 1\n",
+      "whole.toml", MetricCatalog::Default());
+  ASSERT_FALSE(whole.ok());
+  EXPECT_NE(whole.status().message().find("whole_device must be true or false"), std::string::npos)
+      << whole.status().message();
 }
 
 TEST(MappingTableTest, EmbeddedTablesOfThisComponentLoad) {

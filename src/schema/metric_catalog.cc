@@ -163,7 +163,12 @@ std::string MetricCatalog::RenderMarkdown() const {
       "`node` and, where known, `cloud`, `region`, `partition_kind` (mig, amd_xcp, intel_tile), "
       "`partition_id`, `partition_profile`. Where vendors measure a family differently, the "
       "`method` label says how the value was obtained (nvml, gpm, dcgm_prof, amdsmi, rocm_smi, "
-      "sysfs, levelzero, sim, or the exporter it was translated from).\n\n"
+      "sysfs, levelzero, sim, or the exporter it was translated from). A quantity that adds up "
+      "and belongs to the whole GPU (power, energy, error and throttle-time counters, link "
+      "traffic) is published once per GPU, not on each of its partitions, where a sum over "
+      "a node would count it once per partition: on an NVIDIA GPU without partition labels "
+      "(also where dcgm-exporter repeats it on every MIG instance), on an AMD GPU read "
+      "through amdsmi on its partition 0.\n\n"
       "Units are base units: ratios are 0-1, memory is bytes, power watts, energy joules, "
       "temperature degrees Celsius, clocks hertz, time seconds. A value the device does not "
       "report is absent; `gpu_up` and `gpufleet_agent_collector_errors_total` say why.\n";

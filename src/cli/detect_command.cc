@@ -2,8 +2,8 @@
 // [--json FILE]: the shipped detectors and incident life cycle over recorded
 // series in data time (detect/replay.h), with scoring against a truth CSV.
 // Vendor-exporter recordings (dcgm-exporter, AMD DME, XPU Manager, xpumd
-// names), as text or as VictoriaMetrics export lines, go through the
-// exporter translation first, in memory.
+// names), in any of the three forms, go through the exporter translation
+// first, in memory.
 #include <cstdio>
 #include <deque>
 #include <optional>
@@ -24,7 +24,8 @@ class DetectCommand : public Command {
   std::string_view help() const override {
     return "Detection offline. 'detect replay' runs the detectors and the incident life cycle "
            "over recorded series (OpenMetrics with timestamps, VictoriaMetrics export JSON "
-           "lines, or vendor-exporter recordings) and scores them against a truth CSV.";
+           "lines or promtool tsdb dump output, of canonical or vendor-exporter names) and scores "
+           "them against a truth CSV.";
   }
   void Configure(CLI::App& app) override {
     app.require_subcommand(1);
@@ -61,11 +62,18 @@ class DetectCommand : public Command {
         ASSIGN_OR_RETURN(FileContents f, FileContents::Open(path));
         std::string_view head = f.view().substr(0, 256 * 1024);
         const size_t first = head.find_first_not_of(" \t\r\n");
+        // VictoriaMetrics export lines ({"metric":...}) or `promtool tsdb dump`
+        // lines ({__name__="m", ...} v ms): the reader's, written as text for
+        // the translation, which wants a name in front.
         const bool json = first != std::string_view::npos && head[first] == '{';
+        const size_t second = json ? head.find_first_not_of(" \t\r\n", first + 1) : first;
+        const char* form = second != std::string_view::npos && head[second] == '"'
+                               ? "VictoriaMetrics export lines"
+                               : "promtool tsdb dump lines";
         std::string source;
         if (json) {
-          // VictoriaMetrics export lines: the first few whole lines, as text
-          // (one line holds a whole series, so it may be long).
+          // The first few whole lines, as text (an export line holds a whole
+          // series, so it may be long).
           std::string_view lines = f.view();
           size_t end = 0;
           for (int n = 0; n < 64 && end < lines.size(); ++n) {
@@ -102,8 +110,9 @@ class DetectCommand : public Command {
           TranslateReport report;
           translated.emplace_back();
           RETURN_IF_ERROR(TranslateExposition(input, path, opts, &translated.back(), &report));
-          std::fprintf(stderr, "gpufleet detect replay: %s: translated from %s%s\n", path.c_str(),
-                       report.source.c_str(), json ? " (VictoriaMetrics export lines)" : "");
+          std::fprintf(stderr, "gpufleet detect replay: %s: translated from %s%s%s%s\n",
+                       path.c_str(), report.source.c_str(), json ? " (" : "", json ? form : "",
+                       json ? ")" : "");
           reader.AddBuffer(path, translated.back());
         }
       }

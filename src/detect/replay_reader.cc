@@ -97,6 +97,22 @@ std::optional<double> QuickTimestamp(std::string_view line, size_t* series_end) 
 // The index's identity of a sample line's series: a hash of its text up to
 // `series_end` (QuickTimestamp's), name and label set as written. The index
 // hashes lines both forward and backward; both must agree.
+// The value of the __name__ label in a label set written first on a line
+// (`promtool tsdb dump`), or "" when there is none or it holds an escape.
+std::string_view DumpMetricName(std::string_view line) {
+  for (size_t at = line.find("__name__=\""); at != std::string_view::npos;
+       at = line.find("__name__=\"", at + 1)) {
+    size_t before = at;
+    while (before > 0 && (line[before - 1] == ' ' || line[before - 1] == '\t')) --before;
+    if (before == 0 || (line[before - 1] != '{' && line[before - 1] != ',')) continue;
+    const size_t begin = at + 10, end = line.find('"', begin);
+    if (end == std::string_view::npos) return {};
+    std::string_view name = line.substr(begin, end - begin);
+    return name.find('\\') == std::string_view::npos ? name : std::string_view();
+  }
+  return {};
+}
+
 // Sixteen bytes a step in two independent lanes, each word mixed by a
 // multiply and a shift (std::hash takes about three times the time; series
 // text runs to ~200 bytes and a replay hashes up to two per line).
@@ -290,7 +306,11 @@ void ReplayReader::AddBuffer(std::string_view name, std::string_view text) {
   in->name = std::string(name);
   in->text = text;
   size_t first = SkipWs(text, 0);
-  in->json = first < text.size() && text[first] == '{';
+  // Export lines open with {"metric"...; a line of `promtool tsdb dump`
+  // opens with its label set ({__name__="m", ...}) and is text.
+  const size_t second = first < text.size() ? SkipWs(text, first + 1) : text.size();
+  in->json =
+      first < text.size() && text[first] == '{' && second < text.size() && text[second] == '"';
   std::string_view tail = TrimLine(text.substr(text.size() > 64 ? text.size() - 64 : 0));
   while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.remove_suffix(1);
   in->dialect = tail.ends_with("# EOF") ? ExpoDialect::kOpenMetrics : ExpoDialect::kPrometheusText;
@@ -451,7 +471,12 @@ bool ReplayReader::NextText(Cursor& c) {
       timestamp_ms = tail.timestamp_ms;
     } else {
       LineHandler h;
-      ParseExposition(line, h, opts);
+      // `promtool tsdb dump` writes the name among the labels,
+      // {__name__="m", a="b"} 1 1733300000000: read as m{__name__="m", ...}.
+      std::string named;
+      const std::string_view name = trimmed.front() == '{' ? DumpMetricName(trimmed) : "";
+      if (!name.empty()) named = std::string(name) + std::string(trimmed);
+      ParseExposition(name.empty() ? line : named, h, opts);
       if (!h.got) {
         ++stats_.malformed;
         Error(*c.in, line_no, h.error.empty() ? "not a sample" : h.error);
@@ -461,7 +486,8 @@ bool ReplayReader::NextText(Cursor& c) {
       timestamp_ms = h.timestamp_ms;
       if (timestamp_ms && *timestamp_ms <= kMaxMs && *timestamp_ms >= -kMaxMs &&
           !std::isnan(value)) {
-        known = Intern(h.key, std::move(h.labels));
+        // The key is the line's own text (without the name put in front).
+        known = Intern(std::string_view(h.key).substr(name.size()), std::move(h.labels));
         labels = known->labels.get();
       }
     }

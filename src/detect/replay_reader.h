@@ -9,6 +9,9 @@
 //   - VictoriaMetrics /api/v1/export JSON lines, e.g.
 //       {"metric":{"__name__":"gpu_utilization_ratio","node":"n1"},
 //        "values":[0.5,0.6],"timestamps":[1733300000000,1733300010000]}
+//   - `promtool tsdb dump` output (a Prometheus TSDB's samples; text with the
+//     name among the labels and millisecond timestamps), e.g.
+//       {__name__="gpu_utilization_ratio", gpu="0", node="n1"} 0.91 1733300000000
 //
 // Streaming: a file is memory-mapped and indexed once into runs, stretches
 // whose timestamps never decrease (a series-by-series file has one run per

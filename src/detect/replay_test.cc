@@ -204,6 +204,29 @@ TEST(ReplayReaderTest, VictoriaMetricsExportLines) {
   EXPECT_EQ(r.stats().nan, 1u);
 }
 
+TEST(ReplayReaderTest, PromtoolTsdbDumpLines) {
+  // `promtool tsdb dump` (Prometheus 2.x): the name among the labels, sorted
+  // by label name (an upper-case one before __name__), ", " between them,
+  // millisecond timestamps, one series after another.
+  std::string text =
+      "{Hostname=\"h\", __name__=\"DCGM_FI_DEV_GPU_UTIL\", gpu=\"0\"} 95 1733300000000\n"
+      "{Hostname=\"h\", __name__=\"DCGM_FI_DEV_GPU_UTIL\", gpu=\"0\"} 96 1733300010000\n"
+      "{__name__=\"gpu_utilization_ratio\", gpu=\"1\", node=\"n1\"} 0.5 1733300005000\n"
+      "{gpu=\"2\", node=\"n1\"} 0.5 1733300005000\n";  // no name: malformed
+  ReplayReader r;
+  r.AddBuffer("dump.txt", text);
+  auto got = ReadAll(r);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0], std::make_tuple(std::string("{Hostname=\"h\",__name__=\"DCGM_FI_DEV_GPU_UTIL\","
+                                                "gpu=\"0\"}"),
+                                    int64_t{1733300000} * kS, 95.0));
+  EXPECT_EQ(got[1], std::make_tuple(std::string("{__name__=\"gpu_utilization_ratio\",gpu=\"1\","
+                                                "node=\"n1\"}"),
+                                    int64_t{1733300005} * kS, 0.5));
+  EXPECT_EQ(std::get<2>(got[2]), 96.0);
+  EXPECT_EQ(r.stats().malformed, 1u);
+}
+
 TEST(ReplayReaderTest, ExportLinesAsTextReadBackAsTheSameSamples) {
   // What a vendor recording in VictoriaMetrics' format becomes before the
   // exporter translation, which reads text.

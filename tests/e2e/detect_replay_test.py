@@ -3,20 +3,24 @@
 its input formats.
 
 1. The simulated fleet (`sim detect --write`, needs ../shared's Gavel table;
-   skipped with a message when it is absent) as OpenMetrics text and as
+   skipped with a message when it is absent) as OpenMetrics text, as
    VictoriaMetrics /api/v1/export JSON lines (one line per series, as
-   VictoriaMetrics writes them): the same samples, devices, incidents and
-   scores. Every export line once came out with the first line's labels.
+   VictoriaMetrics writes them) and as the real promtool's `tsdb dump` of a
+   TSDB built from it with `tsdb create-blocks-from openmetrics`: the same
+   samples, devices, incidents and scores. Every export line once came out
+   with the first line's labels.
 2. A dcgm-exporter recording (two H100s, 30 minutes at 10 s, Kubernetes
-   pod labels) as Prometheus text with millisecond timestamps and as export
-   lines: both are translated from dcgm_exporter and give the same replay,
-   the memory-bound device's informational incident among it.
+   pod labels) as Prometheus text with millisecond timestamps, as export
+   lines and as tsdb dump lines: each is translated from dcgm_exporter and
+   gives the same replay, the memory-bound device's informational incident
+   among it.
 3. Export lines that are not export lines are counted, named with their
    line, and the rest is replayed."""
 import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -80,6 +84,27 @@ def check_simulated_fleet(gpufleet, tmp):
     assert ja["score"] == jb["score"], "scores differ between text and export lines"
     assert "translated" not in a.stderr + b.stderr, (a.stderr, b.stderr)
 
+    promtool = shutil.which("promtool")
+    if promtool is None:
+        print("detect_replay_test: no promtool, the tsdb dump part skipped")
+        return
+    tsdb = os.path.join(tmp, "tsdb")
+    out = subprocess.run([promtool, "tsdb", "create-blocks-from", "openmetrics", om, tsdb],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    os.makedirs(os.path.join(tsdb, "wal"), exist_ok=True)  # promtool 2.42 reads a WAL folder
+    dump = os.path.join(tmp, "dump.txt")
+    with open(dump, "w") as f:
+        out = subprocess.run([promtool, "tsdb", "dump", tsdb], stdout=f, stderr=subprocess.PIPE,
+                             text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert open(dump).readline().startswith("{"), "not the dump format this test expects"
+    replay(gpufleet, "--input", dump, "--truth", truth, "--json", os.path.join(tmp, "c.json"))
+    jc = json.load(open(os.path.join(tmp, "c.json")))
+    assert jc["input"]["samples"] == ja["input"]["samples"], (ja["input"], jc["input"])
+    assert jc["incidents"] == ja["incidents"], "incidents differ between text and tsdb dump"
+    assert jc["score"] == ja["score"], "scores differ between text and tsdb dump"
+
 
 def dcgm_recording(tmp):
     t0 = 1_800_000_000_000
@@ -109,16 +134,24 @@ def dcgm_recording(tmp):
     with open(js, "w") as f:
         for labels, stamps, values in series:
             f.write(json.dumps({"metric": labels, "values": values, "timestamps": stamps}) + "\n")
-    return text, js
+    dump = os.path.join(tmp, "dcgm.dump")
+    with open(dump, "w") as f:  # as `promtool tsdb dump` writes a series: labels sorted, name among them
+        for labels, stamps, values in series:
+            body = ", ".join('%s="%s"' % (k, labels[k]) for k in sorted(labels))
+            for t, v in zip(stamps, values):
+                f.write("{%s} %s %d\n" % (body, v, t))
+    return text, js, dump
 
 
 def check_vendor_recording(gpufleet, tmp):
-    text, js = dcgm_recording(tmp)
+    text, js, dump = dcgm_recording(tmp)
     a = replay(gpufleet, "--input", text)
     b = replay(gpufleet, "--input", js)
+    c = replay(gpufleet, "--input", dump)
     assert "translated from dcgm_exporter\n" in a.stderr, a.stderr
     assert "translated from dcgm_exporter (VictoriaMetrics export lines)" in b.stderr, b.stderr
-    assert a.stdout == b.stdout, (a.stdout, b.stdout)
+    assert "translated from dcgm_exporter (promtool tsdb dump lines)" in c.stderr, c.stderr
+    assert a.stdout == b.stdout == c.stdout, (a.stdout, b.stdout, c.stdout)
     assert "2 device(s)" in a.stdout, a.stdout
     assert re.search(r"open  memory_bound  n1/GPU-00000000-aaaa-bbbb-cccc-dddddddddddd ", a.stdout), \
         a.stdout

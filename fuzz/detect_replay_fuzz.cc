@@ -4,7 +4,8 @@
 // unless the input had a backwards timestamp; every delivered sample has a
 // metric name; the samples written as text (SamplesAsText, the form vendor
 // export lines take before translation) read back as well-formed text with
-// the same count, less those of series whose names text cannot hold.
+// the same count, less those of series whose names text cannot hold and
+// those the text reader drops as late.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -35,7 +36,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   back.AddBuffer("fuzz.prom", as_text);
   uint64_t n = 0;
   back.ForEach([&](const gpufleet::Labels&, int64_t, double) { ++n; });
-  if (back.stats().malformed != 0 || n + skipped != again.stats().samples) std::abort();
+  // A series' sample older than its previous one is delivered from an export
+  // line (the store drops it) but dropped by the text reader as late.
+  if (back.stats().malformed != 0 || n + skipped + back.stats().late != again.stats().samples) {
+    std::abort();
+  }
   uint64_t bad = 0;
   std::vector<std::string> errors;
   (void)ParseTruthCsv(text, "fuzz.csv", &bad, &errors);

@@ -32,9 +32,10 @@ class DetectCommand : public Command {
     replay_ = app.add_subcommand("replay", "Replay recorded series through the detectors");
     replay_
         ->add_option("--input", inputs_,
-                     "Recording (repeatable): OpenMetrics text with timestamps or "
-                     "VictoriaMetrics /api/v1/export JSON lines, of canonical metrics or of "
-                     "a vendor exporter's (translated first)")
+                     "Recording (repeatable): OpenMetrics text with timestamps, "
+                     "VictoriaMetrics /api/v1/export JSON lines or `promtool tsdb dump` "
+                     "output, of canonical metrics or of a vendor exporter's (translated "
+                     "first)")
         ->required();
     replay_->add_option("--truth", truth_,
                         "Truth CSV: kind,cause,node,gpu_uuid,start_s,end_s,slowdown");
@@ -63,15 +64,15 @@ class DetectCommand : public Command {
         std::string_view head = f.view().substr(0, 256 * 1024);
         const size_t first = head.find_first_not_of(" \t\r\n");
         // VictoriaMetrics export lines ({"metric":...}) or `promtool tsdb dump`
-        // lines ({__name__="m", ...} v ms): the reader's, written as text for
-        // the translation, which wants a name in front.
-        const bool json = first != std::string_view::npos && head[first] == '{';
-        const size_t second = json ? head.find_first_not_of(" \t\r\n", first + 1) : first;
+        // lines ({__name__="m", ...} v ms): read by the replay reader and
+        // written as text for the translation, which wants a name in front.
+        const bool braced = first != std::string_view::npos && head[first] == '{';
+        const size_t second = braced ? head.find_first_not_of(" \t\r\n", first + 1) : first;
         const char* form = second != std::string_view::npos && head[second] == '"'
                                ? "VictoriaMetrics export lines"
                                : "promtool tsdb dump lines";
         std::string source;
-        if (json) {
+        if (braced) {
           // The first few whole lines, as text (an export line holds a whole
           // series, so it may be long).
           std::string_view lines = f.view();
@@ -90,7 +91,7 @@ class DetectCommand : public Command {
         if (vendor) {
           std::string text;
           std::string_view input = f.view();
-          if (json) {
+          if (braced) {
             detect::ReplayReader all;
             all.AddBuffer(path, f.view());
             uint64_t skipped = 0;
@@ -111,8 +112,8 @@ class DetectCommand : public Command {
           translated.emplace_back();
           RETURN_IF_ERROR(TranslateExposition(input, path, opts, &translated.back(), &report));
           std::fprintf(stderr, "gpufleet detect replay: %s: translated from %s%s%s%s\n",
-                       path.c_str(), report.source.c_str(), json ? " (" : "", json ? form : "",
-                       json ? ")" : "");
+                       path.c_str(), report.source.c_str(), braced ? " (" : "", braced ? form : "",
+                       braced ? ")" : "");
           reader.AddBuffer(path, translated.back());
         }
       }

@@ -94,9 +94,6 @@ std::optional<double> QuickTimestamp(std::string_view line, size_t* series_end) 
   return v;
 }
 
-// The index's identity of a sample line's series: a hash of its text up to
-// `series_end` (QuickTimestamp's), name and label set as written. The index
-// hashes lines both forward and backward; both must agree.
 // The value of the __name__ label in a label set written first on a line
 // (`promtool tsdb dump`), or "" when there is none or it holds an escape.
 std::string_view DumpMetricName(std::string_view line) {
@@ -146,6 +143,9 @@ struct TextHasher {
   size_t operator()(std::string_view s) const { return TextHash(s); }
 };
 
+// The index's identity of a sample line's series: a hash of its text up to
+// `series_end` (QuickTimestamp's), name and label set as written. The index
+// hashes lines both forward and backward; both must agree.
 uint64_t SeriesTextHash(std::string_view line, size_t series_end) {
   return TextHash(line.substr(0, series_end));
 }

@@ -1,9 +1,11 @@
 #include "detect/detection_engine.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
 
-#include "detect/baseline_detector.h"
 #include "detect/actionable.h"
+#include "detect/baseline_detector.h"
 #include "detect/capture_detector.h"
 #include "detect/cross_cloud_detector.h"
 #include "detect/device_series.h"
@@ -90,6 +92,19 @@ std::vector<Finding> DetectionEngine::Evaluate(const WindowStore& store, int64_t
 
   std::vector<Finding> out;
   for (auto& d : detectors_) d->Evaluate(ctx, out);
+  // Some sources name the model only in gpu_info (xpumd, XPU Manager): a
+  // finding's subject takes it from there, so root causes find the device's
+  // catalog entry and the incident shows its model.
+  std::map<std::string, std::string, std::less<>> models;
+  store.ForEachLatest("gpu_info", now_ns - config_.lookback_ns, now_ns,
+                      [&](uint64_t series, const StoredLabels& labels, const WindowPoint&) {
+                        std::string_view model = labels.Get("model");
+                        if (!model.empty()) models[facts_.Of(series, labels).device] = model;
+                      });
+  for (Finding& f : out) {
+    if (f.devices.empty() || !f.subject.Get("model").empty()) continue;
+    if (auto it = models.find(f.devices[0]); it != models.end()) f.subject.Set("model", it->second);
+  }
   AttachRootCauses(config_.root_cause, ctx, out, references_, &reference_means_);
   std::sort(out.begin(), out.end(),
             [](const Finding& a, const Finding& b) { return a.key < b.key; });

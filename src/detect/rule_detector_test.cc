@@ -128,6 +128,30 @@ TEST(RuleDetectorTest, EngineRunsRulesAndAttachesWorkloads) {
   EXPECT_EQ(found[0].workloads, std::vector<std::string>{"trainer-0"});
 }
 
+// A source that names the model only in gpu_info (xpumd): the finding's
+// subject takes it from there.
+TEST(RuleDetectorTest, ModelNamedOnlyInGpuInfoReachesTheFinding) {
+  WindowStore store(WindowStoreOptions{});
+  for (int t = 0; t < 800; t += 10) {
+    for (auto [metric, value] :
+         {std::pair<const char*, double>{"gpu_memory_bandwidth_utilization_ratio",
+                                         t >= 600 ? 0.9 : 0.5},
+          {"gpu_sm_occupancy_ratio", t >= 600 ? 0.4 : 0.7}}) {
+      Labels l = testing::DeviceLabels(metric, "0");
+      l.Remove("model");
+      store.Append(l, kT0 + t * kS, value);
+    }
+  }
+  Labels info = testing::DeviceLabels("gpu_info", "0");
+  info.Set("model", "Intel(R) Data Center GPU Max 1550");
+  store.Append(info, kT0 + 780 * kS, 1);
+  auto engine = DetectionEngine::Create(DefaultDetectConfig(), nullptr);
+  ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+  auto found = (*engine)->Evaluate(store, kT0 + 790 * kS);
+  ASSERT_FALSE(found.empty());
+  EXPECT_EQ(found[0].subject.Get("model"), "Intel(R) Data Center GPU Max 1550");
+}
+
 // A workload is on the device while the device's attribution reports it: one
 // that stopped being reported left, though its last sample is within the
 // 5-minute lookback (a recording carries no staleness markers), and is no

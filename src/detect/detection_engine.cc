@@ -94,16 +94,24 @@ std::vector<Finding> DetectionEngine::Evaluate(const WindowStore& store, int64_t
   for (auto& d : detectors_) d->Evaluate(ctx, out);
   // Some sources name the model only in gpu_info (xpumd, XPU Manager): a
   // finding's subject takes it from there, so root causes find the device's
-  // catalog entry and the incident shows its model.
-  std::map<std::string, std::string, std::less<>> models;
-  store.ForEachLatest("gpu_info", now_ns - config_.lookback_ns, now_ns,
-                      [&](uint64_t series, const StoredLabels& labels, const WindowPoint&) {
-                        std::string_view model = labels.Get("model");
-                        if (!model.empty()) models[facts_.Of(series, labels).device] = model;
-                      });
-  for (Finding& f : out) {
-    if (f.devices.empty() || !f.subject.Get("model").empty()) continue;
-    if (auto it = models.find(f.devices[0]); it != models.end()) f.subject.Set("model", it->second);
+  // catalog entry and the incident shows its model. Read only when a
+  // finding lacks one (most sources name it on every series).
+  auto lacks_model = [](const Finding& f) {
+    return !f.devices.empty() && f.subject.Get("model").empty();
+  };
+  if (std::any_of(out.begin(), out.end(), lacks_model)) {
+    std::map<std::string, std::string, std::less<>> models;
+    store.ForEachLatest("gpu_info", now_ns - config_.lookback_ns, now_ns,
+                        [&](uint64_t series, const StoredLabels& labels, const WindowPoint&) {
+                          std::string_view model = labels.Get("model");
+                          if (!model.empty()) models[facts_.Of(series, labels).device] = model;
+                        });
+    for (Finding& f : out) {
+      if (!lacks_model(f)) continue;
+      if (auto it = models.find(f.devices[0]); it != models.end()) {
+        f.subject.Set("model", it->second);
+      }
+    }
   }
   AttachRootCauses(config_.root_cause, ctx, out, references_, &reference_means_);
   std::sort(out.begin(), out.end(),

@@ -62,13 +62,12 @@ class DetectCommand : public Command {
         // before the reader maps the file again.
         ASSIGN_OR_RETURN(FileContents f, FileContents::Open(path));
         std::string_view head = f.view().substr(0, 256 * 1024);
-        const size_t first = head.find_first_not_of(" \t\r\n");
         // VictoriaMetrics export lines ({"metric":...}) or `promtool tsdb dump`
         // lines ({__name__="m", ...} v ms): read by the replay reader and
         // written as text for the translation, which wants a name in front.
-        const bool braced = first != std::string_view::npos && head[first] == '{';
-        const size_t second = braced ? head.find_first_not_of(" \t\r\n", first + 1) : first;
-        const char* form = second != std::string_view::npos && head[second] == '"'
+        const detect::RecordingForm recording = detect::FormOf(head);
+        const bool braced = recording != detect::RecordingForm::kText;
+        const char* form = recording == detect::RecordingForm::kExportLines
                                ? "VictoriaMetrics export lines"
                                : "promtool tsdb dump lines";
         std::string source;

@@ -290,6 +290,14 @@ struct ReplayReader::Interned {
   std::unordered_map<std::string, Known, TextHasher, std::equal_to<>> by_key;
 };
 
+RecordingForm FormOf(std::string_view text) {
+  const size_t first = SkipWs(text, 0);
+  if (first >= text.size() || text[first] != '{') return RecordingForm::kText;
+  const size_t second = SkipWs(text, first + 1);
+  return second < text.size() && text[second] == '"' ? RecordingForm::kExportLines
+                                                     : RecordingForm::kTsdbDump;
+}
+
 ReplayReader::ReplayReader() : interned_(std::make_unique<Interned>()) {}
 ReplayReader::~ReplayReader() = default;
 
@@ -305,12 +313,8 @@ void ReplayReader::AddBuffer(std::string_view name, std::string_view text) {
   auto in = std::make_unique<Input>();
   in->name = std::string(name);
   in->text = text;
-  size_t first = SkipWs(text, 0);
-  // Export lines open with {"metric"...; a line of `promtool tsdb dump`
-  // opens with its label set ({__name__="m", ...}) and is text.
-  const size_t second = first < text.size() ? SkipWs(text, first + 1) : text.size();
-  in->json =
-      first < text.size() && text[first] == '{' && second < text.size() && text[second] == '"';
+  // A `promtool tsdb dump` line is text with the name among the labels.
+  in->json = FormOf(text) == RecordingForm::kExportLines;
   std::string_view tail = TrimLine(text.substr(text.size() > 64 ? text.size() - 64 : 0));
   while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.remove_suffix(1);
   in->dialect = tail.ends_with("# EOF") ? ExpoDialect::kOpenMetrics : ExpoDialect::kPrometheusText;

@@ -45,6 +45,12 @@
 
 namespace gpufleet::detect {
 
+// How a recording is written, told by its first non-blank bytes: export
+// lines open with {"metric"...; a `promtool tsdb dump` line with its label
+// set ({__name__="m", ...}); anything else is OpenMetrics or Prometheus text.
+enum class RecordingForm { kText, kExportLines, kTsdbDump };
+RecordingForm FormOf(std::string_view text);
+
 struct ReplayInputStats {
   uint64_t files = 0;
   uint64_t runs = 0;              // time-ordered stretches merged

@@ -31,6 +31,14 @@ std::vector<Finding> RunRule(const RuleConfig& rule, const WindowStore& store, i
   return out;
 }
 
+// The whole engine (every default detector) at now_s.
+std::vector<Finding> RunEngine(const WindowStore& store, int now_s) {
+  auto engine = DetectionEngine::Create(DefaultDetectConfig(), nullptr);
+  EXPECT_TRUE(engine.ok()) << engine.status().ToString();
+  if (!engine.ok()) return {};
+  return (*engine)->Evaluate(store, kT0 + now_s * kS);
+}
+
 // Bandwidth 0.9 and occupancy 0.4 from t = 600 s on GPU 0; GPU 1 clean.
 void ContendedFleet(WindowStore& store, int to_s) {
   Fill(store, "gpu_memory_bandwidth_utilization_ratio", "0", 0, to_s,
@@ -121,9 +129,7 @@ TEST(RuleDetectorTest, EngineRunsRulesAndAttachesWorkloads) {
   Labels info = testing::DeviceLabels("gpu_workload_info", "0");
   info.Set("workload_pod", "trainer-0");
   store.Append(info, kT0 + 790 * kS, 1);
-  auto engine = DetectionEngine::Create(DefaultDetectConfig(), nullptr);
-  ASSERT_TRUE(engine.ok()) << engine.status().ToString();
-  auto found = (*engine)->Evaluate(store, kT0 + 790 * kS);
+  auto found = RunEngine(store, 790);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].workloads, std::vector<std::string>{"trainer-0"});
 }
@@ -145,9 +151,7 @@ TEST(RuleDetectorTest, ModelNamedOnlyInGpuInfoReachesTheFinding) {
   Labels info = testing::DeviceLabels("gpu_info", "0");
   info.Set("model", "Intel(R) Data Center GPU Max 1550");
   store.Append(info, kT0 + 780 * kS, 1);
-  auto engine = DetectionEngine::Create(DefaultDetectConfig(), nullptr);
-  ASSERT_TRUE(engine.ok()) << engine.status().ToString();
-  auto found = (*engine)->Evaluate(store, kT0 + 790 * kS);
+  auto found = RunEngine(store, 790);
   ASSERT_FALSE(found.empty());
   EXPECT_EQ(found[0].subject.Get("model"), "Intel(R) Data Center GPU Max 1550");
 }
@@ -168,9 +172,7 @@ TEST(RuleDetectorTest, WorkloadNoLongerReportedHasLeft) {
       store.Append(trainer, kT0 + t * kS, 1);
       if (t <= neighbour_until_s) store.Append(neighbour, kT0 + t * kS, 1);
     }
-    auto engine = DetectionEngine::Create(DefaultDetectConfig(), nullptr);
-    EXPECT_TRUE(engine.ok()) << engine.status().ToString();
-    auto found = (*engine)->Evaluate(store, kT0 + 790 * kS);
+    auto found = RunEngine(store, 790);
     return found.empty() ? std::vector<std::string>{} : found[0].workloads;
   };
   EXPECT_EQ(workloads_at(790), (std::vector<std::string>{"batch-7", "trainer-0"}));

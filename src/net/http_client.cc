@@ -74,6 +74,10 @@ class HttplibClient final : public HttpClient {
     if (client_ == nullptr || base_ != base) {
       client_ = std::make_unique<httplib::Client>(base);
       client_->set_keep_alive(options_.keep_alive);
+      // A request's headers and body go out in two writes: with Nagle's
+      // algorithm the body waits for the ACK of the headers, which the
+      // receiver delays (40 ms on Linux), so each request took 40 ms more.
+      client_->set_tcp_nodelay(true);
       if (!options_.ca_file.empty()) client_->set_ca_cert_path(options_.ca_file);
       client_->enable_server_certificate_verification(true);
       base_ = base;

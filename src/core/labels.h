@@ -12,6 +12,10 @@
 
 namespace gpufleet {
 
+// A label as decoded from a wire format: (name, value) pointing into its
+// buffer.
+using LabelView = std::pair<std::string_view, std::string_view>;
+
 class Labels {
  public:
   using Pair = std::pair<std::string, std::string>;

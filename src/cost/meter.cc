@@ -78,6 +78,10 @@ MeterKey MeterKeyOf(const Labels& labels) {
   return {.kind = static_cast<uint8_t>(kind), .series = SeriesId(labels)};
 }
 
+bool MeterReads(std::string_view metric) {
+  return KindOf(metric) != Kind::kNone || IsWorkSeries(metric);
+}
+
 std::vector<std::string_view> MeteredMetricNames() {
   std::vector<std::string_view> out;
   for (const auto& m : kMetered) out.push_back(m.first);

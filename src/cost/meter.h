@@ -95,6 +95,9 @@ struct MeterKey {
   uint64_t series = 0;
 };
 MeterKey MeterKeyOf(const Labels& labels);
+// Whether Meter::Record or the WorkMeter reads series of `metric` at all
+// (MeterKeyOf gives every other series kind 0 and no work).
+bool MeterReads(std::string_view metric);
 
 struct MeteredDevice {
   int64_t id = 0;

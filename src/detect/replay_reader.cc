@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "core/strings.h"
+#include "core/text_hash.h"
 #include "expo/exposition_parser.h"
 
 namespace gpufleet::detect {
@@ -108,34 +109,6 @@ std::string_view DumpMetricName(std::string_view line) {
     return name.find('\\') == std::string_view::npos ? name : std::string_view();
   }
   return {};
-}
-
-// Sixteen bytes a step in two independent lanes, each word mixed by a
-// multiply and a shift (std::hash takes about three times the time; series
-// text runs to ~200 bytes and a replay hashes up to two per line).
-uint64_t TextHash(std::string_view s) {
-  constexpr uint64_t kA = 0xBF58476D1CE4E5B9ull, kB = 0x94D049BB133111EBull;
-  uint64_t a = 0x9E3779B97F4A7C15ull ^ s.size(), b = kB;
-  auto word = [&](size_t at, size_t n) {
-    uint64_t w = 0;
-    memcpy(&w, s.data() + at, n);
-    return w;
-  };
-  size_t i = 0;
-  for (; i + 16 <= s.size(); i += 16) {
-    a = (a ^ word(i, 8)) * kA;
-    b = (b ^ word(i + 8, 8)) * kB;
-    a ^= a >> 31;
-    b ^= b >> 29;
-  }
-  if (i + 8 <= s.size()) {
-    a = (a ^ word(i, 8)) * kA;
-    a ^= a >> 31;
-    i += 8;
-  }
-  b = (b ^ word(i, s.size() - i)) * kB;
-  uint64_t h = (a ^ (b >> 32 | b << 32)) * kA;
-  return h ^ (h >> 29);
 }
 
 struct TextHasher {

@@ -93,6 +93,60 @@ class WireReader {
     }
   }
 
+  // The usual encoding of a label, field 1 of a TimeSeries (name, then
+  // value, each once, every length under 128): 0a L 0a n <name> [12 v
+  // <value>]. Reads it and returns true; returns false and reads nothing
+  // for any other form, which the general reader then takes (and names
+  // the offset of whatever is wrong). Most of a write is labels.
+  bool TryLabelField(LabelView* label) {
+    const uint8_t* p = p_;
+    if (end_ - p < 4 || p[0] != 0x0a || p[1] >= 0x80 || p[2] != 0x0a) return false;
+    const uint8_t* const field_end = p + 2 + p[1];
+    const uint8_t name_size = p[3];
+    if (field_end > end_ || name_size >= 0x80 || p + 4 + name_size > field_end) return false;
+    const uint8_t* q = p + 4 + name_size;
+    std::string_view value;
+    if (q < field_end) {
+      if (field_end - q < 2 || q[0] != 0x12 || q[1] >= 0x80 || q + 2 + q[1] != field_end) {
+        return false;
+      }
+      value = {reinterpret_cast<const char*>(q + 2), q[1]};
+    }
+    *label = {{reinterpret_cast<const char*>(p + 4), name_size}, value};
+    p_ = field_end;
+    return true;
+  }
+
+  // The same for a sample, field 2: 12 L [09 <value, 8 bytes>] [10
+  // <timestamp varint>], in that order.
+  bool TrySampleField(RemoteWriteSample* sample) {
+    const uint8_t* p = p_;
+    if (end_ - p < 2 || p[0] != 0x12 || p[1] >= 0x80 || p[1] > end_ - p - 2) return false;
+    const uint8_t* q = p + 2;
+    const uint8_t* const field_end = q + p[1];
+    RemoteWriteSample out;
+    if (q < field_end && *q == 0x09) {
+      if (field_end - q < 9) return false;
+      std::memcpy(&out.value, q + 1, 8);
+      q += 9;
+    }
+    if (q < field_end && *q == 0x10) {
+      ++q;
+      uint64_t ts = 0;
+      for (int shift = 0;; shift += 7) {
+        if (q == field_end || shift >= 64) return false;
+        const uint8_t byte = *q++;
+        ts |= static_cast<uint64_t>(byte & 0x7f) << shift;
+        if ((byte & 0x80) == 0) break;
+      }
+      out.timestamp_ms = static_cast<int64_t>(ts);
+    }
+    if (q != field_end) return false;
+    *sample = out;
+    p_ = field_end;
+    return true;
+  }
+
   std::string_view View() const {
     return {reinterpret_cast<const char*>(p_), static_cast<size_t>(end_ - p_)};
   }
@@ -107,11 +161,6 @@ class WireReader {
   const uint8_t* p_;
   const uint8_t* end_;
   const uint8_t* origin_;
-};
-
-struct LabelView {
-  std::string_view name;
-  std::string_view value;
 };
 
 // Scratch space reused across series (and calls on one thread) so a batch costs no
@@ -130,7 +179,7 @@ Status ReadLabel(WireReader reader, LabelView* label) {
     if ((field == 1 || field == 2) && wire_type == kLengthDelimited) {
       WireReader sub(nullptr, nullptr, nullptr);
       RETURN_IF_ERROR(reader.ReadLengthDelimited(&sub));
-      (field == 1 ? label->name : label->value) = sub.View();
+      (field == 1 ? label->first : label->second) = sub.View();
     } else {
       RETURN_IF_ERROR(reader.Skip(wire_type));
     }
@@ -163,17 +212,25 @@ Status ReadSeries(WireReader reader, Scratch* scratch) {
   scratch->labels.clear();
   scratch->samples.clear();
   while (!reader.done()) {
+    LabelView label;
+    RemoteWriteSample sample;
+    if (reader.TryLabelField(&label)) {
+      scratch->labels.push_back(label);
+      continue;
+    }
+    if (reader.TrySampleField(&sample)) {
+      scratch->samples.push_back(sample);
+      continue;
+    }
     uint32_t field = 0, wire_type = 0;
     RETURN_IF_ERROR(reader.ReadTag(&field, &wire_type));
     if ((field == 1 || field == 2) && wire_type == kLengthDelimited) {
       WireReader sub(nullptr, nullptr, nullptr);
       RETURN_IF_ERROR(reader.ReadLengthDelimited(&sub));
       if (field == 1) {
-        LabelView label;
         RETURN_IF_ERROR(ReadLabel(sub, &label));
         scratch->labels.push_back(label);
       } else {
-        RemoteWriteSample sample;
         RETURN_IF_ERROR(ReadSample(sub, &sample));
         scratch->samples.push_back(sample);
       }
@@ -241,19 +298,20 @@ std::string ValidateLabels(const std::vector<LabelView>& labels, const RemoteWri
   bool has_name = false;
   for (size_t i = 0; i < labels.size(); ++i) {
     const LabelView& label = labels[i];
-    if (label.name.size() > limits.max_label_bytes || label.value.size() > limits.max_label_bytes) {
-      return "label " + Quote(label.name) + " is longer than " +
+    if (label.first.size() > limits.max_label_bytes ||
+        label.second.size() > limits.max_label_bytes) {
+      return "label " + Quote(label.first) + " is longer than " +
              std::to_string(limits.max_label_bytes) + " bytes";
     }
-    if (!IsValidLabelName(label.name)) return "label name " + Quote(label.name) + " is invalid";
-    if (i > 0 && label.name <= labels[i - 1].name) {
-      return "label " + Quote(label.name) +
-             (label.name == labels[i - 1].name ? " is duplicated" : " is not sorted by name");
+    if (!IsValidLabelName(label.first)) return "label name " + Quote(label.first) + " is invalid";
+    if (i > 0 && label.first <= labels[i - 1].first) {
+      return "label " + Quote(label.first) +
+             (label.first == labels[i - 1].first ? " is duplicated" : " is not sorted by name");
     }
-    if (!IsValidUtf8(label.value)) return "label " + Quote(label.name) + " value is not UTF-8";
-    if (label.name == "__name__") {
-      if (!IsValidMetricName(label.value)) {
-        return "metric name " + Quote(label.value) + " is invalid";
+    if (!IsValidUtf8(label.second)) return "label " + Quote(label.first) + " value is not UTF-8";
+    if (label.first == "__name__") {
+      if (!IsValidMetricName(label.second)) {
+        return "metric name " + Quote(label.second) + " is invalid";
       }
       has_name = true;
     }
@@ -271,7 +329,8 @@ void NoteError(RemoteWriteDecodeStats* stats, size_t series_index, const std::st
 // DecodeRemoteWriteInto without clearing `out` on error: fills
 // out->series[0, *used) and leaves the rest as it was.
 Status DecodeSeries(std::string_view body, const RemoteWriteLimits& limits,
-                    RemoteWriteDecodeStats* stats, RemoteWriteRequest* out, size_t* used) {
+                    RemoteWriteDecodeStats* stats, RemoteWriteRequest* out, size_t* used,
+                    const HeldSeries* held) {
   thread_local Scratch scratch;
 
   size_t length = 0;
@@ -308,6 +367,23 @@ Status DecodeSeries(std::string_view body, const RemoteWriteLimits& limits,
     RETURN_IF_ERROR(reader.ReadLengthDelimited(&sub));
     RETURN_IF_ERROR(ReadSeries(sub, &scratch));
     const size_t index = series_index++;
+    // Samples whose time cannot be held are dropped first, so a receiver
+    // that takes the series below gets only storable ones.
+    std::erase_if(scratch.samples, [&](const RemoteWriteSample& sample) {
+      if (sample.timestamp_ms <= kMaxAbsTimestampMs && sample.timestamp_ms >= -kMaxAbsTimestampMs) {
+        return false;
+      }
+      ++stats->samples_rejected;
+      NoteError(stats, index,
+                "timestamp " + std::to_string(sample.timestamp_ms) + " ms is out of range");
+      return true;
+    });
+    if (held != nullptr && (*held)(scratch.labels, scratch.samples)) {
+      ++stats->series_accepted;
+      ++stats->series_held;
+      stats->samples_accepted += scratch.samples.size();
+      continue;
+    }
 
     std::string reason = ValidateLabels(scratch.labels, limits);
     if (!reason.empty()) {
@@ -320,17 +396,7 @@ Status DecodeSeries(std::string_view body, const RemoteWriteLimits& limits,
     RemoteWriteSeries& series = out->series[(*used)++];
     // Sorted and unique (ValidateLabels); a reused slot keeps its strings.
     series.labels.AssignSorted(scratch.labels);
-    series.samples.clear();
-    series.samples.reserve(scratch.samples.size());
-    for (const RemoteWriteSample& sample : scratch.samples) {
-      if (sample.timestamp_ms > kMaxAbsTimestampMs || sample.timestamp_ms < -kMaxAbsTimestampMs) {
-        ++stats->samples_rejected;
-        NoteError(stats, index, "timestamp " + std::to_string(sample.timestamp_ms) +
-                                    " ms is out of range");
-        continue;
-      }
-      series.samples.push_back(sample);
-    }
+    series.samples.assign(scratch.samples.begin(), scratch.samples.end());
     ++stats->series_accepted;
     stats->samples_accepted += series.samples.size();
   }
@@ -343,10 +409,11 @@ Status DecodeSeries(std::string_view body, const RemoteWriteLimits& limits,
 }  // namespace
 
 Status DecodeRemoteWriteInto(std::string_view body, const RemoteWriteLimits& limits,
-                             RemoteWriteDecodeStats* stats, RemoteWriteRequest* out) {
+                             RemoteWriteDecodeStats* stats, RemoteWriteRequest* out,
+                             const HeldSeries* held) {
   RemoteWriteDecodeStats local_stats;
   size_t used = 0;
-  Status st = DecodeSeries(body, limits, stats != nullptr ? stats : &local_stats, out, &used);
+  Status st = DecodeSeries(body, limits, stats != nullptr ? stats : &local_stats, out, &used, held);
   if (!st.ok()) {
     out->series.clear();
     return st;

@@ -12,6 +12,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +51,7 @@ struct RemoteWriteDecodeStats {
   uint64_t series_rejected = 0;
   uint64_t samples_accepted = 0;
   uint64_t samples_rejected = 0;
+  uint64_t series_held = 0;  // of series_accepted: taken by a HeldSeries
   // The first 10 reasons, e.g. "series 3: label name \"1x\" is invalid".
   std::vector<std::string> errors;
 };
@@ -69,8 +72,20 @@ StatusOr<RemoteWriteRequest> DecodeRemoteWrite(std::string_view body,
 // a receiver that decodes many similar batches into one request on one
 // thread allocates almost nothing after the first. On success `out` holds
 // exactly the batch's valid series; on error it is empty.
+//
+// With `held`, each series is first offered to it, before its labels are
+// checked or copied: its labels as views into the decoded body (as sent,
+// unchecked; valid during the call) and its samples (out-of-range
+// timestamps already dropped). When it returns true it took the series
+// (a receiver that already holds a series with exactly those labels, which
+// were checked when it first came): the series counts as accepted (and in
+// series_held) and is not put in `out`. When it returns false the series
+// is checked and decoded as without it.
+using HeldSeries =
+    std::function<bool(std::span<const LabelView>, std::span<const RemoteWriteSample>)>;
 Status DecodeRemoteWriteInto(std::string_view body, const RemoteWriteLimits& limits,
-                             RemoteWriteDecodeStats* stats, RemoteWriteRequest* out);
+                             RemoteWriteDecodeStats* stats, RemoteWriteRequest* out,
+                             const HeldSeries* held = nullptr);
 
 // Protobuf-encodes and snappy-compresses `request` (labels sorted by name, as the spec
 // requires; Labels keeps them sorted).

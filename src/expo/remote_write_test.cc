@@ -104,6 +104,61 @@ TEST(RemoteWriteTest, KeepsStaleMarkerBitsAndSkipsEmptyValues) {
   EXPECT_EQ(bits, kStaleNaN);
 }
 
+// The decoder reads the usual encoding of labels and samples on a short
+// path and everything else on the general one: fields in another order,
+// lengths of 128 bytes and more, a sample without its value or with
+// unknown fields decode as libprotobuf reads them.
+TEST(RemoteWriteTest, UnusualEncodingsDecodeAsLibprotobufReadsThem) {
+  auto field = [](int number, int wire, const std::string& payload) {
+    std::string out(1, static_cast<char>(number << 3 | wire));
+    size_t n = payload.size();
+    do {
+      out += static_cast<char>((n & 0x7f) | (n > 0x7f ? 0x80 : 0));
+      n >>= 7;
+    } while (n > 0);
+    return out + payload;
+  };
+  auto label = [&](const std::string& name, const std::string& value, bool value_first) {
+    return value_first ? field(2, 2, value) + field(1, 2, name)
+                       : field(1, 2, name) + field(2, 2, value);
+  };
+  auto fixed64 = [](double v) {
+    std::string out(1, 0x09);
+    out.append(reinterpret_cast<const char*>(&v), 8);
+    return out;
+  };
+  const std::string long_value(200, 'v');
+  std::string series =
+      field(1, 2, label("__name__", "m", false)) +
+      field(1, 2, label("a", "1", true)) +                             // value before name
+      field(1, 2, label("b", long_value, false)) +                     // a 2-byte length
+      field(1, 2, field(1, 2, "c") + "\x18\x05" + field(2, 2, "3")) +  // unknown field
+      field(2, 2, std::string("\x10\x64") + fixed64(2.5)) +            // time first
+      field(2, 2, "\x10\x65") +                                        // no value
+      field(2, 2, fixed64(4.5) + "\x10\xe8\x07");                      // the usual
+  const std::string raw = field(1, 2, series);
+  prompb::WriteRequest reference;
+  ASSERT_TRUE(reference.ParseFromString(raw));
+  ASSERT_EQ(reference.timeseries_size(), 1);
+
+  auto decoded = DecodeRemoteWrite(Compress(raw), RemoteWriteLimits{}, nullptr);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  ASSERT_EQ(decoded->series.size(), 1u);
+  const RemoteWriteSeries& got = decoded->series[0];
+  const prompb::TimeSeries& want = reference.timeseries(0);
+  ASSERT_EQ(got.labels.size(), static_cast<size_t>(want.labels_size()));
+  for (int i = 0; i < want.labels_size(); ++i) {
+    EXPECT_EQ(got.labels.Get(want.labels(i).name()), want.labels(i).value()) << i;
+  }
+  EXPECT_EQ(got.labels.Get("b"), long_value);
+  ASSERT_EQ(got.samples.size(), static_cast<size_t>(want.samples_size()));
+  for (int i = 0; i < want.samples_size(); ++i) {
+    EXPECT_EQ(got.samples[i].timestamp_ms, want.samples(i).timestamp()) << i;
+    EXPECT_EQ(got.samples[i].value, want.samples(i).value()) << i;
+  }
+  EXPECT_EQ(got.samples[2].timestamp_ms, 1000);
+}
+
 TEST(RemoteWriteTest, DropsInvalidSeriesAndKeepsValidOnes) {
   prompb::WriteRequest request;
   AddSeries(&request, {{"__name__", "ok_a"}}, {{1, 1}});

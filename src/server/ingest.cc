@@ -15,6 +15,14 @@ constexpr size_t kMaxInventoryKeys = 100'000;
 // Decoded series a thread keeps for its next write (about 1 KB each).
 constexpr size_t kKeepDecodedSeries = 8192;
 
+// The newest sample time of `series`, or `newest_ms` when that is newer.
+int64_t NewestMs(const std::vector<RemoteWriteSeries>& series, int64_t newest_ms) {
+  for (const RemoteWriteSeries& s : series) {
+    for (const RemoteWriteSample& p : s.samples) newest_ms = std::max(newest_ms, p.timestamp_ms);
+  }
+  return newest_ms;
+}
+
 }  // namespace
 
 Ingester::Ingester(WindowStore& window, InventoryStore* inventory, RemoteWriteForwarder* forwarder,
@@ -44,15 +52,36 @@ IngestResult Ingester::IngestRemoteWrite(std::string_view body) {
     }
     RemoteWriteRequest& r;
   } release{reused};
-  if (Status st = DecodeRemoteWriteInto(body, limits_, &stats, &reused); !st.ok()) {
+  // Series the window store already holds go straight to it: their labels
+  // were checked when the series came first, and are compared, not copied
+  // (checking and copying them was a third of ingest's CPU). Series the
+  // cost meter or the inventory read take the full path.
+  WindowStore::AppendCounts held_counts;
+  int64_t held_newest_ms = std::numeric_limits<int64_t>::min();
+  thread_local std::vector<WindowPoint> points;
+  const HeldSeries held = [&](std::span<const LabelView> labels,
+                              std::span<const RemoteWriteSample> samples) {
+    std::string_view metric;
+    for (const auto& [name, value] : labels) {
+      if (name == "__name__") metric = value;
+    }
+    if (metric == "gpu_info" || (meter_ != nullptr && cost::MeterReads(metric))) return false;
+    points.clear();
+    for (const RemoteWriteSample& s : samples) {
+      points.push_back({s.timestamp_ms * kNsPerMs, s.value});
+      held_newest_ms = std::max(held_newest_ms, s.timestamp_ms);
+    }
+    return window_.AppendToHeld(labels, WindowStore::LabelHash(labels), points, &held_counts);
+  };
+  if (Status st = DecodeRemoteWriteInto(body, limits_, &stats, &reused, &held); !st.ok()) {
     requests_rejected_++;
     result.status = st.WithContext("remote write body");
     return result;
   }
   RemoteWriteRequest* const request = &reused;
-  uint64_t out_of_order = 0;
+  uint64_t out_of_order = held_counts.rejected;
   std::vector<cost::MeterKey> keys;
-  result.samples_accepted = Store(*request, &out_of_order, &keys);
+  result.samples_accepted = Store(*request, &out_of_order, &keys) + held_counts.accepted;
   if (Status st = MeterWrite(request->series, keys); !st.ok()) {
     result.status = st;
     return result;
@@ -60,13 +89,13 @@ IngestResult Ingester::IngestRemoteWrite(std::string_view body) {
   result.samples_rejected = stats.samples_rejected + out_of_order;
   samples_accepted_ += result.samples_accepted;
   samples_rejected_ += result.samples_rejected;
-  if (forwarder_ != nullptr && !request->series.empty()) {
+  if (forwarder_ != nullptr && stats.series_accepted > 0) {
     // Forward what was valid: the original bytes when nothing was dropped.
-    Status st = stats.series_rejected == 0
-                    ? forwarder_->Enqueue(body, stats.samples_accepted)
-                    : forwarder_->Enqueue(EncodeRemoteWrite(*request), stats.samples_accepted);
+    Status st = stats.series_rejected == 0 ? forwarder_->Enqueue(body, stats.samples_accepted)
+                                           : forwarder_->Enqueue(EncodeValid(body, *request, stats),
+                                                                 stats.samples_accepted);
     if (!st.ok()) forward_errors_++;
-    MaybeForwardPrices(request->series);
+    MaybeForwardPrices(NewestMs(request->series, held_newest_ms));
   }
   if (stats.series_rejected > 0) {
     std::string msg = std::to_string(stats.series_rejected) + " series rejected";
@@ -75,6 +104,16 @@ IngestResult Ingester::IngestRemoteWrite(std::string_view body) {
                                          " valid series stored)");
   }
   return result;
+}
+
+std::string Ingester::EncodeValid(std::string_view body, const RemoteWriteRequest& request,
+                                  const RemoteWriteDecodeStats& stats) const {
+  if (stats.series_held == 0) return EncodeRemoteWrite(request);
+  // The held series are not in `request`: decode the body again, whole
+  // (a batch with invalid series is rare).
+  RemoteWriteRequest all;
+  if (!DecodeRemoteWriteInto(body, limits_, nullptr, &all).ok()) return EncodeRemoteWrite(request);
+  return EncodeRemoteWrite(all);
 }
 
 IngestResult Ingester::IngestSamples(const std::vector<Sample>& samples) {
@@ -92,7 +131,7 @@ IngestResult Ingester::IngestSamples(const std::vector<Sample>& samples) {
     if (!forwarder_->Enqueue(EncodeRemoteWrite(request), result.samples_accepted).ok()) {
       forward_errors_++;
     }
-    MaybeForwardPrices(request.series);
+    MaybeForwardPrices(NewestMs(request.series, std::numeric_limits<int64_t>::min()));
   }
   return result;
 }
@@ -107,12 +146,8 @@ Status Ingester::MeterWrite(const std::vector<RemoteWriteSeries>& series,
   return UnavailableError("cost meter: " + st.message() + " (send the write again)");
 }
 
-void Ingester::MaybeForwardPrices(const std::vector<RemoteWriteSeries>& series) {
+void Ingester::MaybeForwardPrices(int64_t newest_ms) {
   if (meter_ == nullptr || prices_ == nullptr || forwarder_ == nullptr) return;
-  int64_t newest_ms = std::numeric_limits<int64_t>::min();
-  for (const RemoteWriteSeries& s : series) {
-    for (const RemoteWriteSample& p : s.samples) newest_ms = std::max(newest_ms, p.timestamp_ms);
-  }
   if (newest_ms < 0) return;
   const int64_t minute = newest_ms / 60000;
   {

@@ -75,7 +75,12 @@ class Ingester {
                  std::vector<cost::MeterKey>* meter_keys);
   Status MeterWrite(const std::vector<RemoteWriteSeries>& series,
                     const std::vector<cost::MeterKey>& keys);
-  void MaybeForwardPrices(const std::vector<RemoteWriteSeries>& series);
+  // `newest_ms`: the newest sample time of the write.
+  void MaybeForwardPrices(int64_t newest_ms);
+  // The valid series of `body` (decoded into `request` and `stats`, some
+  // of them held: taken by the window store directly), encoded again.
+  std::string EncodeValid(std::string_view body, const RemoteWriteRequest& request,
+                          const RemoteWriteDecodeStats& stats) const;
   void MaybeRecordInventory(const Labels& labels, int64_t ts_ns);
 
   WindowStore& window_;

@@ -10,21 +10,24 @@
 #include <vector>
 
 #include "core/string_map.h"
+#include "core/text_hash.h"
 
 namespace gpufleet {
 namespace {
 
-// Names and values hashed a word at a time (std::hash) and mixed in order,
-// each as its own string, so {a="bc"} != {ab="c"}. Runs for every sample
-// appended; equal hashes are still compared label by label.
-// `labels` is a Labels or a StoredLabels: both hash alike.
-template <typename L>
-uint64_t HashLabels(const L& labels) {
+// Names and values hashed each as its own string (TextHash) and mixed in
+// order, so {a="bc"} != {ab="c"}. Runs for every sample appended; equal
+// hashes are still compared label by label. `labels` is any range of
+// (name, value) pairs: a Labels' pairs, a StoredLabels or decoded views
+// all hash alike.
+template <typename Range>
+uint64_t HashPairs(const Range& labels) {
   uint64_t h = 0x9e3779b97f4a7c15ULL;
   auto mix = [&h](std::string_view s) {
-    h ^= std::hash<std::string_view>{}(s) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    h = (h ^ TextHash(s)) * 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 31;
   };
-  for (const auto& [name, value] : labels.pairs()) {
+  for (const auto& [name, value] : labels) {
     mix(name);
     mix(value);
   }
@@ -46,6 +49,31 @@ struct Series {
   StoredLabels labels() const { return StoredLabels(label_refs.get(), label_count); }
 };
 
+// Appends one point to `series` (see Append); `shard_points` counts the
+// shard's points, `dropped` the samples older than the series' newest.
+bool AddPoint(Series& series, uint64_t& shard_points, std::atomic<uint64_t>& dropped,
+              int64_t timestamp_ns, double value) {
+  if (series.live() > 0) {
+    WindowPoint& last = series.points.back();
+    if (timestamp_ns < last.timestamp_ns) {
+      dropped.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+    if (timestamp_ns == last.timestamp_ns) {
+      last.value = value;
+      return true;
+    }
+  }
+  if (series.begin > 0 && series.points.size() == series.points.capacity()) {
+    series.points.erase(series.points.begin(),
+                        series.points.begin() + static_cast<ptrdiff_t>(series.begin));
+    series.begin = 0;
+  }
+  series.points.push_back({timestamp_ns, value});
+  ++shard_points;
+  return true;
+}
+
 // The shard's series by label hash: open addressing with linear probing,
 // one 16-byte slot per series at a load of at most a half. A lookup reads
 // one slot (and the series' labels to confirm), where a node-based map
@@ -54,8 +82,9 @@ struct Series {
 // them; a rebuild drops them.
 class SeriesIndex {
  public:
-  Series* Find(uint64_t hash, const Labels& labels) const {
-    return FindIf(hash, [&](const Series& s) { return s.labels() == labels; });
+  template <typename Range>
+  Series* Find(uint64_t hash, const Range& labels) const {
+    return FindIf(hash, [&](const Series& s) { return s.labels().Equals(labels); });
   }
   // The series with this id (ids are unique: no labels to compare).
   Series* FindId(uint64_t hash, uint64_t id) const {
@@ -147,14 +176,7 @@ std::string StoredLabels::ToString() const {
   return out;
 }
 
-bool StoredLabels::operator==(const Labels& other) const {
-  const auto& theirs = other.pairs();
-  if (theirs.size() != n_) return false;
-  for (size_t i = 0; i < n_; ++i) {
-    if (*refs_[i].name != theirs[i].first || *refs_[i].value != theirs[i].second) return false;
-  }
-  return true;
-}
+bool StoredLabels::operator==(const Labels& other) const { return Equals(other.pairs()); }
 
 // Every distinct label name and value held by the store's series, counted by
 // the series that point at it: a series' labels cost it two pointers each.
@@ -244,10 +266,12 @@ WindowStore::WindowStore(const WindowStoreOptions& options)
 
 WindowStore::~WindowStore() = default;
 
-uint64_t WindowStore::LabelHash(const Labels& labels) { return HashLabels(labels); }
+uint64_t WindowStore::LabelHash(const Labels& labels) { return HashPairs(labels.pairs()); }
+
+uint64_t WindowStore::LabelHash(std::span<const LabelView> labels) { return HashPairs(labels); }
 
 bool WindowStore::Append(const Labels& labels, int64_t timestamp_ns, double value) {
-  return Append(labels, HashLabels(labels), timestamp_ns, value);
+  return Append(labels, HashPairs(labels.pairs()), timestamp_ns, value);
 }
 
 bool WindowStore::Append(const Labels& labels, uint64_t hash, int64_t timestamp_ns, double value,
@@ -257,7 +281,7 @@ bool WindowStore::Append(const Labels& labels, uint64_t hash, int64_t timestamp_
   std::unique_lock lock(shard.mu);
   Series* series =
       series_id != nullptr && *series_id != 0 ? shard.by_hash.FindId(hash, *series_id) : nullptr;
-  if (series == nullptr) series = shard.by_hash.Find(hash, labels);
+  if (series == nullptr) series = shard.by_hash.Find(hash, labels.pairs());
   if (series == nullptr) {
     // Reserve the slot before creating so concurrent shards cannot overshoot.
     if (series_count_.fetch_add(1, std::memory_order_relaxed) >= options_.max_series) {
@@ -288,24 +312,20 @@ bool WindowStore::Append(const Labels& labels, uint64_t hash, int64_t timestamp_
     list->second.push_back(std::move(owned));
   }
   if (series_id != nullptr) *series_id = series->id;
-  if (series->live() > 0) {
-    WindowPoint& last = series->points.back();
-    if (timestamp_ns < last.timestamp_ns) {
-      dropped_out_of_order_.fetch_add(1, std::memory_order_relaxed);
-      return false;
-    }
-    if (timestamp_ns == last.timestamp_ns) {
-      last.value = value;
-      return true;
-    }
+  return AddPoint(*series, shard.points, dropped_out_of_order_, timestamp_ns, value);
+}
+
+bool WindowStore::AppendToHeld(std::span<const LabelView> labels, uint64_t hash,
+                               std::span<const WindowPoint> points, AppendCounts* counts) {
+  Shard& shard = shards_[hash % kShards];
+  std::unique_lock lock(shard.mu);
+  Series* series = shard.by_hash.Find(hash, labels);
+  if (series == nullptr) return false;
+  for (const WindowPoint& p : points) {
+    const bool added =
+        AddPoint(*series, shard.points, dropped_out_of_order_, p.timestamp_ns, p.value);
+    (added ? counts->accepted : counts->rejected)++;
   }
-  if (series->begin > 0 && series->points.size() == series->points.capacity()) {
-    series->points.erase(series->points.begin(),
-                         series->points.begin() + static_cast<ptrdiff_t>(series->begin));
-    series->begin = 0;
-  }
-  series->points.push_back({timestamp_ns, value});
-  ++shard.points;
   return true;
 }
 
@@ -392,7 +412,7 @@ void WindowStore::Prune(int64_t now_ns) {
       bool any = false;
       for (auto& series : list) {
         if (!empty(series)) continue;
-        shard.by_hash.Erase(HashLabels(series->labels()), series.get());
+        shard.by_hash.Erase(HashPairs(series->labels()), series.get());
         series_count_.fetch_sub(1, std::memory_order_relaxed);
         any = true;
       }

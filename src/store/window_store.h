@@ -79,6 +79,18 @@ class StoredLabels {
   // The (name, value) pairs, as Labels::pairs() gives them.
   const StoredLabels& pairs() const { return *this; }
 
+  // Whether the labels equal `pairs` (any range of (name, value) pairs
+  // sorted by name, e.g. Labels::pairs()).
+  template <typename Range>
+  bool Equals(const Range& pairs) const {
+    size_t i = 0;
+    for (const auto& [name, value] : pairs) {
+      if (i == n_ || *refs_[i].name != name || *refs_[i].value != value) return false;
+      ++i;
+    }
+    return i == n_;
+  }
+
   Labels ToLabels() const;
   // `{a="1",b="x"}` as Labels::ToString writes it.
   std::string ToString() const;
@@ -115,6 +127,23 @@ class WindowStore {
   bool Append(const Labels& labels, uint64_t label_hash, int64_t timestamp_ns, double value,
               uint64_t* series_id = nullptr);
   static uint64_t LabelHash(const Labels& labels);
+  // The same hash for labels as views, sorted by name.
+  static uint64_t LabelHash(std::span<const LabelView> labels);
+
+  // A receiver's shortcut for series the store already holds: when a
+  // series with exactly `labels` (views sorted by name, hashed with
+  // LabelHash) is held, appends `points` (oldest first) to it as Append
+  // would, adds each to `counts` and returns true; otherwise changes
+  // nothing and returns false (the caller validates the labels and calls
+  // Append, which creates the series). Labels equal to a held series' were
+  // valid when that series was created, so the caller need not check them
+  // again.
+  struct AppendCounts {
+    uint64_t accepted = 0;
+    uint64_t rejected = 0;  // out of order
+  };
+  bool AppendToHeld(std::span<const LabelView> labels, uint64_t hash,
+                    std::span<const WindowPoint> points, AppendCounts* counts);
 
   // Calls `fn` for every series of `metric` with its labels (with __name__)
   // and its points in [from_ns, to_ns], oldest first. Series with no point in

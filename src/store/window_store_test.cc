@@ -196,6 +196,39 @@ TEST(WindowStoreTest, DropsOutOfOrderAndReplacesSameTimestamp) {
   EXPECT_EQ(store.stats().points, 1u);
 }
 
+// The receiver's shortcut: label views find a held series (same hash as
+// its Labels) and append to it; anything else is left to Append.
+TEST(WindowStoreTest, AppendToHeldTakesOnlyTheSeriesItHolds) {
+  WindowStore store(WindowStoreOptions{});
+  const Labels held = Series("m", "0");
+  std::vector<LabelView> views;
+  for (const auto& [n, v] : held.pairs()) views.emplace_back(n, v);
+  EXPECT_EQ(WindowStore::LabelHash(views), WindowStore::LabelHash(held));
+  const std::vector<WindowPoint> points = {{100, 1}, {90, 2}, {200, 3}};
+  WindowStore::AppendCounts counts;
+  EXPECT_FALSE(store.AppendToHeld(views, WindowStore::LabelHash(views), points, &counts));
+  EXPECT_EQ(store.stats().series, 0u);
+
+  ASSERT_TRUE(store.Append(held, 50, 0));
+  EXPECT_TRUE(store.AppendToHeld(views, WindowStore::LabelHash(views), points, &counts));
+  EXPECT_EQ(counts.accepted, 2u);
+  EXPECT_EQ(counts.rejected, 1u);
+  auto pts = Collect(store, "m", 0, 1000);
+  ASSERT_EQ(pts.size(), 3u);
+  EXPECT_EQ(pts[2].timestamp_ns, 200);
+  EXPECT_EQ(store.stats().dropped_out_of_order, 1u);
+
+  // One value differs, or a label is missing: not held, even with the
+  // held series' hash.
+  std::vector<LabelView> other = views;
+  other.back().second = "9";
+  EXPECT_FALSE(store.AppendToHeld(other, WindowStore::LabelHash(views), points, &counts));
+  std::vector<LabelView> fewer(views.begin(), views.end() - 1);
+  EXPECT_FALSE(store.AppendToHeld(fewer, WindowStore::LabelHash(views), points, &counts));
+  EXPECT_EQ(counts.accepted, 2u);
+  EXPECT_EQ(store.stats().points, 3u);
+}
+
 TEST(WindowStoreTest, RefusesNewSeriesBeyondLimit) {
   WindowStoreOptions options;
   options.max_series = 2;

@@ -17,9 +17,11 @@ With two CPUs or more, each receiver is bound to the last CPU and the load gener
 the others (--pin split, the default): on a small machine an unbound generator takes CPU
 from the receiver it measures, and from each receiver differently. --pin none binds nothing.
 
-Printed per receiver: samples/s, failed requests, CPU per sample, resident set (VmRSS) before and after,
-and memory per active series = (RSS after - RSS before) / series. Then the ratio
-gpufleet / VictoriaMetrics of the ingest rates (> 1 means gpufleet is faster).
+Printed per receiver: samples/s, failed requests, CPU per sample, how busy it was (CPU seconds
+per second of load; a receiver well under its CPUs did not set the rate, and a note says so),
+resident set (VmRSS) before and after, and memory per active series = (RSS after - RSS before)
+/ series. Then the ratio gpufleet / VictoriaMetrics of the ingest rates (> 1 means gpufleet is
+faster) and of their CPU per sample.
 If `gpufleet server` is not built, that half is skipped with a message.
 
 Usage: bench/ingest_vs_victoriametrics.py [--build-dir build] [--gpus 10000] [--rounds 3]
@@ -111,8 +113,12 @@ def measure(name, cmd, ready_url, write_url, args, tmp):
         result = json.loads(out.stdout.strip().splitlines()[-1])
         # CPU the receiver spent during the load, per sample: unlike the rate,
         # it does not move with what else the machine runs.
-        result["cpu_us_per_sample"] = round(
-            (cpu_s(proc.pid) - cpu_before) * 1e6 / max(1, result["samples"]), 3)
+        cpu_used = cpu_s(proc.pid) - cpu_before
+        result["cpu_us_per_sample"] = round(cpu_used * 1e6 / max(1, result["samples"]), 3)
+        # Share of the load's wall time the receiver spent on CPU: well under
+        # its CPUs, something else (the generator, the network path) set the
+        # rate. A Nagle / delayed-ACK stall once held both receivers at ~50%.
+        result["receiver_busy"] = round(cpu_used / max(result["seconds"], 1e-9), 3)
         time.sleep(2)  # let background flushes settle before reading memory
         after = rss_mb(proc.pid)
         result.update(rss_before_mb=round(before, 1), rss_after_mb=round(after, 1),
@@ -220,13 +226,20 @@ def main():
         print(f"{name:16s} {r['samples_per_second']:>12,.0f} samples/s  "
               f"{r['failed_requests']} failed requests  RSS {r['rss_before_mb']} -> "
               f"{r['rss_after_mb']} MB  ({r['bytes_per_series']} bytes per active series)  "
-              f"{r['cpu_us_per_sample']} us CPU per sample")
+              f"{r['cpu_us_per_sample']} us CPU per sample  busy {r['receiver_busy']:.2f} CPU")
+        if args.receiver_cpus is not None and r["receiver_busy"] < 0.8 * len(args.receiver_cpus):
+            print(f"  note: {name} was idle part of the load: its rate measures the load "
+                  "generator or the network path as much as the receiver")
     if "gpufleet" in results:
         ratio = (results["gpufleet"]["samples_per_second"] /
                  results["victoriametrics"]["samples_per_second"])
         results["ratio_gpufleet_over_victoriametrics"] = round(ratio, 3)
         print(f"ratio gpufleet / victoriametrics: {ratio:.2f} "
               f"({'faster' if ratio >= 1 else 'slower'})")
+        cpu_ratio = (results["victoriametrics"]["cpu_us_per_sample"] /
+                     max(results["gpufleet"]["cpu_us_per_sample"], 1e-9))
+        results["cpu_ratio_victoriametrics_over_gpufleet"] = round(cpu_ratio, 3)
+        print(f"CPU per sample, victoriametrics / gpufleet: {cpu_ratio:.2f}")
     if "gpufleet-no-cost" in results:
         for key, out, what in (("metering_shares", "metering_share_of_ingest", "ingest rate"),
                                ("metering_cpu_shares", "metering_share_of_cpu",

@@ -18,6 +18,7 @@ bool IsBanner(std::string_view line) {
 struct Columns {
   size_t count = 0;
   int gpu_time = -1, l3_hit = -1, l3_miss = -1, sbid = -1, sendwr = -1;
+  int l3_read_bytes = -1, memory_read_bytes = -1;
   int sbid_samples = -1, send_samples = -1;
   std::vector<size_t> sample_cols;  // every [Events] column of a stall-sampling report
   bool used = false;                // any metric above
@@ -39,6 +40,8 @@ std::optional<Columns> ParseHeader(std::string_view line) {
     if (name == "GpuTime" && unit == "[ns]") c.gpu_time = at;
     if (name == "L3_HIT") c.l3_hit = at;
     if (name == "L3_MISS") c.l3_miss = at;
+    if (name == "L3_BYTE_READ") c.l3_read_bytes = at;
+    if (name == "GPU_MEMORY_BYTE_READ") c.memory_read_bytes = at;
     if (name == "XVE_STALL_SBID") c.sbid = at;
     if (name == "XVE_STALL_SENDWR") c.sendwr = at;
     if (unit == "[Events]") {
@@ -48,8 +51,12 @@ std::optional<Columns> ParseHeader(std::string_view line) {
     }
   }
   if (c.sbid_samples < 0 && c.send_samples < 0) c.sample_cols.clear();
-  c.used =
-      (c.l3_hit >= 0 && c.l3_miss >= 0) || c.sbid >= 0 || c.sendwr >= 0 || !c.sample_cols.empty();
+  // Without lookups (Data Center GPU Max's ComputeBasic has none), the
+  // bytes read from L3 and from memory stand in.
+  if (c.l3_hit >= 0 && c.l3_miss >= 0) c.l3_read_bytes = c.memory_read_bytes = -1;
+  if (c.l3_read_bytes < 0 || c.memory_read_bytes < 0) c.l3_read_bytes = c.memory_read_bytes = -1;
+  c.used = (c.l3_hit >= 0 && c.l3_miss >= 0) || c.l3_read_bytes >= 0 || c.sbid >= 0 ||
+           c.sendwr >= 0 || !c.sample_cols.empty();
   return c;
 }
 
@@ -64,8 +71,9 @@ std::optional<double> ValueAt(const std::vector<std::string_view>& values, int c
 }  // namespace
 
 std::optional<double> UnitraceMetricSummary::L2MissRatio() const {
-  if (l3_hits + l3_misses <= 0) return std::nullopt;
-  return l3_misses / (l3_hits + l3_misses);
+  if (l3_hits + l3_misses > 0) return l3_misses / (l3_hits + l3_misses);
+  if (l3_read_bytes > 0) return std::min(1.0, memory_read_bytes / l3_read_bytes);
+  return std::nullopt;
 }
 
 std::optional<double> UnitraceMetricSummary::MemoryStallRatio() const {
@@ -78,6 +86,8 @@ void UnitraceMetricSummary::Merge(const UnitraceMetricSummary& o) {
   MergeTally(o);
   l3_hits += o.l3_hits;
   l3_misses += o.l3_misses;
+  l3_read_bytes += o.l3_read_bytes;
+  memory_read_bytes += o.memory_read_bytes;
   stall.Merge(o.stall);
   durations_complete = durations_complete && o.durations_complete;
   sampled_memory_stalls += o.sampled_memory_stalls;
@@ -131,8 +141,11 @@ StatusOr<UnitraceMetricSummary> ParseUnitraceMetrics(std::string_view text, std:
     const std::optional<double> miss = ValueAt(values, cols->l3_miss);
     const std::optional<double> sbid = ValueAt(values, cols->sbid);
     const std::optional<double> sendwr = ValueAt(values, cols->sendwr);
+    const std::optional<double> l3_bytes = ValueAt(values, cols->l3_read_bytes);
+    const std::optional<double> memory_bytes = ValueAt(values, cols->memory_read_bytes);
     if ((cols->l3_hit >= 0 && !hit) || (cols->l3_miss >= 0 && !miss) ||
-        (cols->sbid >= 0 && !sbid) || (cols->sendwr >= 0 && !sendwr)) {
+        (cols->sbid >= 0 && !sbid) || (cols->sendwr >= 0 && !sendwr) ||
+        (cols->l3_read_bytes >= 0 && (!l3_bytes || !memory_bytes))) {
       bad("a metric value is not a non-negative number");
       continue;
     }
@@ -140,6 +153,10 @@ StatusOr<UnitraceMetricSummary> ParseUnitraceMetrics(std::string_view text, std:
     if (hit && miss) {
       s.l3_hits += *hit;
       s.l3_misses += *miss;
+    }
+    if (l3_bytes && memory_bytes) {
+      s.l3_read_bytes += *l3_bytes;
+      s.memory_read_bytes += *memory_bytes;
     }
     if (sbid || sendwr) {
       const std::optional<double> ns = ValueAt(values, cols->gpu_time);

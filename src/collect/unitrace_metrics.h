@@ -17,9 +17,13 @@
 // starts it again.
 //
 // Metrics used (every other column is ignored):
-//   L3_HIT, L3_MISS (ComputeBasic; "L3" is Intel's name for the
-//       device-wide cache NVIDIA and AMD call L2): miss ratio = misses /
-//       (hits + misses) over every kernel instance;
+//   L3_HIT, L3_MISS (ComputeBasic on Arc / Battlemage; "L3" is Intel's
+//       name for the device-wide cache NVIDIA and AMD call L2): miss ratio
+//       = misses / (hits + misses) over every kernel instance;
+//   L3_BYTE_READ, GPU_MEMORY_BYTE_READ (ComputeBasic on Data Center GPU
+//       Max, which counts no L3 lookups): without the lookups, the bytes
+//       read from memory over the bytes read from L3, at most 1 (a byte
+//       ratio: reads L3 missed, plus prefetches and uncached reads);
 //   XVE_STALL_SBID, XVE_STALL_SENDWR (VectorEngineStalls, % of time): the
 //       vector engines waiting on a scoreboard dependency (an outstanding
 //       memory load, or an XMX result) and on a memory/SLM message; the
@@ -48,12 +52,14 @@ namespace gpufleet::collect {
 
 struct UnitraceMetricSummary : CaptureReadTally {
   double l3_hits = 0, l3_misses = 0;              // sums over kernel instances
+  double l3_read_bytes = 0, memory_read_bytes = 0;  // the same, where lookups are not counted
   KernelShare stall;                              // (SBID + SENDWR) / 100 per instance
   bool durations_complete = true;                 // every instance with a stall share had GpuTime
   double sampled_memory_stalls = 0, samples = 0;  // stall sampling
   int64_t sections = 0;                           // device sections read
 
-  // nullopt without L3_HIT / L3_MISS counts.
+  // nullopt without L3_HIT / L3_MISS counts or, in their place, L3 and
+  // memory read bytes.
   std::optional<double> L2MissRatio() const;
   // nullopt without stall columns or samples.
   std::optional<double> MemoryStallRatio() const;

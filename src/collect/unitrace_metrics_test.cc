@@ -38,6 +38,36 @@ TEST(UnitraceMetricsTest, L3MissRatioIsMissesOverLookupsOfEveryInstance) {
   EXPECT_FALSE(s->MemoryStallRatio().has_value());
 }
 
+// Data Center GPU Max's ComputeBasic counts no L3 lookups (its metric list
+// in unitrace's docs: L3_BYTE_READ/WRITE, GPU_MEMORY_BYTE_READ/WRITE,
+// XVE_STALL, ...): the bytes read from memory over those read from L3
+// stand in, at most 1; a row with a bad byte count is counted, not used.
+TEST(UnitraceMetricsTest, WithoutLookupsMemoryReadBytesOverL3ReadBytes) {
+  const std::string report =
+      "=== Device #0 Metrics ===\n"
+      "Kernel,GlobalInstanceId,GpuTime[ns],XVE_ACTIVE[%],XVE_STALL[%],L3_BYTE_READ[bytes],"
+      "L3_BYTE_WRITE[bytes],GPU_MEMORY_BYTE_READ[bytes],GPU_MEMORY_BYTE_WRITE[bytes]\n"
+      "\"main::{lambda(auto:1)#4}[SIMD32 {4096; 1; 1} {256; 1; 1}]\",1,5000,80.1,12.5,1000,64,"
+      "250,64\n"
+      "\"stream_copy\",2,9000,40.0,55.0,3000,3000,500,2900\n"
+      "\"broken\",3,100,1.0,1.0,n/a,0,0,0\n";
+  StatusOr<UnitraceMetricSummary> s = ParseUnitraceMetrics(report, "pvc.log");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->rows, 2);
+  EXPECT_EQ(s->bad_rows, 1);
+  EXPECT_EQ(s->first_bad, "pvc.log:5: a metric value is not a non-negative number");
+  EXPECT_DOUBLE_EQ(*s->L2MissRatio(), 750.0 / 4000.0);
+  EXPECT_FALSE(s->MemoryStallRatio().has_value());  // XVE_STALL is every stall
+
+  // Memory reads beyond L3 reads (prefetch, uncached reads): at most 1.
+  StatusOr<UnitraceMetricSummary> over = ParseUnitraceMetrics(
+      "=== Device #0 Metrics "
+      "===\nKernel,L3_BYTE_READ[bytes],GPU_MEMORY_BYTE_READ[bytes]\nk,10,40\n",
+      "over.log");
+  ASSERT_TRUE(over.ok()) << over.status().ToString();
+  EXPECT_DOUBLE_EQ(*over->L2MissRatio(), 1.0);
+}
+
 // VectorEngineStalls: SBID + SENDWR, weighted by GpuTime; a padded header as
 // unitrace right-aligns it; two devices' sections pooled.
 TEST(UnitraceMetricsTest, MemoryStallIsSbidPlusSendWeightedByGpuTime) {

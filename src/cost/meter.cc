@@ -33,8 +33,18 @@ Kind KindOf(std::string_view name) {
   return Kind::kNone;
 }
 
+// The value of label `name` in any range of (name, value) pairs.
+template <typename Pairs>
+std::string_view LabelOf(const Pairs& pairs, std::string_view name) {
+  for (const auto& [n, v] : pairs) {
+    if (n == name) return v;
+  }
+  return {};
+}
+
 // FNV-1a over the series' label pairs: a stable id for its cursor row.
-uint64_t SeriesId(const Labels& labels) {
+template <typename Pairs>
+uint64_t SeriesId(const Pairs& pairs) {
   uint64_t h = 1469598103934665603ull;
   auto mix = [&h](std::string_view s, unsigned char end) {
     for (char c : s) {
@@ -44,7 +54,7 @@ uint64_t SeriesId(const Labels& labels) {
     h ^= end;
     h *= 1099511628211ull;
   };
-  for (const auto& [name, value] : labels.pairs()) {
+  for (const auto& [name, value] : pairs) {
     mix(name, 0);
     mix(value, 1);
   }
@@ -58,8 +68,15 @@ std::string HolderKey(const Labels& l) {
          std::string(l.Get("workload_container"));
 }
 
-bool HasHolder(const Labels& l) {
-  return !l.Get("workload_pod").empty() || !l.Get("workload_slurm_job").empty();
+template <typename Pairs>
+MeterKey KeyOf(const Pairs& pairs) {
+  const std::string_view name = LabelOf(pairs, "__name__");
+  const Kind kind = KindOf(name);
+  if (kind == Kind::kNone) return {.work = IsWorkSeries(name)};
+  const bool has_holder =
+      !LabelOf(pairs, "workload_pod").empty() || !LabelOf(pairs, "workload_slurm_job").empty();
+  if ((kind == Kind::kHolder || kind == Kind::kHolderUtil) && !has_holder) return {};
+  return {.kind = static_cast<uint8_t>(kind), .series = SeriesId(pairs)};
 }
 
 // The key of a gauge's cursor floor after a restart: (device, kind, holder).
@@ -70,13 +87,9 @@ uint64_t FloorKey(int64_t device, Kind kind, int64_t holder) {
 
 }  // namespace
 
-MeterKey MeterKeyOf(const Labels& labels) {
-  const std::string_view name = labels.Get("__name__");
-  const Kind kind = KindOf(name);
-  if (kind == Kind::kNone) return {.work = IsWorkSeries(name)};
-  if ((kind == Kind::kHolder || kind == Kind::kHolderUtil) && !HasHolder(labels)) return {};
-  return {.kind = static_cast<uint8_t>(kind), .series = SeriesId(labels)};
-}
+MeterKey MeterKeyOf(const Labels& labels) { return KeyOf(labels.pairs()); }
+
+MeterKey MeterKeyOf(std::span<const LabelView> labels) { return KeyOf(labels); }
 
 bool MeterReads(std::string_view metric) {
   return KindOf(metric) != Kind::kNone || IsWorkSeries(metric);
@@ -279,13 +292,23 @@ Status Meter::Record(const std::vector<RemoteWriteSeries>& series) {
 
 Status Meter::Record(const std::vector<RemoteWriteSeries>& series,
                      const std::vector<MeterKey>& keys) {
+  return Record(series, keys, {});
+}
+
+bool Meter::Knows(uint64_t sid) const {
+  std::shared_lock lock(known_mu_);
+  return known_.contains(sid);
+}
+
+Status Meter::Record(const std::vector<RemoteWriteSeries>& series,
+                     const std::vector<MeterKey>& keys, std::span<const KeyedSamples> keyed) {
   if (keys.size() != series.size()) {
     return InvalidArgumentError("cost meter: " + std::to_string(keys.size()) + " keys for " +
                                 std::to_string(series.size()) + " series");
   }
   std::lock_guard<std::mutex> lock(mu_);
   MeterCounters delta;
-  Status st = RecordLocked(series, keys, delta);
+  Status st = RecordLocked(series, keys, keyed, delta);
   if (!st.ok()) {
     counters_.write_errors++;
     // Ids and cursors of a rolled-back transaction are gone with it: start
@@ -294,6 +317,10 @@ Status Meter::Record(const std::vector<RemoteWriteSeries>& series,
     holder_ids_.clear();
     cursors_.clear();
     cursor_index_.Clear();
+    {
+      std::unique_lock known_lock(known_mu_);
+      known_.clear();
+    }
     floors_.clear();
     ForgetAbsentRows();  // the rolled-back deletes of rollup rows
     loaded_ = false;
@@ -324,41 +351,50 @@ Meter::Cursor& Meter::CursorOf(uint64_t sid, bool& fresh) {
 }
 
 Status Meter::RecordLocked(const std::vector<RemoteWriteSeries>& series,
-                           const std::vector<MeterKey>& keys, MeterCounters& delta) {
+                           const std::vector<MeterKey>& keys, std::span<const KeyedSamples> keyed,
+                           MeterCounters& delta) {
   RETURN_IF_ERROR(LoadLocked());
   // First the metered series, starting the loads of their cursors' index
   // slots, so the lookups below overlap their cache misses.
   struct Metered {
-    const RemoteWriteSeries* s;
+    const Labels* labels;  // null for keyed samples: their cursor names the device
+    std::span<const RemoteWriteSample> samples;
     Kind kind;
     uint64_t sid;
   };
   std::vector<Metered> metered;
-  for (size_t i = 0; i < series.size(); ++i) {
-    if (keys[i].kind == 0 || series[i].samples.empty()) continue;
-    metered.push_back({&series[i], static_cast<Kind>(keys[i].kind), keys[i].series});
-    cursor_index_.Prefetch(keys[i].series);
-  }
+  auto add = [&](const Labels* labels, std::span<const RemoteWriteSample> samples, MeterKey key) {
+    if (key.kind == 0 || samples.empty()) return;
+    metered.push_back({labels, samples, static_cast<Kind>(key.kind), key.series});
+    cursor_index_.Prefetch(key.series);
+  };
+  for (size_t i = 0; i < series.size(); ++i) add(&series[i].labels, series[i].samples, keys[i]);
+  for (const KeyedSamples& k : keyed) add(nullptr, k.samples, k.key);
   if (metered.empty()) return OkStatus();
   MeterDeltas d;
   Transaction tx(db_);
   RETURN_IF_ERROR(tx.Begin());
-  for (const auto& [sp, kind, sid] : metered) {
-    const RemoteWriteSeries& s = *sp;
+  for (const auto& [labels, samples, kind, sid] : metered) {
     const bool held = kind == Kind::kHolder || kind == Kind::kHolderUtil;
     bool fresh = false;
     Cursor& c = CursorOf(sid, fresh);
     if (c.device == 0) {
-      ASSIGN_OR_RETURN(c.device, DeviceId(s.labels));
+      if (labels == nullptr) {
+        // Knows() said yes, then a failed write forgot the cursors.
+        return UnavailableError("cost meter: a series' cursor is gone (send the write again)");
+      }
+      ASSIGN_OR_RETURN(c.device, DeviceId(*labels));
       if (held) {
-        ASSIGN_OR_RETURN(c.holder, HolderId(s.labels));
+        ASSIGN_OR_RETURN(c.holder, HolderId(*labels));
       }
       if (auto f = floors_.find(FloorKey(c.device, kind, c.holder)); fresh && f != floors_.end()) {
         c.last_ms = f->second;  // a gauge first seen since a restart
       }
+      std::unique_lock known_lock(known_mu_);
+      known_.insert(sid);
     }
     const int64_t dev = c.device, holder = c.holder;
-    for (const RemoteWriteSample& p : s.samples) {
+    for (const RemoteWriteSample& p : samples) {
       if (p.timestamp_ms <= c.last_ms || !std::isfinite(p.value)) {
         delta.samples_duplicate++;
         continue;

@@ -62,6 +62,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -95,6 +97,15 @@ struct MeterKey {
   uint64_t series = 0;
 };
 MeterKey MeterKeyOf(const Labels& labels);
+// The same from decoded label views (sorted by name, as they were sent).
+MeterKey MeterKeyOf(std::span<const LabelView> labels);
+// A metered series a receiver did not decode: its key and samples. Record
+// meters it through a cursor that already names its device (Knows): only
+// labels create cursors.
+struct KeyedSamples {
+  MeterKey key;
+  std::vector<RemoteWriteSample> samples;
+};
 // Whether Meter::Record or the WorkMeter reads series of `metric` at all
 // (MeterKeyOf gives every other series kind 0 and no work).
 bool MeterReads(std::string_view metric);
@@ -160,6 +171,15 @@ class Meter {
   Status Record(const std::vector<RemoteWriteSeries>& series);
   // The same, with keys[i] == MeterKeyOf(series[i].labels) from the caller.
   Status Record(const std::vector<RemoteWriteSeries>& series, const std::vector<MeterKey>& keys);
+  // The same, with `keyed` series too (in the same transaction). A keyed
+  // series whose cursor is gone (a failed write in between forgot it)
+  // fails the write with Unavailable, so the sender sends it again.
+  Status Record(const std::vector<RemoteWriteSeries>& series, const std::vector<MeterKey>& keys,
+                std::span<const KeyedSamples> keyed);
+  // Whether series `sid` (MeterKey::series) has a cursor that names its
+  // device, so a write may pass it as KeyedSamples. Does not wait for a
+  // write in progress.
+  bool Knows(uint64_t sid) const;
 
   // Devices and holders known to the ledger. Holders are ordered by id and
   // never change once written, so the meter keeps them between calls and
@@ -198,7 +218,8 @@ class Meter {
   // Updates cursors_ in place: Record forgets them all when the
   // transaction fails.
   Status RecordLocked(const std::vector<RemoteWriteSeries>& series,
-                      const std::vector<MeterKey>& keys, MeterCounters& delta);
+                      const std::vector<MeterKey>& keys, std::span<const KeyedSamples> keyed,
+                      MeterCounters& delta);
   Status LoadLocked();
   // The journal: FoldLocked adds every row of cost_journal to the minute
   // tables and deletes them, in one transaction; WriteDeltasLocked is its
@@ -237,6 +258,10 @@ class Meter {
                          std::initializer_list<std::string_view> names);
 
   std::mutex mu_;
+  // SeriesIds whose cursor names its device (Knows); written under mu_,
+  // read without it.
+  mutable std::shared_mutex known_mu_;
+  std::unordered_set<uint64_t> known_;                   // guarded by known_mu_
   StateDb* db_;                                          // guarded by mu_
   bool loaded_ = false;                                  // guarded by mu_
   // Cursors by id in order of first appearance (a write's series come

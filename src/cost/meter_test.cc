@@ -316,6 +316,56 @@ TEST(MeterTest, KeysFromTheCallerMeterTheSame) {
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << st.ToString();
 }
 
+// A receiver that holds a series passes it as its key and samples once the
+// meter knows its cursor: the second write metered that way gives the same
+// minutes as with labels; the key from label views equals the one from
+// Labels; an unknown key fails the write (Unavailable, metering nothing)
+// and the meter forgets what it knew, so the sender's retry takes labels.
+TEST(MeterTest, KeyedSamplesMeterThroughKnownCursors) {
+  Db plain(TempDb("meter_keyed_plain.db")), keyed(TempDb("meter_keyed.db"));
+  std::vector<RemoteWriteSeries> first = Write(60'000, 1000, 1900);
+  std::vector<RemoteWriteSeries> second = Write(120'000, 2000, 2600);
+  for (const RemoteWriteSeries& s : first) {
+    std::vector<LabelView> views;
+    for (const auto& [n, v] : s.labels.pairs()) views.emplace_back(n, v);
+    EXPECT_EQ(MeterKeyOf(views).series, MeterKeyOf(s.labels).series);
+    EXPECT_EQ(MeterKeyOf(views).kind, MeterKeyOf(s.labels).kind);
+  }
+  ASSERT_TRUE(plain.meter->Record(first).ok());
+  ASSERT_TRUE(plain.meter->Record(second).ok());
+
+  EXPECT_FALSE(keyed.meter->Knows(MeterKeyOf(first[0].labels).series));
+  ASSERT_TRUE(keyed.meter->Record(first).ok());
+  std::vector<KeyedSamples> as_keys;
+  for (const RemoteWriteSeries& s : second) {
+    const MeterKey key = MeterKeyOf(s.labels);
+    if (key.kind == 0) continue;
+    EXPECT_TRUE(keyed.meter->Knows(key.series));
+    as_keys.push_back({key, s.samples});
+  }
+  ASSERT_EQ(as_keys.size(), 5u);
+  ASSERT_TRUE(keyed.meter->Record({}, {}, as_keys).ok());
+  std::vector<DeviceMinute> a = plain.All(), b = keyed.All();
+  ASSERT_EQ(a.size(), 2u);
+  ASSERT_EQ(b.size(), 2u);
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].minute_s, b[i].minute_s);
+    EXPECT_DOUBLE_EQ(a[i].util_mean, b[i].util_mean);
+    EXPECT_DOUBLE_EQ(a[i].bw_mean, b[i].bw_mean);
+    EXPECT_DOUBLE_EQ(a[i].energy_j, b[i].energy_j);  // the counter's cursor carried over
+    EXPECT_EQ(a[i].holders.size(), b[i].holders.size());
+  }
+  const uint64_t metered = keyed.meter->counters().samples_metered;
+
+  MeterKey unknown = as_keys[0].key;
+  unknown.series ^= 1;
+  std::vector<KeyedSamples> stray = {{unknown, {{180'000, 1}}}};
+  Status st = keyed.meter->Record({}, {}, stray);
+  EXPECT_EQ(st.code(), StatusCode::kUnavailable) << st.ToString();
+  EXPECT_EQ(keyed.meter->counters().samples_metered, metered);
+  EXPECT_FALSE(keyed.meter->Knows(as_keys[0].key.series));
+}
+
 // Two writes of one device-minute fold into one delta: sums add, last
 // timestamps take the maximum, a counter cursor takes the later write's.
 TEST(MeterJournalTest, RoundTripsAndMerges) {

@@ -54,24 +54,43 @@ IngestResult Ingester::IngestRemoteWrite(std::string_view body) {
   } release{reused};
   // Series the window store already holds go straight to it: their labels
   // were checked when the series came first, and are compared, not copied
-  // (checking and copying them was a third of ingest's CPU). Series the
-  // cost meter or the inventory read take the full path.
+  // (checking and copying them was a third of ingest's CPU). A metered one
+  // goes to the cost meter as its key and samples when the meter's cursor
+  // for it already names its device; the inventory's and the work meter's
+  // series, and metered ones the meter does not know yet, take the full
+  // path (their labels are read there).
   WindowStore::AppendCounts held_counts;
   int64_t held_newest_ms = std::numeric_limits<int64_t>::min();
   thread_local std::vector<WindowPoint> points;
+  thread_local std::vector<cost::KeyedSamples> keyed;  // [0, keyed_n) of this write
+  size_t keyed_n = 0;
   const HeldSeries held = [&](std::span<const LabelView> labels,
                               std::span<const RemoteWriteSample> samples) {
     std::string_view metric;
     for (const auto& [name, value] : labels) {
       if (name == "__name__") metric = value;
     }
-    if (metric == "gpu_info" || (meter_ != nullptr && cost::MeterReads(metric))) return false;
+    if (metric == "gpu_info") return false;
+    cost::MeterKey key;
+    if (meter_ != nullptr && cost::MeterReads(metric)) {
+      if (cost::IsWorkSeries(metric)) return false;
+      key = cost::MeterKeyOf(labels);
+      if (key.kind != 0 && !meter_->Knows(key.series)) return false;
+    }
     points.clear();
     for (const RemoteWriteSample& s : samples) {
       points.push_back({s.timestamp_ms * kNsPerMs, s.value});
       held_newest_ms = std::max(held_newest_ms, s.timestamp_ms);
     }
-    return window_.AppendToHeld(labels, WindowStore::LabelHash(labels), points, &held_counts);
+    if (!window_.AppendToHeld(labels, WindowStore::LabelHash(labels), points, &held_counts)) {
+      return false;
+    }
+    if (key.kind != 0) {
+      if (keyed_n == keyed.size()) keyed.emplace_back();
+      keyed[keyed_n].key = key;
+      keyed[keyed_n++].samples.assign(samples.begin(), samples.end());
+    }
+    return true;
   };
   if (Status st = DecodeRemoteWriteInto(body, limits_, &stats, &reused, &held); !st.ok()) {
     requests_rejected_++;
@@ -82,7 +101,7 @@ IngestResult Ingester::IngestRemoteWrite(std::string_view body) {
   uint64_t out_of_order = held_counts.rejected;
   std::vector<cost::MeterKey> keys;
   result.samples_accepted = Store(*request, &out_of_order, &keys) + held_counts.accepted;
-  if (Status st = MeterWrite(request->series, keys); !st.ok()) {
+  if (Status st = MeterWrite(request->series, keys, std::span(keyed.data(), keyed_n)); !st.ok()) {
     result.status = st;
     return result;
   }
@@ -137,9 +156,10 @@ IngestResult Ingester::IngestSamples(const std::vector<Sample>& samples) {
 }
 
 Status Ingester::MeterWrite(const std::vector<RemoteWriteSeries>& series,
-                            const std::vector<cost::MeterKey>& keys) {
+                            const std::vector<cost::MeterKey>& keys,
+                            std::span<const cost::KeyedSamples> keyed) {
   if (meter_ == nullptr) return OkStatus();
-  Status st = meter_->Record(series, keys);
+  Status st = meter_->Record(series, keys, keyed);
   if (st.ok() && work_meter_ != nullptr) st = work_meter_->Record(series, keys);
   if (st.ok()) return st;
   meter_errors_++;

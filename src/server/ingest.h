@@ -73,8 +73,11 @@ class Ingester {
   // (cost::MeterKeyOf of each series, while its labels are in the cache).
   uint64_t Store(const RemoteWriteRequest& request, uint64_t* rejected,
                  std::vector<cost::MeterKey>* meter_keys);
+  // `keyed`: metered series the window store held, passed to the meter
+  // without their labels (cost::KeyedSamples).
   Status MeterWrite(const std::vector<RemoteWriteSeries>& series,
-                    const std::vector<cost::MeterKey>& keys);
+                    const std::vector<cost::MeterKey>& keys,
+                    std::span<const cost::KeyedSamples> keyed = {});
   // `newest_ms`: the newest sample time of the write.
   void MaybeForwardPrices(int64_t newest_ms);
   // The valid series of `body` (decoded into `request` and `stats`, some

@@ -53,10 +53,12 @@ std::optional<Columns> ParseHeader(std::string_view line) {
   if (c.sbid_samples < 0 && c.send_samples < 0) c.sample_cols.clear();
   // Without lookups (Data Center GPU Max's ComputeBasic has none), the
   // bytes read from L3 and from memory stand in.
-  if (c.l3_hit >= 0 && c.l3_miss >= 0) c.l3_read_bytes = c.memory_read_bytes = -1;
-  if (c.l3_read_bytes < 0 || c.memory_read_bytes < 0) c.l3_read_bytes = c.memory_read_bytes = -1;
-  c.used = (c.l3_hit >= 0 && c.l3_miss >= 0) || c.l3_read_bytes >= 0 || c.sbid >= 0 ||
-           c.sendwr >= 0 || !c.sample_cols.empty();
+  const bool lookups = c.l3_hit >= 0 && c.l3_miss >= 0;
+  if (lookups || c.l3_read_bytes < 0 || c.memory_read_bytes < 0) {
+    c.l3_read_bytes = c.memory_read_bytes = -1;
+  }
+  c.used =
+      lookups || c.l3_read_bytes >= 0 || c.sbid >= 0 || c.sendwr >= 0 || !c.sample_cols.empty();
   return c;
 }
 

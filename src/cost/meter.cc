@@ -91,10 +91,6 @@ MeterKey MeterKeyOf(const Labels& labels) { return KeyOf(labels.pairs()); }
 
 MeterKey MeterKeyOf(std::span<const LabelView> labels) { return KeyOf(labels); }
 
-bool MeterReads(std::string_view metric) {
-  return KindOf(metric) != Kind::kNone || IsWorkSeries(metric);
-}
-
 std::vector<std::string_view> MeteredMetricNames() {
   std::vector<std::string_view> out;
   for (const auto& m : kMetered) out.push_back(m.first);

@@ -106,9 +106,6 @@ struct KeyedSamples {
   MeterKey key;
   std::vector<RemoteWriteSample> samples;
 };
-// Whether Meter::Record or the WorkMeter reads series of `metric` at all
-// (MeterKeyOf gives every other series kind 0 and no work).
-bool MeterReads(std::string_view metric);
 
 struct MeteredDevice {
   int64_t id = 0;

@@ -72,10 +72,9 @@ IngestResult Ingester::IngestRemoteWrite(std::string_view body) {
     }
     if (metric == "gpu_info") return false;
     cost::MeterKey key;
-    if (meter_ != nullptr && cost::MeterReads(metric)) {
-      if (cost::IsWorkSeries(metric)) return false;
+    if (meter_ != nullptr) {
       key = cost::MeterKeyOf(labels);
-      if (key.kind != 0 && !meter_->Knows(key.series)) return false;
+      if (key.work || (key.kind != 0 && !meter_->Knows(key.series))) return false;
     }
     points.clear();
     for (const RemoteWriteSample& s : samples) {
